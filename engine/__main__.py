@@ -1,0 +1,61 @@
+"""Command line: ``python -m engine arena|ladder|bench``."""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import sys
+
+from engine.agents import LADDER
+
+
+def _ladder(games: int, seed: int) -> str:
+    from engine.arena import run_arena
+
+    header = f"{'X':<11}{'O':<11}{'X wins':>8}{'O wins':>8}{'draws':>8}"
+    rows = [header, "-" * len(header)]
+    pairs = [(name, "random") for name in LADDER] + [("random", name) for name in LADDER[1:]]
+    for lower, upper in itertools.pairwise(LADDER[1:]):
+        pairs += [(upper, lower), (lower, upper)]
+    for x, o in pairs:
+        r = run_arena(x, o, games, seed)
+        rows.append(f"{x:<11}{o:<11}{r.x_wins:>8}{r.o_wins:>8}{r.draws:>8}")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+    arena = sub.add_parser("arena", help="play two agents against each other")
+    arena.add_argument("--x", default="unbeatable", choices=LADDER, help="the agent playing X")
+    arena.add_argument("--o", default="random", choices=LADDER, help="the agent playing O")
+    arena.add_argument("--games", type=int, default=100)
+    arena.add_argument("--seed", type=int, default=None)
+    arena.add_argument("--size", type=int, default=3)
+    arena.add_argument("--k", type=int, default=None, help="marks in a row to win")
+    ladder = sub.add_parser("ladder", help="every level against random and the level below")
+    ladder.add_argument("--games", type=int, default=1000)
+    ladder.add_argument("--seed", type=int, default=1)
+    bench = sub.add_parser("bench", help="move times, cold and warm")
+    bench.add_argument("--games", type=int, default=200)
+    args = parser.parse_args(argv)
+
+    try:
+        if args.command == "arena":
+            from engine.arena import run_arena
+
+            print(run_arena(args.x, args.o, args.games, args.seed, args.size, args.k).format())
+        elif args.command == "ladder":
+            print(_ladder(args.games, args.seed))
+        else:
+            from engine.bench import run
+
+            print(run(games=args.games))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
