@@ -1,0 +1,155 @@
+"""User-side actions: slash-command invocations and button clicks (INTERACTION_CREATE)."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import TYPE_CHECKING, Any
+
+from .commands import build_command_data
+from .interactions import InteractionRecord, InteractionResult
+from .state import DEFAULT_PERMISSIONS, EmuChannel, EmuUser, iter_components, member_dict
+
+if TYPE_CHECKING:
+    from .server import DiscordEmulator
+
+
+class InteractionActions:
+    """Mixin of DiscordEmulator: what a Discord user does to trigger interactions."""
+
+    def _base_interaction(
+        self: DiscordEmulator, rec: InteractionRecord, channel: EmuChannel, locale: str
+    ) -> dict[str, Any]:
+        guild = self.guilds[channel.guild_id]
+        member = member_dict(rec.user, guild) | {"permissions": str(DEFAULT_PERMISSIONS)}
+        return {
+            "id": str(rec.id),
+            "application_id": str(self.application_id),
+            "type": rec.type,
+            "guild_id": str(guild.id),
+            "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
+            "channel_id": str(channel.id),
+            "channel": channel.to_dict(),
+            "member": member,
+            "token": rec.token,
+            "version": 1,
+            "app_permissions": str(DEFAULT_PERMISSIONS),
+            "locale": locale,
+            "guild_locale": guild.locale,
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "authorizing_integration_owners": {"0": str(guild.id)},
+            "context": 0,
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+
+    def _channel(self: DiscordEmulator, channel: Any) -> EmuChannel:
+        if channel is None:
+            return self.channel
+        return self.channels[channel.id if isinstance(channel, EmuChannel) else int(channel)]
+
+    def _new_record(
+        self: DiscordEmulator, user: EmuUser, itype: int, channel: EmuChannel, name: str
+    ) -> InteractionRecord:
+        if user.id not in self.guilds[channel.guild_id].member_ids:
+            raise ValueError(f"{user.name} is not a member of guild {channel.guild_id}")
+        rec = InteractionRecord(
+            id=self.snowflakes.next(),
+            token=f"aW50ZXJhY3Rpb246{secrets.token_urlsafe(48)}",
+            type=itype,
+            user=user,
+            guild_id=channel.guild_id,
+            channel_id=channel.id,
+            name=name,
+        )
+        return rec
+
+    async def invoke(
+        self: DiscordEmulator,
+        user: EmuUser,
+        command: str,
+        options: dict[str, Any] | None = None,
+        channel: Any = None,
+        locale: str | None = None,
+        *,
+        wait_final: bool = False,
+    ) -> InteractionResult:
+        ch = self._channel(channel)
+        data = build_command_data(self, self.guilds[ch.guild_id], ch, command, options or {})
+        rec = self._new_record(user, 2, ch, command)
+        rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
+        return await self._run(rec, wait_final)
+
+    async def click(
+        self: DiscordEmulator,
+        user: EmuUser,
+        message: int | str | dict[str, Any],
+        custom_id: str,
+        locale: str | None = None,
+        *,
+        force: bool = False,
+        wait_final: bool = False,
+    ) -> InteractionResult:
+        mid = int(message["id"]) if isinstance(message, dict) else int(message)
+        if mid not in self._messages:
+            raise LookupError(f"message {mid} does not exist (deleted?)")
+        current = self.message(mid)
+        ch = self.channels[int(current["channel_id"])]
+        if not force:
+            if not self.visible_to(mid, user):
+                raise PermissionError(f"{user.name} cannot see ephemeral message {mid}")
+            button = next(
+                (
+                    c
+                    for c in iter_components(current["components"])
+                    if c.get("type") == 2 and c.get("custom_id") == custom_id
+                ),
+                None,
+            )
+            if button is None:
+                ids = [
+                    c.get("custom_id")
+                    for c in iter_components(current["components"])
+                    if c.get("type") == 2
+                ]
+                raise LookupError(f"no button {custom_id!r} on message {mid} (buttons: {ids})")
+            if button.get("disabled"):
+                raise PermissionError(f"button {custom_id!r} on message {mid} is disabled")
+        rec = self._new_record(user, 3, ch, custom_id)
+        rec.source_message_id = mid
+        data = {"custom_id": custom_id, "component_type": 2}
+        rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {
+            "data": data,
+            "message": current,
+        }
+        return await self._run(rec, wait_final)
+
+    async def _run(
+        self: DiscordEmulator, rec: InteractionRecord, wait_final: bool
+    ) -> InteractionResult:
+        if self.gateway.current is None:
+            raise RuntimeError(
+                "no bot session: the bot has not identified with the emulator gateway"
+            )
+        self.interactions[rec.id] = rec
+        self.interactions_by_token[rec.token] = rec
+        loop = asyncio.get_running_loop()
+        self._deadline_handles.append(
+            loop.call_later(self.interaction_deadline, self._check_deadline, rec)
+        )
+        self.gateway.dispatch("INTERACTION_CREATE", rec.payload)
+        result = InteractionResult(self, rec)
+        try:
+            await asyncio.wait_for(rec.responded.wait(), self.interaction_deadline + 0.25)
+        except TimeoutError:
+            return result
+        if wait_final and rec.response_type in (5, 6):
+            await result.wait_for_edit()
+        return result
+
+    def _check_deadline(self: DiscordEmulator, rec: InteractionRecord) -> None:
+        if rec.response_type is None:
+            self.violation(
+                f"{rec.describe()}: no initial response within {self.interaction_deadline}s "
+                "- the user saw 'This interaction failed'"
+            )

@@ -1,0 +1,43 @@
+"""Discord-shaped API errors."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class ApiError(Exception):
+    """Turned into an HTTP response {"code": code, "message": message}; optionally a violation."""
+
+    def __init__(
+        self,
+        status: int,
+        code: int,
+        message: str,
+        *,
+        violation: str | None = None,
+        errors: dict[str, Any] | None = None,
+    ) -> None:
+        super().__init__(f"{status} {code} {message}")
+        self.status = status
+        self.code = code
+        self.message = message
+        self.violation = violation
+        self.errors = errors
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.errors:
+            data["errors"] = self.errors
+        return data
+
+
+def unknown_message() -> ApiError:
+    return ApiError(404, 10008, "Unknown Message")
+
+
+def unknown_webhook() -> ApiError:
+    return ApiError(404, 10015, "Unknown Webhook")
+
+
+def unknown_channel() -> ApiError:
+    return ApiError(404, 10003, "Unknown Channel")

@@ -1,0 +1,318 @@
+"""Interaction lifecycle: records, initial callbacks, webhook (@original / follow-up) messages."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .errors import ApiError, unknown_message
+from .state import EmuUser
+
+if TYPE_CHECKING:
+    from .server import DiscordEmulator
+
+EPHEMERAL, LOADING, SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, COMPONENTS_V2 = (
+    64,
+    128,
+    4,
+    4096,
+    1 << 15,
+)
+CREATE_FLAGS = EPHEMERAL | SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | COMPONENTS_V2
+
+
+@dataclass
+class InteractionRecord:
+    id: int
+    token: str
+    type: int
+    user: EmuUser
+    guild_id: int | None
+    channel_id: int
+    name: str
+    source_message_id: int | None = None
+    created: float = field(default_factory=time.monotonic)
+    response_type: int | None = None
+    response_at: float | None = None
+    original_message_id: int | None = None
+    ephemeral: bool = False
+    followup_ids: list[int] = field(default_factory=list)
+    updates: int = 0
+    responded: asyncio.Event = field(default_factory=asyncio.Event)
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    def describe(self) -> str:
+        kind = {2: "command", 3: "component", 5: "modal submit"}.get(self.type, str(self.type))
+        return f"interaction {self.id} ({kind} {self.name!r} by {self.user.name})"
+
+    def bump(self) -> None:
+        self.updates += 1
+        self.changed.set()
+
+
+class InteractionResult:
+    """What the test sees after invoke()/click(): the initial response and its messages."""
+
+    def __init__(self, emu: DiscordEmulator, record: InteractionRecord) -> None:
+        self._emu = emu
+        self.record = record
+
+    @property
+    def id(self) -> int:
+        return self.record.id
+
+    @property
+    def token(self) -> str:
+        return self.record.token
+
+    @property
+    def type(self) -> int | None:
+        return self.record.response_type
+
+    @property
+    def ephemeral(self) -> bool:
+        return self.record.ephemeral
+
+    @property
+    def message(self) -> dict[str, Any] | None:
+        mid = self.record.original_message_id
+        return self._emu.message(mid) if mid is not None and self._emu.has_message(mid) else None
+
+    @property
+    def content(self) -> str | None:
+        return None if self.message is None else self.message["content"]
+
+    @property
+    def embeds(self) -> list[dict[str, Any]]:
+        return [] if self.message is None else self.message["embeds"]
+
+    @property
+    def components(self) -> list[dict[str, Any]]:
+        return [] if self.message is None else self.message["components"]
+
+    @property
+    def followups(self) -> list[dict[str, Any]]:
+        return [self._emu.message(m) for m in self.record.followup_ids if self._emu.has_message(m)]
+
+    @property
+    def latency(self) -> float | None:
+        r = self.record
+        return None if r.response_at is None else r.response_at - r.created
+
+    async def wait_for_edit(self, timeout: float = 5, count: int = 1) -> dict[str, Any] | None:
+        """Wait until @original was edited / follow-ups were sent `count` times in total."""
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while self.record.updates < count:
+            self.record.changed.clear()
+            remaining = end - loop.time()
+            if remaining <= 0:
+                raise TimeoutError(f"{self.record.describe()}: no edit/follow-up within {timeout}s")
+            try:
+                await asyncio.wait_for(self.record.changed.wait(), remaining)
+            except TimeoutError:
+                continue
+        return self.message
+
+    def __repr__(self) -> str:
+        return (
+            f"<InteractionResult type={self.type} ephemeral={self.ephemeral} "
+            f"content={self.content!r}>"
+        )
+
+
+def _metadata(rec: InteractionRecord) -> dict[str, Any]:
+    meta: dict[str, Any] = {
+        "id": str(rec.id),
+        "type": rec.type,
+        "user": rec.user.to_dict(),
+        "authorizing_integration_owners": {"0": str(rec.guild_id)} if rec.guild_id else {},
+    }
+    if rec.type == 2:
+        meta["name"] = rec.name
+        meta["command_type"] = 1
+    if rec.source_message_id is not None:
+        meta["interacted_message_id"] = str(rec.source_message_id)
+    return meta
+
+
+def _create(emu: DiscordEmulator, rec: InteractionRecord, data: dict[str, Any], flags: int) -> int:
+    body = dict(data)
+    body["flags"] = flags
+    msg_type = 20 if rec.type == 2 else 0
+    ephemeral = bool(flags & EPHEMERAL)
+    msg = emu.store_message(
+        rec.channel_id,
+        body,
+        message_type=msg_type,
+        interaction_metadata=_metadata(rec),
+        ephemeral_for=rec.user.id if ephemeral else None,
+        interaction_id=rec.id,
+    )
+    return int(msg["id"])
+
+
+async def handle_callback(
+    emu: DiscordEmulator, interaction_id: str, token: str, body: Any, with_response: bool
+) -> Any:
+    rec = emu.interactions.get(int(interaction_id)) if interaction_id.isdigit() else None
+    if rec is None or rec.token != token:
+        raise ApiError(
+            404,
+            10062,
+            "Unknown interaction",
+            violation=f"callback for unknown interaction {interaction_id}",
+        )
+    elapsed = time.monotonic() - rec.created
+    if rec.response_type is not None:
+        raise ApiError(
+            400,
+            40060,
+            "Interaction has already been acknowledged.",
+            violation=f"{rec.describe()}: second initial response (type {body.get('type')})",
+        )
+    if elapsed > emu.interaction_deadline:
+        raise ApiError(
+            404,
+            10062,
+            "Unknown interaction",
+            violation=f"{rec.describe()}: initial response after {elapsed:.2f}s "
+            f"(deadline {emu.interaction_deadline}s) - the user saw 'This interaction failed'",
+        )
+    rtype = body.get("type")
+    data = body.get("data") or {}
+    if rtype in (6, 7) and rec.type not in (3, 5):
+        raise ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            errors={
+                "type": {
+                    "_errors": [
+                        {"code": "INTERACTION_RESPONSE_TYPE_INVALID", "message": "Invalid type"}
+                    ]
+                }
+            },
+            violation=f"{rec.describe()}: response type {rtype} is only for component interactions",
+        )
+    if rtype not in (4, 5, 6, 7, 9):
+        raise ApiError(
+            400,
+            50035,
+            "Invalid Form Body",
+            violation=f"{rec.describe()}: unsupported response type {rtype}",
+        )
+    if rtype == 4:
+        flags = int(data.get("flags") or 0) & CREATE_FLAGS
+        rec.original_message_id = _create(emu, rec, data, flags)
+        rec.ephemeral = bool(flags & EPHEMERAL)
+    elif rtype == 5:
+        flags = (int(data.get("flags") or 0) & EPHEMERAL) | LOADING
+        rec.original_message_id = _create(emu, rec, {"content": ""}, flags)
+        rec.ephemeral = bool(flags & EPHEMERAL)
+    elif rtype in (6, 7):
+        rec.original_message_id = rec.source_message_id
+        rec.ephemeral = emu.is_ephemeral(rec.source_message_id) if rec.source_message_id else False
+        if rtype == 7 and rec.source_message_id is not None:
+            emu.edit_message(rec.source_message_id, data)
+    rec.response_type = rtype
+    rec.response_at = time.monotonic()
+    rec.responded.set()
+    if not with_response:
+        return None
+    interaction: dict[str, Any] = {"id": str(rec.id), "type": rec.type}
+    if rec.original_message_id is not None and rtype in (4, 5, 7):
+        interaction["response_message_id"] = str(rec.original_message_id)
+        interaction["response_message_loading"] = rtype == 5
+        interaction["response_message_ephemeral"] = rec.ephemeral
+    out: dict[str, Any] = {"interaction": interaction}
+    if rtype in (4, 7) and rec.original_message_id is not None:
+        out["resource"] = {"type": rtype, "message": emu.message(rec.original_message_id)}
+    return out
+
+
+def webhook_record(emu: DiscordEmulator, application_id: str, token: str) -> InteractionRecord:
+    rec = emu.interactions_by_token.get(token)
+    if rec is None or application_id != str(emu.application_id):
+        raise ApiError(
+            404,
+            10015,
+            "Unknown Webhook",
+            violation=f"webhook call with unknown token {token[:12]}...",
+        )
+    if time.monotonic() - rec.created > emu.token_lifetime:
+        raise ApiError(
+            401,
+            50027,
+            "Invalid Webhook Token",
+            violation=f"{rec.describe()}: token used after expiry",
+        )
+    return rec
+
+
+def _owned(rec: InteractionRecord, message_id: str) -> int:
+    if message_id == "@original":
+        if rec.original_message_id is None or rec.response_type == 9:
+            raise unknown_message()
+        return rec.original_message_id
+    mid = int(message_id) if message_id.isdigit() else -1
+    if mid != rec.original_message_id and mid not in rec.followup_ids:
+        raise unknown_message()
+    return mid
+
+
+def webhook_get(emu: DiscordEmulator, rec: InteractionRecord, message_id: str) -> dict[str, Any]:
+    mid = _owned(rec, message_id)
+    if not emu.has_message(mid):
+        raise unknown_message()
+    return emu.message(mid)
+
+
+def webhook_edit(
+    emu: DiscordEmulator, rec: InteractionRecord, message_id: str, body: dict[str, Any]
+) -> dict[str, Any]:
+    mid = _owned(rec, message_id)
+    if not emu.has_message(mid):
+        raise unknown_message()
+    msg = emu.edit_message(mid, body, clear_loading=True)
+    rec.bump()
+    return msg
+
+
+def webhook_delete(emu: DiscordEmulator, rec: InteractionRecord, message_id: str) -> None:
+    mid = _owned(rec, message_id)
+    if not emu.has_message(mid):
+        raise unknown_message()
+    emu.delete_message(mid)
+
+
+def webhook_followup(
+    emu: DiscordEmulator, rec: InteractionRecord, body: dict[str, Any]
+) -> dict[str, Any]:
+    if rec.response_type is None:
+        raise ApiError(
+            404,
+            10015,
+            "Unknown Webhook",
+            violation=f"{rec.describe()}: follow-up sent before the initial response",
+        )
+    original = rec.original_message_id
+    if (
+        rec.response_type == 5
+        and original is not None
+        and emu.has_message(original)
+        and emu.message(original)["flags"] & LOADING
+    ):
+        # The first follow-up after a deferral replaces the "thinking..." message
+        # (and keeps the deferral's ephemeral setting).
+        msg = emu.edit_message(original, body, clear_loading=True)
+        rec.bump()
+        return msg
+    flags = int(body.get("flags") or 0) & CREATE_FLAGS
+    mid = _create(emu, rec, body, flags)
+    rec.followup_ids.append(mid)
+    rec.bump()
+    return emu.message(mid)

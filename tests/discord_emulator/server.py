@@ -1,0 +1,348 @@
+"""DiscordEmulator: a local Discord (REST v10 + gateway) for end-to-end bot tests."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import logging
+import secrets
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from aiohttp import web
+
+from .actions import InteractionActions
+from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, Gateway
+from .interactions import LOADING, InteractionRecord
+from .rest import RequestRecord, RestApi
+from .state import (
+    EmuChannel,
+    EmuGuild,
+    EmuUser,
+    SnowflakeGenerator,
+    apply_edit,
+    build_message,
+    guild_create_payload,
+    member_dict,
+)
+from .validation import SpecValidator, default_spec_path, load_validator, warn_spec_missing
+
+log = logging.getLogger("discord_emulator")
+
+
+class DiscordEmulator(InteractionActions):
+    def __init__(
+        self,
+        spec_path: Path | None = None,
+        interaction_deadline: float = 3.0,
+        *,
+        heartbeat_interval: int = 41250,
+        token_lifetime: float = 15 * 60,
+        validate: bool = True,
+    ) -> None:
+        self.snowflakes = SnowflakeGenerator()
+        self.interaction_deadline = interaction_deadline
+        self.heartbeat_interval = heartbeat_interval
+        self.token_lifetime = token_lifetime
+        self.spec_path = Path(spec_path) if spec_path is not None else default_spec_path()
+        self.validator: SpecValidator | None = None
+        if validate:
+            if self.spec_path.is_file():
+                self.validator = load_validator(self.spec_path)
+            else:
+                warn_spec_missing(self.spec_path)
+        self.token = f"emu.{secrets.token_urlsafe(24)}"
+        self.application_id = self.snowflakes.next()
+        self._bot = EmuUser(self.application_id, "TTT Bot", bot=True)
+        self.owner = EmuUser(self.snowflakes.next(), "owner")
+        self.users: dict[int, EmuUser] = {self._bot.id: self._bot, self.owner.id: self.owner}
+        self.guilds: dict[int, EmuGuild] = {}
+        self.channels: dict[int, EmuChannel] = {}
+        self._messages: dict[int, dict[str, Any]] = {}
+        self._ephemeral_for: dict[int, int] = {}
+        self._channel_order: dict[int, list[int]] = {}
+        self._commands: dict[int | None, list[dict[str, Any]]] = {}
+        self.sync_count = 0
+        self.identify_payloads: list[dict[str, Any]] = []
+        self.violations: list[str] = []
+        self.requests: list[RequestRecord] = []
+        self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
+        self.interactions: dict[int, InteractionRecord] = {}
+        self.interactions_by_token: dict[str, InteractionRecord] = {}
+        self._listeners: list[
+            tuple[Callable[[dict[str, Any]], bool], asyncio.Future[dict[str, Any]]]
+        ] = []
+        self.ready_event = asyncio.Event()
+        self.ready_count = 0  # completed IDENTIFY -> READY + GUILD_CREATEs handshakes
+        self.commands_event = asyncio.Event()
+        self._deadline_handles: list[asyncio.TimerHandle] = []
+        self.gateway = Gateway(self)
+        self.rest = RestApi(self)
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+        self.guild = self.create_guild("Test Guild")
+        self.channel = self.guild.channels[0]
+
+    # -- lifecycle -------------------------------------------------------
+    async def start(self) -> None:
+        app = web.Application(client_max_size=64 * 1024 * 1024)
+        app.router.add_get("/", self.gateway.handler)
+        app.router.add_route("*", "/api/v10/{tail:.*}", self.rest.handle)
+        app.router.add_route("*", "/{tail:.*}", self.rest.handle_unknown)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        for handle in self._deadline_handles:
+            handle.cancel()
+        for rec in self.interactions.values():
+            pending = time.monotonic() - rec.created < self.interaction_deadline
+            if rec.response_type is None and pending:
+                self.violation(f"{rec.describe()}: still unanswered when the emulator stopped")
+                rec.responded.set()
+        await self.gateway.close_all()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    async def __aenter__(self) -> DiscordEmulator:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    @property
+    def api_base(self) -> str:
+        return f"http://127.0.0.1:{self.port}/api/v10"
+
+    @property
+    def gateway_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def bot_user(self) -> dict[str, Any]:
+        return self._bot.to_dict()
+
+    def violation(self, text: str) -> None:
+        log.warning("discord emulator violation: %s", text)
+        self.violations.append(text)
+
+    # -- world -----------------------------------------------------------
+    def create_guild(self, name: str = "Test", *, locale: str = "en-US") -> EmuGuild:
+        guild = EmuGuild(self.snowflakes.next(), name, self.owner.id, locale=locale)
+        guild.member_ids += [self._bot.id, self.owner.id]
+        self.guilds[guild.id] = guild
+        self.create_channel(guild.id, "general", dispatch=False)
+        if self.gateway.current is not None:
+            self.gateway.dispatch("GUILD_CREATE", self.guild_create_payload(guild))
+        return guild
+
+    def create_channel(
+        self, guild_id: int | EmuGuild, name: str = "games", *, dispatch: bool = True
+    ) -> EmuChannel:
+        guild = self.guilds[guild_id.id if isinstance(guild_id, EmuGuild) else int(guild_id)]
+        channel = EmuChannel(self.snowflakes.next(), guild.id, name, position=len(guild.channels))
+        guild.channels.append(channel)
+        self.channels[channel.id] = channel
+        self._channel_order[channel.id] = []
+        if dispatch:
+            self.gateway.dispatch("CHANNEL_CREATE", channel.to_dict())
+        return channel
+
+    def create_user(
+        self, name: str, bot: bool = False, locale: str = "en-US", guilds: list[Any] | None = None
+    ) -> EmuUser:
+        user = EmuUser(self.snowflakes.next(), name, bot=bot, locale=locale)
+        self.users[user.id] = user
+        targets = [
+            self.guild,
+            *(self.guilds[g.id if isinstance(g, EmuGuild) else int(g)] for g in guilds or []),
+        ]
+        for guild in {g.id: g for g in targets}.values():
+            guild.member_ids.append(user.id)
+            member = member_dict(user, guild) | {"guild_id": str(guild.id)}
+            self.gateway.dispatch("GUILD_MEMBER_ADD", member, intent=INTENT_GUILD_MEMBERS)
+        return user
+
+    def ready_payload(self, session_id: str) -> dict[str, Any]:
+        return {
+            "v": 10,
+            "user": self.bot_user | {"verified": True, "mfa_enabled": False, "email": None},
+            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "session_id": session_id,
+            "session_type": "normal",
+            "resume_gateway_url": self.gateway_url,
+            "shard": [0, 1],
+            "application": {"id": str(self.application_id), "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+            "user_settings": {},
+            "presences": [],
+            "guild_join_requests": [],
+            "geo_ordered_rtc_regions": [],
+        }
+
+    def guild_create_payload(self, guild: EmuGuild) -> dict[str, Any]:
+        return guild_create_payload(guild, self.users)
+
+    # -- messages --------------------------------------------------------
+    def has_message(self, message_id: int | str) -> bool:
+        return int(message_id) in self._messages
+
+    def message(self, message_id: int | str | dict[str, Any]) -> dict[str, Any]:
+        mid = int(message_id["id"]) if isinstance(message_id, dict) else int(message_id)
+        return copy.deepcopy(self._messages[mid])
+
+    def is_ephemeral(self, message_id: int | str) -> bool:
+        return int(message_id) in self._ephemeral_for
+
+    def visible_to(self, message_id: int | str, user: EmuUser | int) -> bool:
+        owner = self._ephemeral_for.get(int(message_id))
+        return owner is None or owner == (user.id if isinstance(user, EmuUser) else int(user))
+
+    def channel_messages(self, channel_id: int | EmuChannel) -> list[dict[str, Any]]:
+        cid = channel_id.id if isinstance(channel_id, EmuChannel) else int(channel_id)
+        return [
+            self.message(m)
+            for m in self._channel_order.get(cid, [])
+            if m not in self._ephemeral_for
+        ]
+
+    def store_message(
+        self,
+        channel_id: int,
+        body: dict[str, Any],
+        *,
+        message_type: int = 0,
+        interaction_metadata: dict[str, Any] | None = None,
+        ephemeral_for: int | None = None,
+        interaction_id: int | None = None,
+    ) -> dict[str, Any]:
+        mid = self.snowflakes.next()
+        msg = build_message(
+            message_id=mid,
+            channel_id=channel_id,
+            author=self.bot_user,
+            body=body,
+            application_id=self.application_id if interaction_id is not None else None,
+            message_type=message_type,
+            interaction_metadata=interaction_metadata,
+        )
+        self._messages[mid] = msg
+        self._channel_order.setdefault(channel_id, []).append(mid)
+        if ephemeral_for is not None:
+            self._ephemeral_for[mid] = ephemeral_for
+        else:
+            self._gateway_message("MESSAGE_CREATE", msg)
+        self._notify(msg)
+        return self.message(mid)
+
+    def edit_message(
+        self, message_id: int, body: dict[str, Any], *, clear_loading: bool = False
+    ) -> dict[str, Any]:
+        msg = self._messages[int(message_id)]
+        apply_edit(msg, body)
+        if clear_loading:
+            msg["flags"] &= ~LOADING
+        if int(message_id) not in self._ephemeral_for:
+            self._gateway_message("MESSAGE_UPDATE", msg)
+        self._notify(msg)
+        return self.message(message_id)
+
+    def delete_message(self, message_id: int) -> None:
+        msg = self._messages.pop(int(message_id))
+        self._channel_order[int(msg["channel_id"])].remove(int(message_id))
+        if self._ephemeral_for.pop(int(message_id), None) is None:
+            channel = self.channels.get(int(msg["channel_id"]))
+            payload = {"id": msg["id"], "channel_id": msg["channel_id"]}
+            if channel is not None:
+                payload["guild_id"] = str(channel.guild_id)
+            self.gateway.dispatch("MESSAGE_DELETE", payload, intent=INTENT_GUILD_MESSAGES)
+
+    def _gateway_message(self, event: str, msg: dict[str, Any]) -> None:
+        channel = self.channels.get(int(msg["channel_id"]))
+        payload = copy.deepcopy(msg)
+        if channel is not None:
+            payload["guild_id"] = str(channel.guild_id)
+            payload["member"] = member_dict(
+                self._bot, self.guilds[channel.guild_id], with_user=False
+            )
+        self.gateway.dispatch(event, payload, intent=INTENT_GUILD_MESSAGES)
+
+    def _notify(self, msg: dict[str, Any]) -> None:
+        for pred, fut in list(self._listeners):
+            if fut.done():
+                self._listeners.remove((pred, fut))
+                continue
+            try:
+                if pred(copy.deepcopy(msg)):
+                    fut.set_result(copy.deepcopy(msg))
+                    self._listeners.remove((pred, fut))
+            except Exception as exc:
+                fut.set_exception(exc)
+                self._listeners.remove((pred, fut))
+
+    async def wait_for_message(
+        self,
+        predicate: Callable[[dict[str, Any]], bool],
+        timeout: float = 5,
+        *,
+        include_existing: bool = False,
+    ) -> dict[str, Any]:
+        """Next message create/edit matching predicate (optionally also current messages)."""
+        if include_existing:
+            for mid in self._messages:
+                if predicate(self.message(mid)):
+                    return self.message(mid)
+        fut: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
+        entry = (predicate, fut)
+        self._listeners.append(entry)
+        try:
+            return await asyncio.wait_for(fut, timeout)
+        finally:
+            if entry in self._listeners:
+                self._listeners.remove(entry)
+
+    # -- commands --------------------------------------------------------
+    def commands(self, guild_id: int | None = None) -> list[dict[str, Any]]:
+        return copy.deepcopy(
+            self._commands.get(int(guild_id) if guild_id is not None else None, [])
+        )
+
+    def _mark_ready(self) -> None:
+        self.ready_count += 1
+        self.ready_event.set()
+
+    async def _poll(self, cond: Callable[[], bool], timeout: float, what: str) -> None:
+        loop = asyncio.get_running_loop()
+        end = loop.time() + timeout
+        while not cond():
+            if loop.time() > end:
+                raise TimeoutError(
+                    f"discord emulator: timed out after {timeout}s waiting for {what}"
+                )
+            await asyncio.sleep(0.01)
+
+    async def wait_until_ready(self, timeout: float = 10, *, count: int = 1) -> None:
+        """Wait until `count` bot sessions have identified and received READY + GUILD_CREATEs.
+
+        For a bot restart inside one test, pass count=2 for the second bot, etc.
+        """
+        await self._poll(lambda: self.ready_count >= count, timeout, f"READY #{count}")
+
+    async def wait_for_commands(self, timeout: float = 10, *, count: int = 1) -> None:
+        """Wait until commands were bulk-overwritten (PUT) at least `count` times."""
+        await self._poll(lambda: self.sync_count >= count, timeout, f"command sync #{count}")
+
+    async def wait_until_resumed(self, timeout: float = 10) -> None:
+        await asyncio.wait_for(self.gateway.resumed.wait(), timeout)
+
+    async def drop_gateway(self, code: int = 4000, *, invalidate: bool = False) -> None:
+        """Close the bot's gateway socket with `code` (invalidate=True: force a re-IDENTIFY)."""
+        await self.gateway.drop(code, invalidate=invalidate)

@@ -1,0 +1,345 @@
+"""In-memory Discord world: snowflakes, users, guilds, channels and payload builders."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+DISCORD_EPOCH_MS = 1420070400000
+
+# Permission bits used for @everyone and app_permissions.
+PERM_ADD_REACTIONS = 1 << 6
+PERM_VIEW_CHANNEL = 1 << 10
+PERM_SEND_MESSAGES = 1 << 11
+PERM_EMBED_LINKS = 1 << 14
+PERM_ATTACH_FILES = 1 << 15
+PERM_READ_MESSAGE_HISTORY = 1 << 16
+PERM_USE_EXTERNAL_EMOJIS = 1 << 18
+PERM_USE_APPLICATION_COMMANDS = 1 << 31
+DEFAULT_PERMISSIONS = (
+    PERM_ADD_REACTIONS
+    | PERM_VIEW_CHANNEL
+    | PERM_SEND_MESSAGES
+    | PERM_EMBED_LINKS
+    | PERM_ATTACH_FILES
+    | PERM_READ_MESSAGE_HISTORY
+    | PERM_USE_EXTERNAL_EMOJIS
+    | PERM_USE_APPLICATION_COMMANDS
+)
+
+
+class SnowflakeGenerator:
+    """Monotonic Discord-style snowflakes (timestamp << 22 | increment)."""
+
+    def __init__(self) -> None:
+        self._last = 0
+
+    def next(self) -> int:
+        ms = int(time.time() * 1000) - DISCORD_EPOCH_MS
+        candidate = (ms << 22) | (1 << 17)
+        if candidate <= self._last:
+            candidate = self._last + 1
+        self._last = candidate
+        return candidate
+
+    def str(self) -> str:
+        return str(self.next())
+
+
+def iso_now() -> str:
+    return _dt.datetime.now(_dt.UTC).isoformat()
+
+
+@dataclass
+class EmuUser:
+    id: int
+    name: str
+    bot: bool = False
+    locale: str = "en-US"
+    global_name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "username": self.name,
+            "discriminator": "0",
+            "global_name": self.global_name if self.global_name is not None else self.name,
+            "avatar": None,
+            "bot": self.bot,
+            "system": False,
+            "public_flags": 0,
+            "flags": 0,
+            "banner": None,
+            "accent_color": None,
+            "avatar_decoration_data": None,
+        }
+
+    @property
+    def mention(self) -> str:
+        return f"<@{self.id}>"
+
+
+@dataclass
+class EmuChannel:
+    id: int
+    guild_id: int
+    name: str
+    type: int = 0
+    position: int = 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "type": self.type,
+            "guild_id": str(self.guild_id),
+            "name": self.name,
+            "position": self.position,
+            "permission_overwrites": [],
+            "nsfw": False,
+            "topic": None,
+            "last_message_id": None,
+            "rate_limit_per_user": 0,
+            "parent_id": None,
+            "flags": 0,
+        }
+
+
+@dataclass
+class EmuGuild:
+    id: int
+    name: str
+    owner_id: int
+    locale: str = "en-US"
+    channels: list[EmuChannel] = field(default_factory=list)
+    member_ids: list[int] = field(default_factory=list)
+    joined_at: str = field(default_factory=iso_now)
+
+    def everyone_role(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": "@everyone",
+            "color": 0,
+            "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
+            "hoist": False,
+            "icon": None,
+            "unicode_emoji": None,
+            "position": 0,
+            "permissions": str(DEFAULT_PERMISSIONS),
+            "managed": False,
+            "mentionable": False,
+            "flags": 0,
+        }
+
+    def base_dict(self) -> dict[str, Any]:
+        return {
+            "id": str(self.id),
+            "name": self.name,
+            "icon": None,
+            "splash": None,
+            "discovery_splash": None,
+            "owner_id": str(self.owner_id),
+            "afk_channel_id": None,
+            "afk_timeout": 300,
+            "verification_level": 0,
+            "default_message_notifications": 0,
+            "explicit_content_filter": 0,
+            "roles": [self.everyone_role()],
+            "emojis": [],
+            "stickers": [],
+            "features": [],
+            "mfa_level": 0,
+            "application_id": None,
+            "system_channel_id": str(self.channels[0].id) if self.channels else None,
+            "system_channel_flags": 0,
+            "rules_channel_id": None,
+            "max_members": 500000,
+            "vanity_url_code": None,
+            "description": None,
+            "banner": None,
+            "premium_tier": 0,
+            "premium_subscription_count": 0,
+            "preferred_locale": self.locale,
+            "public_updates_channel_id": None,
+            "nsfw_level": 0,
+            "premium_progress_bar_enabled": False,
+            "safety_alerts_channel_id": None,
+        }
+
+
+def member_dict(user: EmuUser, guild: EmuGuild, *, with_user: bool = True) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "roles": [],
+        "nick": None,
+        "avatar": None,
+        "banner": None,
+        "joined_at": guild.joined_at,
+        "premium_since": None,
+        "deaf": False,
+        "mute": False,
+        "flags": 0,
+        "pending": False,
+        "communication_disabled_until": None,
+    }
+    if with_user:
+        data["user"] = user.to_dict()
+    return data
+
+
+def guild_create_payload(guild: EmuGuild, users: dict[int, EmuUser]) -> dict[str, Any]:
+    data = guild.base_dict()
+    members = [member_dict(users[uid], guild) for uid in guild.member_ids if uid in users]
+    data.update(
+        {
+            "joined_at": guild.joined_at,
+            "large": False,
+            "unavailable": False,
+            "member_count": len(members),
+            "voice_states": [],
+            "members": members,
+            "channels": [c.to_dict() for c in guild.channels],
+            "threads": [],
+            "presences": [],
+            "stage_instances": [],
+            "guild_scheduled_events": [],
+            "soundboard_sounds": [],
+        }
+    )
+    return data
+
+
+def build_message(
+    *,
+    message_id: int,
+    channel_id: int,
+    author: dict[str, Any],
+    body: dict[str, Any],
+    application_id: int | None = None,
+    message_type: int = 0,
+    interaction_metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A full Discord message object from a create-style request body."""
+    msg: dict[str, Any] = {
+        "id": str(message_id),
+        "type": message_type,
+        "channel_id": str(channel_id),
+        "author": author,
+        "content": body.get("content") or "",
+        "timestamp": iso_now(),
+        "edited_timestamp": None,
+        "tts": bool(body.get("tts") or False),
+        "mention_everyone": False,
+        "mentions": [],
+        "mention_roles": [],
+        "attachments": attachments(body.get("attachments"), channel_id),
+        "embeds": list(body.get("embeds") or []),
+        "components": strip_nulls(list(body.get("components") or [])),
+        "pinned": False,
+        "flags": int(body.get("flags") or 0),
+    }
+    if application_id is not None:
+        msg["application_id"] = str(application_id)
+        msg["webhook_id"] = str(application_id)
+    if interaction_metadata is not None:
+        msg["interaction_metadata"] = interaction_metadata
+    return msg
+
+
+EDITABLE_FIELDS = ("content", "embeds", "components", "attachments", "allowed_mentions", "flags")
+
+
+def apply_edit(msg: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+    """Discord PATCH semantics: only provided fields are replaced."""
+    if "content" in body:
+        msg["content"] = body["content"] or ""
+    if "embeds" in body:
+        msg["embeds"] = list(body["embeds"] or [])
+    if "components" in body:
+        msg["components"] = strip_nulls(list(body["components"] or []))
+    if "attachments" in body:
+        msg["attachments"] = attachments(
+            body["attachments"], int(msg["channel_id"]), msg["attachments"]
+        )
+    if "flags" in body and body["flags"] is not None:
+        # only SUPPRESS_EMBEDS (4) can be toggled; ephemeral/loading bits are kept.
+        keep = msg.get("flags", 0) & ~4
+        msg["flags"] = keep | (int(body["flags"]) & 4)
+    msg["edited_timestamp"] = iso_now()
+    return msg
+
+
+def attachments(
+    items: Any, channel_id: int, existing: list[dict[str, Any]] | None = None
+) -> list[dict[str, Any]]:
+    """Attachment objects for the `attachments` list of a body (files are not stored)."""
+    kept = {a["id"]: a for a in existing or []}
+    out: list[dict[str, Any]] = []
+    for item in items or []:
+        if str(item.get("id")) in kept:
+            out.append(kept[str(item["id"])])
+            continue
+        name = item.get("filename") or "file"
+        aid = str(SnowflakeGenerator().next() + len(out))
+        url = f"https://cdn.discordapp.com/attachments/{channel_id}/{aid}/{name}"
+        out.append(
+            {
+                "id": aid,
+                "filename": name,
+                "size": 0,
+                "url": url,
+                "proxy_url": url,
+                "content_type": "application/octet-stream",
+                "description": item.get("description"),
+            }
+        )
+    return out
+
+
+def strip_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: strip_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [strip_nulls(v) for v in value]
+    return value
+
+
+def buttons(message: dict[str, Any]) -> list[list[dict[str, Any]]]:
+    """Rows of button dicts of a message (action rows only)."""
+    rows: list[list[dict[str, Any]]] = []
+    for row in message.get("components") or []:
+        if row.get("type") == 1:
+            rows.append([c for c in row.get("components", []) if c.get("type") == 2])
+    return rows
+
+
+def iter_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for comp in components or []:
+        out.append(comp)
+        out.extend(iter_components(comp.get("components") or []))
+        if isinstance(comp.get("accessory"), dict):
+            out.append(comp["accessory"])
+    return out
+
+
+def find_button(
+    message: dict[str, Any],
+    label: str | None = None,
+    custom_id: str | None = None,
+    emoji: str | None = None,
+) -> dict[str, Any] | None:
+    """First button matching all given criteria (emoji matches by name or id)."""
+    for comp in iter_components(message.get("components") or []):
+        if comp.get("type") != 2:
+            continue
+        if label is not None and comp.get("label") != label:
+            continue
+        if custom_id is not None and comp.get("custom_id") != custom_id:
+            continue
+        if emoji is not None:
+            e = comp.get("emoji") or {}
+            if emoji not in (e.get("name"), e.get("id")):
+                continue
+        return comp
+    return None

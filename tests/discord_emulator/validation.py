@@ -1,0 +1,299 @@
+"""Request-body validation against Discord's official OpenAPI 3.1 spec plus extra rules."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import warnings
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
+from referencing import Registry, Resource
+from referencing.jsonschema import DRAFT202012
+
+from .state import iter_components
+
+SPEC_URI = "urn:discord-openapi"
+ENV_VAR = "TTT_DISCORD_OPENAPI"
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+_warned = False
+_type_keyword = Draft202012Validator.VALIDATORS["type"]
+
+
+def _snowflake_type(validator: Any, types: Any, instance: Any, schema: dict[str, Any]) -> Any:
+    """Discord accepts snowflakes as JSON integers too (discord.py sends attachment ids as 0)."""
+    if (
+        schema.get("format") == "snowflake"
+        and isinstance(instance, int)
+        and not isinstance(instance, bool)
+        and instance >= 0
+    ):
+        return
+    yield from _type_keyword(validator, types, instance, schema)
+
+
+DiscordValidator = validators.extend(Draft202012Validator, {"type": _snowflake_type})
+
+
+def default_spec_path() -> Path:
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env)
+    return PROJECT_ROOT.parent / "shared" / "discord-api-spec" / "openapi.json"
+
+
+def spec_missing_notice(path: Path) -> str:
+    return (
+        f"Discord OpenAPI spec not found at {path}: REST request bodies are NOT validated "
+        f"(set {ENV_VAR} or provide ../shared/discord-api-spec/openapi.json)"
+    )
+
+
+def warn_spec_missing(path: Path) -> None:
+    global _warned
+    if not _warned:
+        _warned = True
+        warnings.warn(spec_missing_notice(path), stacklevel=2)
+
+
+class BodyError(Exception):
+    """A request body rejected like Discord does (400, code 50035)."""
+
+    def __init__(
+        self,
+        summary: str,
+        errors: dict[str, Any],
+        code: int = 50035,
+        message: str = "Invalid Form Body",
+    ) -> None:
+        super().__init__(summary)
+        self.summary = summary
+        self.errors = errors
+        self.code = code
+        self.message = message
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.errors:
+            data["errors"] = self.errors
+        return data
+
+
+_CODES = {
+    "maxLength": ("BASE_TYPE_MAX_LENGTH", "Must be {limit} or fewer in length."),
+    "minLength": ("BASE_TYPE_MIN_LENGTH", "Must be {limit} or more in length."),
+    "maxItems": ("BASE_TYPE_MAX_LENGTH", "Must be {limit} or fewer in length."),
+    "minItems": ("BASE_TYPE_MIN_LENGTH", "Must be {limit} or more in length."),
+    "required": ("BASE_TYPE_REQUIRED", "This field is required"),
+    "enum": ("BASE_TYPE_CHOICES", "Value must be one of {limit}."),
+    "type": ("BASE_TYPE_BAD_TYPE", "Invalid type: expected {limit}."),
+}
+
+
+def discord_errors(path: list[str | int], code: str, message: str) -> dict[str, Any]:
+    """Discord's nested error shape: {"a": {"0": {"b": {"_errors": [...]}}}}."""
+    node: dict[str, Any] = {"_errors": [{"code": code, "message": message}]}
+    for key in reversed(path):
+        node = {str(key): node}
+    return node
+
+
+def _is_discriminator_miss(error: ValidationError, depth: int) -> bool:
+    path = list(error.absolute_path)
+    return error.validator in ("enum", "const") and len(path) == depth + 1 and path[-1] == "type"
+
+
+def _leaves(error: ValidationError) -> list[ValidationError]:
+    """Leaf errors; in anyOf/oneOf, branches whose "type" discriminator mismatched are dropped."""
+    if not error.context:
+        return [error]
+    branches: dict[Any, list[ValidationError]] = {}
+    for sub in error.context:
+        branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+    depth = len(error.absolute_path)
+    kept = [
+        errs
+        for errs in branches.values()
+        if not any(_is_discriminator_miss(leaf, depth) for e in errs for leaf in _leaves_raw(e))
+    ] or list(branches.values())
+    out: list[ValidationError] = []
+    for errs in kept:
+        for sub in errs:
+            out.extend(_leaves(sub))
+    return out
+
+
+def _leaves_raw(error: ValidationError) -> list[ValidationError]:
+    if not error.context:
+        return [error]
+    return [leaf for sub in error.context for leaf in _leaves_raw(sub)]
+
+
+_WEAK = {"enum", "const", "type", "oneOf", "anyOf"}
+
+
+def deepest_error(errors: list[ValidationError]) -> ValidationError:
+    """The most relevant error: deepest instance path, then non-discriminator validators."""
+    leaves = [leaf for e in errors for leaf in _leaves(e)]
+    return max(
+        leaves,
+        key=lambda e: (
+            len(e.absolute_path),
+            e.validator not in _WEAK,
+            -len(e.absolute_schema_path),
+        ),
+    )
+
+
+def format_path(path: Any) -> str:
+    out = "$"
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else f".{p}"
+    return out
+
+
+class SpecValidator:
+    """Validates (method, path, body) against the OpenAPI spec; validators cached per operation."""
+
+    def __init__(self, spec_path: Path) -> None:
+        self.spec_path = spec_path
+        with open(spec_path, encoding="utf-8") as fh:
+            self.spec: dict[str, Any] = json.load(fh)
+        resource = Resource.from_contents(self.spec, default_specification=DRAFT202012)
+        self.registry: Registry = Registry().with_resource(SPEC_URI, resource)
+        self._routes: list[tuple[re.Pattern[str], str, int]] = []
+        for template in self.spec["paths"]:
+            regex = re.sub(r"\\\{[^}]+\\\}", "[^/]+", re.escape(template))
+            self._routes.append((re.compile(f"^{regex}$"), template, template.count("{")))
+        self._routes.sort(key=lambda r: r[2])
+        self._validators: dict[tuple[str, str], Any] = {}
+
+    def match(self, method: str, path: str) -> str | None:
+        for regex, template, _ in self._routes:
+            if regex.match(path) and method.lower() in self.spec["paths"][template]:
+                return template
+        return None
+
+    def validator(self, method: str, template: str) -> Any:
+        key = (method.lower(), template)
+        if key not in self._validators:
+            op = self.spec["paths"][template][key[0]]
+            content = (op.get("requestBody") or {}).get("content") or {}
+            if "application/json" not in content:
+                self._validators[key] = None
+            else:
+                pointer = "/".join(
+                    p.replace("~", "~0").replace("/", "~1")
+                    for p in (
+                        "paths",
+                        template,
+                        key[0],
+                        "requestBody",
+                        "content",
+                        "application/json",
+                    )
+                )
+                schema = {"$ref": f"{SPEC_URI}#/{pointer}/schema"}
+                self._validators[key] = DiscordValidator(schema, registry=self.registry)
+        return self._validators[key]
+
+    def validate(self, method: str, path: str, body: Any) -> str | None:
+        """Raise BodyError if invalid. Returns the matched template (None if not in spec)."""
+        template = self.match(method, path)
+        if template is None or body is None:
+            return template
+        validator = self.validator(method, template)
+        if validator is None:
+            return template
+        errors = list(validator.iter_errors(body))
+        if errors:
+            err = deepest_error(errors)
+            code, msg = _CODES.get(str(err.validator), ("BASE_TYPE_INVALID", "Invalid value."))
+            limit = err.validator_value
+            message = msg.format(limit=limit) if "{limit}" in msg else msg
+            raise BodyError(
+                f"{method} {template}: {format_path(err.absolute_path)}: {err.message}",
+                discord_errors(list(err.absolute_path), code, message),
+            )
+        return template
+
+
+@lru_cache(maxsize=4)
+def load_validator(spec_path: Path) -> SpecValidator:
+    """One SpecValidator per spec file per session (validators are cached inside)."""
+    return SpecValidator(spec_path)
+
+
+IS_COMPONENTS_V2 = 1 << 15
+
+
+def check_message_body(body: dict[str, Any], prefix: list[str | int], *, create: bool) -> None:
+    """Rules Discord enforces that the OpenAPI spec does not express."""
+
+    def fail(path: list[str | int], code: str, message: str) -> None:
+        full = prefix + path
+        raise BodyError(f"{format_path(full)}: {message}", discord_errors(full, code, message))
+
+    if not isinstance(body, dict):
+        return
+    content = body.get("content")
+    if isinstance(content, str) and len(content) > 2000:
+        fail(["content"], "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")
+    components = body.get("components") or []
+    if not isinstance(components, list):
+        return
+    v2 = bool((body.get("flags") or 0) & IS_COMPONENTS_V2)
+    if not v2 and len(components) > 5:
+        fail(["components"], "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.")
+    for i, row in enumerate(components):
+        if isinstance(row, dict) and row.get("type") == 1:
+            children = row.get("components") or []
+            if len(children) > 5:
+                fail(
+                    ["components", i, "components"],
+                    "BASE_TYPE_MAX_LENGTH",
+                    "Must be 5 or fewer in length.",
+                )
+            for j, comp in enumerate(children):
+                if not isinstance(comp, dict) or comp.get("type") != 2:
+                    continue
+                where: list[str | int] = ["components", i, "components", j]
+                link = comp.get("style") in (5, 6)
+                if not link and not comp.get("custom_id"):
+                    fail([*where, "custom_id"], "BASE_TYPE_REQUIRED", "A custom id is required")
+                if comp.get("style") == 5 and comp.get("custom_id"):
+                    fail(
+                        where,
+                        "COMPONENT_CUSTOM_ID_URL",
+                        "A custom id and url cannot both be specified",
+                    )
+    seen: set[str] = set()
+    for comp in iter_components(components):
+        cid = comp.get("custom_id") if isinstance(comp, dict) else None
+        if not isinstance(cid, str):
+            continue
+        if len(cid) > 100:
+            fail(
+                ["components"],
+                "BASE_TYPE_MAX_LENGTH",
+                f"custom_id {cid[:20]!r}...: Must be 100 or fewer in length.",
+            )
+        if cid in seen:
+            fail(
+                ["components"],
+                "COMPONENT_CUSTOM_ID_DUPLICATED",
+                f"Component custom id cannot be duplicated: {cid!r}",
+            )
+        seen.add(cid)
+    if create and not (content or body.get("embeds") or components or body.get("attachments")):
+        raise BodyError(
+            f"{format_path(prefix)}: Cannot send an empty message",
+            {},
+            50006,
+            "Cannot send an empty message",
+        )

@@ -1,0 +1,416 @@
+"""The Discord emulator proven against an unmodified discord.py client in the same event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import zlib
+from collections.abc import AsyncIterator
+from typing import Any
+
+import aiohttp
+import discord
+import discord_emulator
+import pytest
+import yarl
+from discord import app_commands
+from discord.http import Route
+from discord_emulator import CommandError, DiscordEmulator, buttons, find_button
+
+
+class Board(discord.ui.View):
+    def __init__(self, log: dict[str, Any]) -> None:
+        super().__init__(timeout=None)
+        self.log = log
+
+    @discord.ui.button(label="A", custom_id="ttt:a", style=discord.ButtonStyle.primary)
+    async def a(self, interaction: discord.Interaction, button: discord.ui.Button[Board]) -> None:
+        button.disabled = True
+        self.log.setdefault("clicks", []).append(("a", interaction.user.id))
+        await interaction.response.edit_message(content="A pressed", view=self)
+
+    @discord.ui.button(label="B", custom_id="ttt:b")
+    async def b(self, interaction: discord.Interaction, button: discord.ui.Button[Board]) -> None:
+        seen = [c.disabled for row in interaction.message.components for c in row.children]  # type: ignore[union-attr]
+        self.log.setdefault("clicks", []).append(("b", interaction.user.id, seen))
+        await interaction.response.edit_message(content="B pressed")
+
+
+class EmuBot(discord.Client):
+    def __init__(self, persistent: bool = False) -> None:
+        super().__init__(intents=discord.Intents.default(), guild_ready_timeout=0.1)
+        self.tree = app_commands.CommandTree(self)
+        self.log: dict[str, Any] = {}
+        self.persistent = persistent
+        self.tree.add_command(self._group())
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """discord.py sleeps 5 s before a re-IDENTIFY (real rate limit); not needed here."""
+
+    async def setup_hook(self) -> None:
+        if self.persistent:
+            self.add_view(Board(self.log))
+        await self.tree.sync()
+
+    def _group(self) -> app_commands.Group:
+        log = self.log
+        group = app_commands.Group(name="ttt", description="Tic-tac-toe")
+
+        @group.command(name="start", description="Challenge someone")
+        @app_commands.choices(
+            difficulty=[app_commands.Choice(name=n, value=n) for n in ("easy", "hard")]
+        )
+        async def start(
+            interaction: discord.Interaction,
+            opponent: discord.Member,
+            difficulty: app_commands.Choice[str] | None = None,
+        ) -> None:
+            log["start"] = (interaction.user.id, opponent.id, opponent.name, difficulty)
+            await interaction.response.send_message(f"{opponent.mention}?", view=Board(log))
+
+        @group.command(name="file", description="Sends a file")
+        async def file(interaction: discord.Interaction) -> None:
+            data = discord.File(io.BytesIO(b"xo"), filename="board.txt")
+            await interaction.response.send_message("board", file=data)
+
+        @group.command(name="secret", description="Ephemeral")
+        async def secret(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("only you", ephemeral=True)
+
+        @group.command(name="slow", description="Deferred")
+        async def slow(interaction: discord.Interaction) -> None:
+            await interaction.response.defer(thinking=True)
+            await asyncio.sleep(0.1)
+            await interaction.edit_original_response(content="done")
+            await interaction.followup.send("psst", ephemeral=True)
+
+        @group.command(name="late", description="Misses the deadline")
+        async def late(interaction: discord.Interaction) -> None:
+            await asyncio.sleep(0.7)
+            try:
+                await interaction.response.send_message("too late")
+            except discord.NotFound as exc:
+                log["late"] = exc.code
+
+        @group.command(name="double", description="Acknowledges twice")
+        async def double(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("one")
+            interaction.response._response_type = None  # bypass discord.py's own guard
+            try:
+                await interaction.response.send_message("two")
+            except discord.HTTPException as exc:
+                log["double"] = (exc.status, exc.code)
+
+        @group.command(name="rows", description="Too many action rows")
+        async def rows(interaction: discord.Interaction) -> None:
+            row = {
+                "type": 1,
+                "components": [{"type": 2, "style": 1, "label": "x", "custom_id": ""}],
+            }
+            comps = [json.loads(json.dumps(row)) for _ in range(6)]
+            for i, c in enumerate(comps):
+                c["components"][0]["custom_id"] = f"r{i}"
+            route = Route(
+                "POST",
+                "/interactions/{i}/{t}/callback",
+                i=interaction.id,
+                t=interaction.token,
+            )
+            body = {"type": 4, "data": {"content": "rows", "components": comps}}
+            try:
+                await self.http.request(route, json=body)
+            except discord.HTTPException as exc:
+                log["rows"] = (exc.status, exc.code, str(exc))
+            await interaction.response.send_message("fallback")
+
+        return group
+
+
+@contextlib.asynccontextmanager
+async def running_bot(emu: DiscordEmulator, *, persistent: bool = False) -> AsyncIterator[EmuBot]:
+    """Run an EmuBot against `emu`, pointing discord.py at it and restoring the URLs after."""
+    old_base, old_gateway = Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    Route.BASE = emu.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
+    client = EmuBot(persistent=persistent)
+    ready, synced = emu.ready_count + 1, emu.sync_count + 1
+    task = asyncio.create_task(client.start(emu.token))
+    try:
+        await emu.wait_until_ready(timeout=10, count=ready)
+        await emu.wait_for_commands(timeout=10, count=synced)
+        yield client
+    finally:
+        await client.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 5)
+        Route.BASE = old_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+
+
+@pytest.fixture
+async def bot(emulator: DiscordEmulator) -> AsyncIterator[EmuBot]:
+    async with running_bot(emulator) as client:
+        yield client
+
+
+def test_import_path() -> None:
+    assert discord_emulator.DiscordEmulator is DiscordEmulator
+
+
+async def test_ready_guild_and_sync(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    await bot.wait_until_ready()
+    guild = bot.get_guild(emulator.guild.id)
+    assert guild is not None and guild.get_channel(emulator.channel.id) is not None
+    assert bot.user is not None and bot.user.id == emulator.application_id
+    assert emulator.identify_payloads[0]["intents"] == discord.Intents.default().value
+    assert emulator.sync_count == 1
+    (cmd,) = emulator.commands()
+    assert cmd["name"] == "ttt" and {o["name"] for o in cmd["options"]} >= {"start", "slow"}
+    assert ("PUT", f"/applications/{emulator.application_id}/commands") in [
+        r[:2] for r in emulator.requests
+    ]
+
+
+async def test_invoke_buttons_and_click_state(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "difficulty": "hard"})
+    assert res.type == 4 and not res.ephemeral
+    assert bot.log["start"][:3] == (alice.id, bob.id, "bob")
+    assert bot.log["start"][3].value == "hard"
+    assert res.content == f"<@{bob.id}>?"
+    assert [[b["custom_id"] for b in row] for row in buttons(res.message)] == [["ttt:a", "ttt:b"]]
+    assert emulator.channel_messages(emulator.channel)[-1]["id"] == res.message["id"]
+
+    r2 = await emulator.click(bob, res.message, "ttt:a")
+    assert r2.type == 7 and r2.content == "A pressed"
+    assert find_button(r2.message, label="A")["disabled"] is True
+    with pytest.raises(PermissionError):
+        await emulator.click(bob, res.message, "ttt:a")
+    with pytest.raises(LookupError):
+        await emulator.click(bob, res.message, "nope")
+    r3 = await emulator.click(alice, res.message["id"], "ttt:b")
+    assert r3.type == 7 and emulator.message(res.message["id"])["content"] == "B pressed"
+    assert bot.log["clicks"][-1] == ("b", alice.id, [True, False])
+
+
+async def test_invoke_rejects_what_a_client_cannot_send(
+    emulator: DiscordEmulator, bot: EmuBot
+) -> None:
+    alice = emulator.create_user("alice")
+    with pytest.raises(CommandError, match="unknown option"):
+        await emulator.invoke(alice, "ttt start", {"opponent": alice, "speed": 3})
+    with pytest.raises(CommandError, match="choices"):
+        await emulator.invoke(alice, "ttt start", {"opponent": alice, "difficulty": "insane"})
+    with pytest.raises(CommandError, match="missing required"):
+        await emulator.invoke(alice, "ttt start")
+    with pytest.raises(CommandError, match="not a synced command"):
+        await emulator.invoke(alice, "chess")
+
+
+async def test_ephemeral_and_deferred(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt secret")
+    assert res.type == 4 and res.ephemeral and res.message["flags"] & 64
+    assert res.message["id"] not in [m["id"] for m in emulator.channel_messages(emulator.channel)]
+
+    res = await emulator.invoke(alice, "ttt slow")
+    assert res.type == 5 and res.message["flags"] & 128
+    final = await res.wait_for_edit(timeout=5, count=2)
+    assert final is not None and final["content"] == "done" and not final["flags"] & 128
+    assert [f["content"] for f in res.followups] == ["psst"]
+    assert res.followups[0]["flags"] & 64
+
+
+async def test_invalid_body_rejected_and_recorded(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt rows")
+    assert res.content == "fallback"
+    status, code, text = bot.log["rows"]
+    assert (status, code) == (400, 50035) and "components" in text
+    assert len(emulator.violations) == 1 and "5 or fewer" in emulator.violations[0]
+    emulator.violations.clear()
+
+    channel = bot.get_channel(emulator.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    view = discord.ui.View()
+    view.add_item(discord.ui.Button(label="x", custom_id="x" * 101))
+    with pytest.raises(discord.HTTPException) as info:
+        await channel.send("hi", view=view)
+    assert info.value.status == 400 and info.value.code == 50035
+    assert "custom_id" in emulator.violations[0]
+    emulator.violations.clear()
+
+    if emulator.validator is None:
+        return  # spec absent: only the emulator's own rules apply (reported in the summary)
+    route = Route("POST", "/channels/{c}/messages", c=emulator.channel.id)
+    with pytest.raises(discord.HTTPException):
+        await bot.http.request(route, json={"content": 5})
+    assert "$.content" in emulator.violations[0] and "not of type" in emulator.violations[0]
+    emulator.violations.clear()
+
+
+async def test_channel_message_edit_and_fetch(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    channel = bot.get_channel(emulator.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    msg = await channel.send("board", embed=discord.Embed(title="t"))
+    waiter = asyncio.create_task(emulator.wait_for_message(lambda m: m["content"] == "expired"))
+    await asyncio.sleep(0)
+    fetched = await channel.fetch_message(msg.id)
+    await fetched.edit(content="expired")
+    edited = await waiter
+    assert edited["id"] == str(msg.id) and edited["embeds"][0]["title"] == "t"
+    assert edited["edited_timestamp"] is not None
+    await fetched.delete()
+    with pytest.raises(discord.NotFound):
+        await channel.fetch_message(msg.id)
+
+
+async def test_deadline_and_double_ack(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    emulator.interaction_deadline = 0.5
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt late")
+    assert res.type is None
+    await asyncio.sleep(0.4)
+    assert bot.log["late"] == 10062
+    assert any("no initial response within 0.5s" in v for v in emulator.violations)
+    assert any("after" in v and "deadline" in v for v in emulator.violations)
+    emulator.violations.clear()
+
+    res = await emulator.invoke(alice, "ttt double")
+    assert res.content == "one"
+    await asyncio.sleep(0.1)
+    assert bot.log["double"] == (400, 40060)
+    assert len(emulator.violations) == 1 and "second initial response" in emulator.violations[0]
+    emulator.violations.clear()
+
+
+async def test_gateway_drop_resume(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    res = await emulator.invoke(alice, "ttt start", {"opponent": bob})
+    await emulator.drop_gateway(code=4000)
+    await emulator.wait_until_resumed(timeout=10)
+    assert emulator.gateway.resumes == 1 and len(emulator.identify_payloads) == 1
+    r2 = await emulator.click(bob, res.message, "ttt:a")
+    assert r2.type == 7 and r2.content == "A pressed"
+
+
+async def _raw_ws(emu: DiscordEmulator, query: str = "?v=10&encoding=json") -> Any:
+    session = aiohttp.ClientSession()
+    ws = await session.ws_connect(emu.gateway_url + query)
+    return session, ws
+
+
+async def test_raw_gateway_uncompressed_and_errors(emulator: DiscordEmulator) -> None:
+    session, ws = await _raw_ws(emulator)
+    async with session:
+        hello = await ws.receive_json()
+        assert hello["op"] == 10 and hello["d"]["heartbeat_interval"] == 41250
+        await ws.send_json({"op": 1, "d": None})
+        assert (await ws.receive_json())["op"] == 11
+        await ws.send_json(
+            {"op": 2, "d": {"token": emulator.token, "intents": 1, "properties": {}}}
+        )
+        ready = await ws.receive_json()
+        assert ready["t"] == "READY" and ready["s"] == 1
+        assert ready["d"]["resume_gateway_url"] == emulator.gateway_url
+        guild = await ws.receive_json()
+        assert guild["t"] == "GUILD_CREATE" and guild["d"]["member_count"] == 2
+        await ws.close()
+    session, ws = await _raw_ws(emulator, "?v=10&encoding=json&compress=zlib-stream")
+    async with session:
+        inflater = zlib.decompressobj()
+        msg = await ws.receive_bytes()
+        assert msg.endswith(b"\x00\x00\xff\xff")
+        assert json.loads(inflater.decompress(msg))["op"] == 10
+        await ws.send_json({"op": 6, "d": {"token": emulator.token, "session_id": "x", "seq": 1}})
+        assert json.loads(inflater.decompress(await ws.receive_bytes())) == {
+            "op": 9,
+            "s": None,
+            "t": None,
+            "d": False,
+        }
+        await ws.send_json({"op": 2, "d": {"token": "wrong", "intents": 1, "properties": {}}})
+        closed = await ws.receive()
+        assert closed.type == aiohttp.WSMsgType.CLOSE and closed.data == 4004
+
+
+async def test_login_failure_and_unknown_route(emulator: DiscordEmulator) -> None:
+    http = discord.http.HTTPClient(asyncio.get_running_loop())
+    old = Route.BASE
+    Route.BASE = emulator.api_base
+    try:
+        with pytest.raises(discord.LoginFailure):
+            await http.static_login("not-the-token")
+        await http.close()
+        http = discord.http.HTTPClient(asyncio.get_running_loop())
+        await http.static_login(emulator.token)
+        with pytest.raises(discord.NotFound):
+            await http.request(Route("GET", "/guilds/{g}/bans", g=emulator.guild.id))
+    finally:
+        await http.close()
+        Route.BASE = old
+    assert emulator.violations == [f"GET /guilds/{emulator.guild.id}/bans: unknown route"]
+    emulator.violations.clear()
+
+
+def test_deepest_error_in_callback_union(openapi_spec_path: Any) -> None:
+    if openapi_spec_path is None:
+        pytest.skip("Discord OpenAPI spec not available")
+    from discord_emulator.validation import BodyError, load_validator
+
+    validator = load_validator(openapi_spec_path)
+    body = {
+        "type": 7,
+        "data": {"components": [{"type": 1, "components": [{"type": 2, "style": "x"}]}]},
+    }
+    with pytest.raises(BodyError) as info:
+        validator.validate("POST", "/interactions/1/abc/callback", body)
+    assert "$.data.components[0].components[0].style" in info.value.summary
+    assert "components" in info.value.errors["data"]
+
+
+async def test_bot_restart_persistent_view(emulator: DiscordEmulator) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with running_bot(emulator) as first:
+        res = await emulator.invoke(alice, "ttt start", {"opponent": bob})
+        assert first.log["start"][1] == bob.id
+    async with running_bot(emulator, persistent=True) as second:
+        assert emulator.ready_count == 2 and emulator.sync_count == 2
+        assert len(emulator.commands()) == 1
+        r2 = await emulator.click(bob, res.message, "ttt:a")
+        assert r2.type == 7 and second.log["clicks"] == [("a", bob.id)]
+
+
+async def test_file_upload_token_expiry_and_followup_rules(
+    emulator: DiscordEmulator, bot: EmuBot
+) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt file")
+    assert res.type == 4 and res.message["attachments"][0]["filename"] == "board.txt"
+    method, path, body = emulator.requests[-1]
+    assert method == "POST" and path.endswith("/callback") and body["data"]["content"] == "board"
+
+    emulator.token_lifetime = 0.0
+    webhook = discord.Webhook.from_url(
+        f"https://discord.com/api/webhooks/{emulator.application_id}/{res.token}",
+        client=bot,
+    )
+    with pytest.raises(discord.HTTPException) as info:
+        await webhook.send("late follow-up", wait=True)
+    assert info.value.status == 401 and info.value.code == 50027
+    assert "expiry" in emulator.violations[0]
+    emulator.violations.clear()
+
+
+async def test_invalidated_session_reidentifies(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    res = await emulator.invoke(alice, "ttt start", {"opponent": bob})
+    emulator.gateway.request_reconnect()
+    await emulator.wait_until_resumed(timeout=10)
+    await emulator.drop_gateway(code=4000, invalidate=True)
+    await emulator.wait_until_ready(timeout=15, count=2)
+    assert len(emulator.identify_payloads) == 2
+    r2 = await emulator.click(bob, res.message, "ttt:b")
+    assert r2.type == 7 and r2.content == "B pressed"
