@@ -1,0 +1,69 @@
+"""``python -m bot`` / ``ttt-bot``: read settings, open the database, run the bot.
+
+Start-up problems end the process with one line on stderr and a non-zero status.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+
+import discord
+import yarl
+from dotenv import load_dotenv
+
+from bot.client import TTTBot
+from bot.settings import Settings, SettingsError
+from bot.storage import DatabaseError, GameRepository
+
+log = logging.getLogger("bot")
+
+
+def point_at(settings: Settings) -> None:
+    """Send REST and gateway traffic to DISCORD_API_BASE / DISCORD_GATEWAY_URL when set
+    (a proxy, or the tests' local emulator); by default both go to Discord."""
+    if settings.api_base:
+        discord.http.Route.BASE = settings.api_base
+    if settings.gateway_url:
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
+
+
+async def run(settings: Settings) -> None:
+    repo = GameRepository(settings.database)
+    await repo.open()
+    try:
+        async with TTTBot(settings, repo) as bot:
+            await bot.start(settings.token)
+    finally:
+        await repo.close()
+
+
+def main() -> int:
+    load_dotenv()
+    try:
+        settings = Settings.from_env()
+    except SettingsError as exc:
+        print(f"ttt-bot: {exc}", file=sys.stderr)
+        return 2
+    discord.utils.setup_logging(level=getattr(logging, settings.log_level, logging.INFO))
+    point_at(settings)
+    try:
+        asyncio.run(run(settings))
+    except DatabaseError as exc:
+        print(f"ttt-bot: {exc}", file=sys.stderr)
+        return 1
+    except discord.LoginFailure:
+        print(
+            "ttt-bot: Discord rejected DISCORD_TOKEN: copy the bot token again from the "
+            "Developer Portal (Bot → Reset Token) into .env",
+            file=sys.stderr,
+        )
+        return 1
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,66 @@
+"""The bot: a thin discord.py client that wires the cogs, the service and the database."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+
+import discord
+from discord.ext import commands
+
+from bot.commands import TicTacToe
+from bot.components import DYNAMIC_ITEMS
+from bot.controller import Controller
+from bot.service import GameService
+from bot.settings import Settings
+from bot.storage import GameRepository
+from bot.timekeeper import Timekeeper
+
+log = logging.getLogger(__name__)
+
+
+def intents() -> discord.Intents:
+    """Only guilds: slash commands and buttons need no message content or member list."""
+    result = discord.Intents.none()
+    result.guilds = True
+    return result
+
+
+class TTTBot(commands.Bot):
+    service: GameService
+    controller: Controller
+
+    def __init__(self, settings: Settings, repo: GameRepository) -> None:
+        super().__init__(
+            command_prefix=commands.when_mentioned, intents=intents(), help_command=None
+        )
+        self.settings = settings
+        self.repo = repo
+
+    async def setup_hook(self) -> None:
+        assert self.user is not None  # setup_hook runs after login
+        self.service = GameService(self.repo, self.settings, self.user.id)
+        self.controller = Controller(self)
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        await self.add_cog(TicTacToe(self))
+        await self.add_cog(Timekeeper(self))
+        await self.sync_commands_if_changed()
+
+    async def sync_commands_if_changed(self) -> bool:
+        """Sync the command tree only when it differs from the last sync (to the dev
+        guild at once when TTT_DEV_GUILD_ID is set). Returns whether it synced."""
+        guild = None
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+        payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
+        if await self.repo.get_meta(key) == digest:
+            log.info("slash commands unchanged since the last sync; not syncing")
+            return False
+        await self.tree.sync(guild=guild)
+        await self.repo.set_meta(key, digest)
+        log.info("synced %d slash commands (%s)", len(payload), key)
+        return True

@@ -1,0 +1,57 @@
+"""The /ttt slash commands. They route to the controller; nothing is decided here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.settings import DIFFICULTIES
+from bot.texts import text
+
+if TYPE_CHECKING:
+    from bot.client import TTTBot
+
+FIRST_CHOICES = [
+    app_commands.Choice(name=text(f"choice.first.{value}"), value=value)
+    for value in ("random", "me", "opponent")
+]
+DIFFICULTY_CHOICES = [app_commands.Choice(name=name, value=name) for name in DIFFICULTIES]
+
+
+@app_commands.guild_only()
+class TicTacToe(commands.GroupCog, group_name="ttt", group_description=text("cmd.group")):
+    def __init__(self, bot: TTTBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @app_commands.command(name="start", description=text("cmd.start"))
+    @app_commands.describe(
+        opponent=text("cmd.start.opponent"),
+        difficulty=text("cmd.start.difficulty", default="medium"),
+        first=text("cmd.start.first"),
+    )
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES)
+    async def start(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.User | None = None,
+        difficulty: app_commands.Choice[str] | None = None,
+        first: app_commands.Choice[str] | None = None,
+    ) -> None:
+        await self.bot.controller.on_start(
+            interaction,
+            opponent,
+            difficulty.value if difficulty else None,
+            first.value if first else "random",  # type: ignore[arg-type]
+        )
+
+    @app_commands.command(name="resign", description=text("cmd.resign"))
+    async def resign(self, interaction: discord.Interaction) -> None:
+        await self.bot.controller.on_resign_command(interaction)
+
+    @app_commands.command(name="help", description=text("cmd.help"))
+    async def help(self, interaction: discord.Interaction) -> None:
+        await self.bot.controller.on_help(interaction)

@@ -1,0 +1,219 @@
+"""Answers interactions: asks the service, renders what it returns, replies exactly once.
+
+Every path ends in a response Discord accepts, so no click shows 'This interaction failed':
+refusals become private replies, and anything unexpected a private apology and a log line.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot import render
+from bot.models import Challenge, Game
+from bot.service import First, Refusal
+from bot.texts import text
+
+if TYPE_CHECKING:
+    from bot.client import TTTBot
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class Controller:
+    def __init__(self, bot: TTTBot) -> None:
+        self.bot = bot
+
+    @property
+    def service(self):
+        return self.bot.service
+
+    # --- commands -----------------------------------------------------------------------
+
+    async def on_start(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.abc.User | None,
+        difficulty: str | None,
+        first: First,
+    ) -> None:
+        async with self._answering(interaction):
+            if interaction.channel_id is None:
+                raise Refusal("start.not_in_guild")
+            me = self.bot.user
+            common = {
+                "guild_id": interaction.guild_id,
+                "channel_id": interaction.channel_id,
+                "user_id": interaction.user.id,
+                "first": first,
+            }
+            if opponent is None or (me is not None and opponent.id == me.id):
+                game = await self.service.start_bot_game(
+                    **common, difficulty=difficulty or self.bot.settings.default_difficulty
+                )
+                await self._send_game(interaction, game)
+                return
+            if opponent.bot:
+                raise Refusal("start.other_bot", name=opponent.display_name)
+            challenge = await self.service.challenge(**common, opponent_id=opponent.id)
+            await self._send_challenge(interaction, challenge)
+
+    async def on_resign_command(self, interaction: discord.Interaction) -> None:
+        async with self._answering(interaction):
+            game = await self.service.resign(interaction.user.id, channel_id=interaction.channel_id)
+            await interaction.response.send_message(text("resign.done"), ephemeral=True)
+            await self.publish(game)
+
+    async def on_help(self, interaction: discord.Interaction) -> None:
+        settings = self.bot.settings
+        await interaction.response.send_message(
+            text(
+                "help",
+                default=settings.default_difficulty,
+                challenge=int(settings.challenge_timeout),
+                turn=int(settings.turn_timeout),
+            ),
+            ephemeral=True,
+        )
+
+    # --- buttons ------------------------------------------------------------------------
+
+    async def on_cell(
+        self, interaction: discord.Interaction, game_id: int, ply: int, cell: int
+    ) -> None:
+        async with self._answering(interaction):
+            move = asyncio.ensure_future(self.service.play(game_id, ply, cell, interaction.user.id))
+            try:
+                game = await asyncio.wait_for(asyncio.shield(move), self.bot.settings.defer_after)
+            except TimeoutError:
+                # The bot is thinking longer than usual: acknowledge now, show the move later.
+                await interaction.response.defer()
+                game = await move
+                await interaction.edit_original_response(
+                    content=render.game_content(game),
+                    view=render.game_view(game),
+                    allowed_mentions=NO_MENTIONS,
+                )
+                return
+            await self._update_game(interaction, game)
+
+    async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
+        async with self._answering(interaction):
+            game = await self.service.resign(interaction.user.id, game_id=game_id)
+            await self._update_game(interaction, game)
+
+    async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
+        async with self._answering(interaction):
+            result = await self.service.rematch(
+                game_id, interaction.user.id, interaction.channel_id or 0
+            )
+            if isinstance(result, Game):
+                await self._send_game(interaction, result)
+            else:
+                await self._send_challenge(interaction, result)
+
+    async def on_accept(self, interaction: discord.Interaction, challenge_id: int) -> None:
+        async with self._answering(interaction):
+            message_id = interaction.message.id if interaction.message else None
+            game = await self.service.accept(challenge_id, interaction.user.id, message_id)
+            await self._update_game(interaction, game)
+
+    async def on_decline(self, interaction: discord.Interaction, challenge_id: int) -> None:
+        async with self._answering(interaction):
+            challenge = await self.service.decline(challenge_id, interaction.user.id)
+            await interaction.response.edit_message(
+                content=render.challenge_content(challenge), view=None, allowed_mentions=NO_MENTIONS
+            )
+
+    # --- showing ------------------------------------------------------------------------
+
+    async def _send_game(self, interaction: discord.Interaction, game: Game) -> None:
+        response = await interaction.response.send_message(
+            render.game_content(game), view=render.game_view(game), allowed_mentions=NO_MENTIONS
+        )
+        if response.message_id is not None:
+            await self.service.attach_game_message(game, response.message_id)
+
+    async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
+        response = await interaction.response.send_message(
+            render.challenge_content(challenge),
+            view=render.challenge_view(challenge),
+            allowed_mentions=discord.AllowedMentions(
+                users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
+            ),
+        )
+        if response.message_id is not None:
+            await self.service.attach_challenge_message(challenge, response.message_id)
+
+    async def _update_game(self, interaction: discord.Interaction, game: Game) -> None:
+        await interaction.response.edit_message(
+            content=render.game_content(game),
+            view=render.game_view(game),
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    async def publish(self, item: Game | Challenge) -> None:
+        """Edit the message of a game or challenge that changed without a click on it
+        (a timeout, an expiry, /ttt resign)."""
+        if item.message_id is None:
+            return
+        if isinstance(item, Game):
+            content, view = render.game_content(item), render.game_view(item)
+        else:
+            content, view = render.challenge_content(item), render.challenge_view(item)
+        message = self.bot.get_partial_messageable(item.channel_id).get_partial_message(
+            item.message_id
+        )
+        try:
+            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:
+            log.warning(
+                "could not update message %s in channel %s: %s",
+                item.message_id,
+                item.channel_id,
+                exc,
+            )
+
+    # --- answering ----------------------------------------------------------------------
+
+    @contextlib.asynccontextmanager
+    async def _answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
+        """Turn refusals into private replies and failures into an apology."""
+        try:
+            yield
+        except Refusal as refusal:
+            await self._reply_private(interaction, self._refusal_text(refusal))
+        except Exception:
+            log.exception("interaction %s failed", interaction.id)
+            with contextlib.suppress(discord.HTTPException):
+                await self._reply_private(interaction, text("error.generic"))
+
+    async def _reply_private(self, interaction: discord.Interaction, message: str) -> None:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+
+    @staticmethod
+    def _refusal_text(refusal: Refusal) -> str:
+        params = dict(refusal.params)
+        game = params.pop("game", None)
+        challenge = params.pop("challenge", None)
+        if refusal.key == "move.not_your_turn" and game is not None:
+            params["player"] = render.player_name(game, params.pop("mark"))
+        elif game is not None:
+            params["link"] = render.message_link(game.guild_id, game.channel_id, game.message_id)
+        elif challenge is not None:
+            params["link"] = render.message_link(
+                challenge.guild_id, challenge.channel_id, challenge.message_id
+            )
+        elif refusal.key == "start.busy_challenge":
+            params["link"] = ""
+        return text(refusal.key, **params)

@@ -1,0 +1,428 @@
+"""The one place that decides: starting, moving, resigning, challenges, timeouts.
+
+Every method validates, updates state, stores it, and returns the record to show. A
+request that cannot be honoured raises :class:`Refusal` with a catalog key; nothing is
+changed then. Discord never appears here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Callable
+from typing import Literal
+
+from bot.locks import LockRegistry
+from bot.models import Challenge, Game, XChoice
+from bot.settings import Settings
+from bot.storage import Conflict, GameRepository
+from engine import Board, IllegalMove, choose_move_async, get_agent
+
+log = logging.getLogger(__name__)
+
+First = Literal["random", "me", "opponent"]
+
+
+class Refusal(Exception):
+    """A request refused for a reason the user should read (``key`` in the text catalog)."""
+
+    def __init__(self, key: str, **params: object) -> None:
+        super().__init__(key)
+        self.key = key
+        self.params = params
+
+
+class GameService:
+    def __init__(
+        self,
+        repo: GameRepository,
+        settings: Settings,
+        bot_user_id: int,
+        clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.repo = repo
+        self.settings = settings
+        self.bot_user_id = bot_user_id
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.locks = LockRegistry()
+        self.agents = {}
+        self.deadlines_changed = asyncio.Event()
+
+    # --- starting -----------------------------------------------------------------------
+
+    async def start_bot_game(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        user_id: int,
+        difficulty: str,
+        first: First,
+        size: int = 3,
+    ) -> Game:
+        """A game against the bot; if the bot moves first its move is already made.
+
+        Raises:
+            Refusal: the channel is busy.
+        """
+        human_x = {"me": True, "opponent": False}.get(first, self.rng.random() < 0.5)
+        board = Board.new(size)
+        now = self.clock()
+        game = Game(
+            id=0,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            message_id=None,
+            size=board.size,
+            k=board.k,
+            player_x=user_id if human_x else self.bot_user_id,
+            player_o=self.bot_user_id if human_x else user_id,
+            bot_side="O" if human_x else "X",
+            difficulty=difficulty,
+            moves=(),
+            status="running",
+            result=None,
+            end_reason=None,
+            turn_deadline=None,
+            created_at=now,
+            updated_at=now,
+        )
+        async with self.locks.channel(channel_id):
+            await self._ensure_free(channel_id)
+            if not human_x:
+                game = self._advance(game, await self._bot_move(game))
+            else:
+                game = game.with_changes(turn_deadline=now + self.settings.turn_timeout)
+            game = await self._create(game)
+        self.deadlines_changed.set()
+        return game
+
+    async def challenge(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        user_id: int,
+        opponent_id: int,
+        first: First,
+        size: int = 3,
+        rematch_of: int | None = None,
+    ) -> Challenge:
+        """Challenge a member; it waits for their answer until it expires.
+
+        Raises:
+            Refusal: self-challenge or a busy channel.
+        """
+        if opponent_id == user_id:
+            raise Refusal("start.self")
+        x_player: XChoice = {"me": "challenger", "opponent": "opponent"}.get(first, "random")
+        board = Board.new(size)
+        now = self.clock()
+        challenge = Challenge(
+            id=0,
+            guild_id=guild_id,
+            channel_id=channel_id,
+            message_id=None,
+            challenger_id=user_id,
+            opponent_id=opponent_id,
+            x_player=x_player,
+            size=board.size,
+            k=board.k,
+            status="pending",
+            expires_at=now + self.settings.challenge_timeout,
+            created_at=now,
+            rematch_of=rematch_of,
+        )
+        async with self.locks.channel(channel_id):
+            await self._ensure_free(channel_id)
+            try:
+                challenge = await self.repo.create_challenge(challenge)
+            except Conflict:
+                raise await self._busy(channel_id) from None
+        self.deadlines_changed.set()
+        return challenge
+
+    async def _ensure_free(self, channel_id: int) -> None:
+        if (await self.repo.running_game_in(channel_id)) or (
+            await self.repo.pending_challenge_in(channel_id)
+        ):
+            raise await self._busy(channel_id)
+
+    async def _busy(self, channel_id: int) -> Refusal:
+        game = await self.repo.running_game_in(channel_id)
+        if game is not None:
+            return Refusal("start.busy_game", game=game)
+        return Refusal(
+            "start.busy_challenge", challenge=await self.repo.pending_challenge_in(channel_id)
+        )
+
+    async def _create(self, game: Game) -> Game:
+        try:
+            return await self.repo.create_game(game)
+        except Conflict:
+            raise await self._busy(game.channel_id) from None
+
+    async def attach_game_message(self, game: Game, message_id: int) -> Game:
+        await self.repo.set_game_message(game.id, message_id)
+        return game.with_changes(message_id=message_id)
+
+    async def attach_challenge_message(self, challenge: Challenge, message_id: int) -> Challenge:
+        await self.repo.set_challenge_message(challenge.id, message_id)
+        return challenge.with_changes(message_id=message_id)
+
+    # --- challenges ---------------------------------------------------------------------
+
+    async def accept(self, challenge_id: int, user_id: int, message_id: int | None) -> Game:
+        """The challenged member accepts: the game starts on the challenge's message.
+
+        Raises:
+            Refusal: not the challenged member, or the challenge is closed.
+        """
+        challenge = await self._open_challenge(challenge_id, user_id)
+        x_is_challenger = {"challenger": True, "opponent": False}.get(
+            challenge.x_player, self.rng.random() < 0.5
+        )
+        now = self.clock()
+        challenger, opponent = challenge.challenger_id, challenge.opponent_id
+        game = Game(
+            id=0,
+            guild_id=challenge.guild_id,
+            channel_id=challenge.channel_id,
+            message_id=message_id or challenge.message_id,
+            size=challenge.size,
+            k=challenge.k,
+            player_x=challenger if x_is_challenger else opponent,
+            player_o=opponent if x_is_challenger else challenger,
+            bot_side=None,
+            difficulty=None,
+            moves=(),
+            status="running",
+            result=None,
+            end_reason=None,
+            turn_deadline=now + self.settings.turn_timeout,
+            created_at=now,
+            updated_at=now,
+            rematch_of=challenge.rematch_of,
+        )
+        async with self.locks.channel(challenge.channel_id):
+            try:
+                game = await self.repo.accept_challenge(challenge, game)
+            except Conflict:
+                raise Refusal("challenge.closed") from None
+        self.deadlines_changed.set()
+        return game
+
+    async def decline(self, challenge_id: int, user_id: int) -> Challenge:
+        """Raises: Refusal: not the challenged member, or the challenge is closed."""
+        challenge = await self._open_challenge(challenge_id, user_id)
+        async with self.locks.channel(challenge.channel_id):
+            try:
+                await self.repo.close_challenge(challenge, "declined")
+            except Conflict:
+                raise Refusal("challenge.closed") from None
+        return challenge.with_changes(status="declined")
+
+    async def _open_challenge(self, challenge_id: int, user_id: int) -> Challenge:
+        challenge = await self.repo.get_challenge(challenge_id)
+        if challenge is None or challenge.status != "pending":
+            raise Refusal("challenge.closed")
+        if user_id != challenge.opponent_id:
+            raise Refusal("challenge.not_for_you", opponent=f"<@{challenge.opponent_id}>")
+        if challenge.expires_at <= self.clock():
+            raise Refusal("challenge.closed")
+        return challenge
+
+    # --- moves --------------------------------------------------------------------------
+
+    async def play(self, game_id: int, ply: int, cell: int, user_id: int) -> Game:
+        """Apply a member's move (and, against the bot, the bot's reply).
+
+        Each move is stored before this returns, so nothing shown is ever lost.
+
+        Raises:
+            Refusal: not a player, not their turn, a stale board, a taken cell, game over.
+        """
+        async with self.locks.game(game_id):
+            game = await self._running_game(game_id)
+            mark = game.mark_of(user_id)
+            if mark is None:
+                raise Refusal("move.not_player")
+            board = game.board
+            if board.to_move != mark:
+                raise Refusal("move.not_your_turn", game=game, mark=board.to_move)
+            if ply != game.ply:
+                raise Refusal("move.stale")
+            try:
+                board.play(cell)
+            except IllegalMove:
+                raise Refusal("move.taken") from None
+            game = await self._save(game, self._advance(game, cell))
+            if game.running and game.bot_side == game.board.to_move:
+                game = await self._save(game, self._advance(game, await self._bot_move(game)))
+        self.deadlines_changed.set()
+        return game
+
+    async def resign(
+        self, user_id: int, *, game_id: int | None = None, channel_id: int | None = None
+    ) -> Game:
+        """End the user's game as a loss, by game id (button) or channel (command).
+
+        Raises:
+            Refusal: no such running game, or the user does not play in it.
+        """
+        if game_id is None:
+            game = await self.repo.running_game_in(channel_id or 0)
+            if game is None or game.mark_of(user_id) is None:
+                raise Refusal("resign.none")
+            game_id = game.id
+        async with self.locks.game(game_id):
+            game = await self._running_game(game_id)
+            mark = game.mark_of(user_id)
+            if mark is None:
+                raise Refusal("move.not_player")
+            game = await self._save(game, self._finish(game, _other(mark), "resign"))
+        self.deadlines_changed.set()
+        return game
+
+    async def rematch(self, game_id: int, user_id: int, message_channel: int) -> Game | Challenge:
+        """Same players, sides swapped: a new bot game at once, or a challenge to the other
+        member.
+
+        Raises:
+            Refusal: not a player, the game still runs, or the channel is busy.
+        """
+        game = await self.repo.get_game(game_id)
+        if game is None:
+            raise Refusal("game.unknown")
+        if game.running:
+            raise Refusal("rematch.running")
+        mark = game.mark_of(user_id)
+        if mark is None:
+            raise Refusal("rematch.not_player")
+        if game.bot_side is not None:
+            # the member takes the side the bot had
+            first: First = "me" if game.bot_side == "X" else "opponent"
+            return await self.start_bot_game(
+                guild_id=game.guild_id,
+                channel_id=game.channel_id,
+                user_id=user_id,
+                difficulty=game.difficulty or self.settings.default_difficulty,
+                first=first,
+                size=game.size,
+            )
+        other = game.player(_other(mark))
+        return await self.challenge(
+            guild_id=game.guild_id,
+            channel_id=game.channel_id,
+            user_id=user_id,
+            opponent_id=other,
+            first="me" if mark == "O" else "opponent",
+            size=game.size,
+            rematch_of=game.id,
+        )
+
+    # --- time ---------------------------------------------------------------------------
+
+    async def next_deadline(self) -> float | None:
+        return await self.repo.next_deadline()
+
+    async def expire_due(self) -> list[Game | Challenge]:
+        """Resolve every turn timeout and challenge expiry that has passed (also those that
+        passed while the bot was down) and return what changed."""
+        now = self.clock()
+        changed: list[Game | Challenge] = []
+        for game in await self.repo.games_due(now):
+            async with self.locks.game(game.id):
+                current = await self.repo.get_game(game.id)
+                if current is None or not current.running or (current.turn_deadline or now) > now:
+                    continue
+                loser = current.board.to_move
+                try:
+                    changed.append(
+                        await self._save(current, self._finish(current, _other(loser), "timeout"))
+                    )
+                except Conflict:
+                    continue
+        for challenge in await self.repo.challenges_due(now):
+            async with self.locks.channel(challenge.channel_id):
+                try:
+                    await self.repo.close_challenge(challenge, "expired")
+                except Conflict:
+                    continue
+                changed.append(challenge.with_changes(status="expired"))
+        return changed
+
+    async def resume_bot_turns(self) -> list[Game]:
+        """Games left waiting on the bot's move (the process died while it thought)."""
+        resumed = []
+        for game in await self.repo.running_games():
+            if game.bot_side != game.board.to_move:
+                continue
+            async with self.locks.game(game.id):
+                current = await self._running_game(game.id)
+                if current.bot_side == current.board.to_move:
+                    resumed.append(
+                        await self._save(
+                            current, self._advance(current, await self._bot_move(current))
+                        )
+                    )
+        return resumed
+
+    # --- internals ----------------------------------------------------------------------
+
+    async def _running_game(self, game_id: int) -> Game:
+        game = await self.repo.get_game(game_id)
+        if game is None:
+            raise Refusal("game.unknown")
+        if not game.running:
+            raise Refusal("move.over")
+        return game
+
+    async def _bot_move(self, game: Game) -> int:
+        name = game.difficulty or self.settings.default_difficulty
+        agent = self.agents.get(name)
+        if agent is None:
+            agent = self.agents[name] = get_agent(name, seed=self.rng.getrandbits(64))
+        board = game.board
+        try:
+            return await choose_move_async(board, agent)
+        except TimeoutError:
+            log.warning("game %s: %s took too long; playing a quick move instead", game.id, name)
+            return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
+
+    def _advance(self, game: Game, cell: int) -> Game:
+        """The game after ``cell`` is played: finished on a line or a full board, else the
+        next member to move gets a fresh turn deadline."""
+        board = game.board.play(cell)
+        now = self.clock()
+        game = game.with_changes(moves=(*game.moves, cell), updated_at=now)
+        outcome = board.outcome()
+        if outcome is not None:
+            return self._finish(game, outcome, "draw" if outcome == "draw" else "line")
+        bot_to_move = game.bot_side == board.to_move
+        return game.with_changes(
+            turn_deadline=None if bot_to_move else now + self.settings.turn_timeout
+        )
+
+    def _finish(self, game: Game, result: str, reason: str) -> Game:
+        now = self.clock()
+        return game.with_changes(
+            status="finished",
+            result=result,
+            end_reason=reason,
+            turn_deadline=None,
+            updated_at=now,
+            finished_at=now,
+        )
+
+    async def _save(self, before: Game, after: Game) -> Game:
+        await self.repo.save_game(after, expected_ply=before.ply)
+        return after
+
+
+def _other(mark: str) -> str:
+    return "O" if mark == "X" else "X"

@@ -1,0 +1,443 @@
+"""The one place with SQL: a SQLite repository for games, challenges and bot state.
+
+One connection, in WAL mode, used only from a dedicated thread so database I/O never
+runs on the event loop. Schema changes are numbered migrations applied at start-up.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.models import Challenge, Game
+
+T = TypeVar("T")
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: games, challenges and a key-value table for bot state (command sync hash).
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        player_x INTEGER NOT NULL,
+        player_o INTEGER NOT NULL,
+        bot_side TEXT CHECK (bot_side IN ('X', 'O')),
+        difficulty TEXT,
+        moves TEXT NOT NULL DEFAULT '',
+        ply INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+        result TEXT CHECK (result IN ('X', 'O', 'draw')),
+        end_reason TEXT CHECK (end_reason IN ('line', 'draw', 'resign', 'timeout')),
+        turn_deadline REAL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        finished_at REAL,
+        rematch_of INTEGER REFERENCES games(id)
+    );
+    CREATE UNIQUE INDEX games_one_running_per_channel ON games(channel_id)
+        WHERE status = 'running';
+    CREATE INDEX games_running_deadline ON games(turn_deadline) WHERE status = 'running';
+    CREATE TABLE challenges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        challenger_id INTEGER NOT NULL,
+        opponent_id INTEGER NOT NULL,
+        x_player TEXT NOT NULL CHECK (x_player IN ('challenger', 'opponent', 'random')),
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined', 'expired')),
+        expires_at REAL NOT NULL,
+        created_at REAL NOT NULL,
+        game_id INTEGER REFERENCES games(id),
+        rematch_of INTEGER REFERENCES games(id)
+    );
+    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
+        WHERE status = 'pending';
+    CREATE INDEX challenges_pending_expiry ON challenges(expires_at) WHERE status = 'pending';
+    """,
+)
+
+_GAME_COLUMNS = (
+    "id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty,"
+    " moves, status, result, end_reason, turn_deadline, created_at, updated_at, finished_at,"
+    " rematch_of"
+)
+_CHALLENGE_COLUMNS = (
+    "id, guild_id, channel_id, message_id, challenger_id, opponent_id, x_player, size, k,"
+    " status, expires_at, created_at, game_id, rematch_of"
+)
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or used; the message names the path."""
+
+
+class Conflict(Exception):
+    """A write lost a race (the row changed since it was read); nothing was written."""
+
+
+def _game(row: tuple[Any, ...]) -> Game:
+    values = list(row)
+    values[10] = tuple(int(c) for c in values[10].split(",")) if values[10] else ()
+    return Game(*values)
+
+
+def _challenge(row: tuple[Any, ...]) -> Challenge:
+    return Challenge(*row)
+
+
+class GameRepository:
+    """Async access to the SQLite file at ``path``; every call runs on the DB thread."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
+        self._conn: sqlite3.Connection | None = None
+
+    async def _run(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Open the file, switch to WAL and apply pending migrations.
+
+        Raises:
+            DatabaseError: the path cannot be opened or is not a SQLite database.
+        """
+        await self._run(self._open)
+
+    def _open(self) -> None:
+        path = Path(self.path)
+        if self.path != ":memory:" and not path.parent.is_dir():
+            raise DatabaseError(
+                f"cannot open database {self.path}: folder {path.parent} does not exist"
+            )
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"cannot open database {self.path}: {exc}") from None
+        try:
+            conn.execute("PRAGMA busy_timeout = 5000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            self._migrate(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise DatabaseError(f"cannot use database {self.path}: {exc}") from None
+        self._conn = conn
+
+    @staticmethod
+    def _migrate(conn: sqlite3.Connection) -> None:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version > len(MIGRATIONS):
+            raise sqlite3.DatabaseError(
+                f"schema version {version} is newer than this bot knows ({len(MIGRATIONS)})"
+            )
+        for number in range(version + 1, len(MIGRATIONS) + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in MIGRATIONS[number - 1].split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
+                conn.execute(f"PRAGMA user_version = {number}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            await self._run(self._conn.close)
+            self._conn = None
+        self._executor.shutdown(wait=True)
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise DatabaseError(f"database {self.path} is not open")
+        return self._conn
+
+    async def schema_version(self) -> int:
+        return await self._run(lambda: self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    # --- meta ---------------------------------------------------------------------------
+
+    async def get_meta(self, key: str) -> str | None:
+        def run() -> str | None:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            return row[0] if row else None
+
+        return await self._run(run)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._run(
+            lambda: self.conn.execute(
+                "INSERT INTO meta (key, value) VALUES (?, ?)"
+                " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+        )
+
+    # --- games --------------------------------------------------------------------------
+
+    async def create_game(self, game: Game) -> Game:
+        """Insert ``game`` (its id is ignored) and return it with its new id.
+
+        Raises:
+            Conflict: the channel already has a running game.
+        """
+
+        def run() -> Game:
+            try:
+                return _insert_game(self.conn, game)
+            except sqlite3.IntegrityError as exc:
+                raise Conflict(str(exc)) from None
+
+        return await self._run(run)
+
+    async def get_game(self, game_id: int) -> Game | None:
+        return await self._run(self._one_game, "WHERE id = ?", (game_id,))
+
+    async def running_game_in(self, channel_id: int) -> Game | None:
+        return await self._run(
+            self._one_game, "WHERE channel_id = ? AND status = 'running'", (channel_id,)
+        )
+
+    def _one_game(self, where: str, params: tuple[Any, ...]) -> Game | None:
+        row = self.conn.execute(f"SELECT {_GAME_COLUMNS} FROM games {where}", params).fetchone()
+        return _game(row) if row else None
+
+    async def save_game(self, game: Game, expected_ply: int) -> None:
+        """Store a changed running game: moves, status, result, deadline, message.
+
+        Raises:
+            Conflict: the stored game is no longer running at ``expected_ply``.
+        """
+
+        def run() -> None:
+            cursor = self.conn.execute(
+                "UPDATE games SET message_id = ?, moves = ?, ply = ?, status = ?, result = ?,"
+                " end_reason = ?, turn_deadline = ?, updated_at = ?, finished_at = ?"
+                " WHERE id = ? AND status = 'running' AND ply = ?",
+                (
+                    game.message_id,
+                    _moves_text(game.moves),
+                    game.ply,
+                    game.status,
+                    game.result,
+                    game.end_reason,
+                    game.turn_deadline,
+                    game.updated_at,
+                    game.finished_at,
+                    game.id,
+                    expected_ply,
+                ),
+            )
+            if cursor.rowcount != 1:
+                raise Conflict(f"game {game.id} changed before this write")
+
+        await self._run(run)
+
+    async def set_game_message(self, game_id: int, message_id: int) -> None:
+        await self._run(
+            lambda: self.conn.execute(
+                "UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id)
+            )
+        )
+
+    async def running_games(self) -> list[Game]:
+        def run() -> list[Game]:
+            rows = self.conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'running'"
+            ).fetchall()
+            return [_game(row) for row in rows]
+
+        return await self._run(run)
+
+    async def games_due(self, now: float) -> list[Game]:
+        """Running games whose turn deadline has passed."""
+
+        def run() -> list[Game]:
+            rows = self.conn.execute(
+                f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'running'"
+                " AND turn_deadline <= ? ORDER BY turn_deadline",
+                (now,),
+            ).fetchall()
+            return [_game(row) for row in rows]
+
+        return await self._run(run)
+
+    async def next_deadline(self) -> float | None:
+        """The soonest turn deadline or challenge expiry still pending."""
+
+        def run() -> float | None:
+            row = self.conn.execute(
+                "SELECT MIN(t) FROM ("
+                " SELECT MIN(turn_deadline) AS t FROM games WHERE status = 'running'"
+                " UNION ALL SELECT MIN(expires_at) FROM challenges WHERE status = 'pending')"
+            ).fetchone()
+            return row[0]
+
+        return await self._run(run)
+
+    # --- challenges ---------------------------------------------------------------------
+
+    async def create_challenge(self, challenge: Challenge) -> Challenge:
+        """Insert ``challenge`` and return it with its id.
+
+        Raises:
+            Conflict: the channel already has a pending challenge.
+        """
+
+        def run() -> Challenge:
+            try:
+                cursor = self.conn.execute(
+                    f"INSERT INTO challenges ({_CHALLENGE_COLUMNS}) VALUES (NULL{', ?' * 13})",
+                    tuple(_challenge_values(challenge)),
+                )
+            except sqlite3.IntegrityError as exc:
+                raise Conflict(str(exc)) from None
+            return challenge.with_changes(id=cursor.lastrowid)
+
+        return await self._run(run)
+
+    async def get_challenge(self, challenge_id: int) -> Challenge | None:
+        return await self._run(self._one_challenge, "WHERE id = ?", (challenge_id,))
+
+    async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
+        return await self._run(
+            self._one_challenge, "WHERE channel_id = ? AND status = 'pending'", (channel_id,)
+        )
+
+    def _one_challenge(self, where: str, params: tuple[Any, ...]) -> Challenge | None:
+        row = self.conn.execute(
+            f"SELECT {_CHALLENGE_COLUMNS} FROM challenges {where}", params
+        ).fetchone()
+        return _challenge(row) if row else None
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self._run(
+            lambda: self.conn.execute(
+                "UPDATE challenges SET message_id = ? WHERE id = ?", (message_id, challenge_id)
+            )
+        )
+
+    async def close_challenge(self, challenge: Challenge, status: str) -> None:
+        """Move a pending challenge to ``status`` (declined or expired).
+
+        Raises:
+            Conflict: it was no longer pending.
+        """
+        await self._run(self._close_challenge, challenge.id, status, None)
+
+    def _close_challenge(self, challenge_id: int, status: str, game_id: int | None) -> None:
+        cursor = self.conn.execute(
+            "UPDATE challenges SET status = ?, game_id = ? WHERE id = ? AND status = 'pending'",
+            (status, game_id, challenge_id),
+        )
+        if cursor.rowcount != 1:
+            raise Conflict(f"challenge {challenge_id} is no longer pending")
+
+    async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
+        """Atomically mark the challenge accepted and create its game.
+
+        Raises:
+            Conflict: the challenge was no longer pending, or the channel is busy.
+        """
+
+        def run() -> Game:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                created = _insert_game(conn, game)
+                self._close_challenge(challenge.id, "accepted", created.id)
+                conn.execute("COMMIT")
+            except sqlite3.IntegrityError as exc:
+                conn.execute("ROLLBACK")
+                raise Conflict(str(exc)) from None
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            return created
+
+        return await self._run(run)
+
+    async def challenges_due(self, now: float) -> list[Challenge]:
+        def run() -> list[Challenge]:
+            rows = self.conn.execute(
+                f"SELECT {_CHALLENGE_COLUMNS} FROM challenges WHERE status = 'pending'"
+                " AND expires_at <= ? ORDER BY expires_at",
+                (now,),
+            ).fetchall()
+            return [_challenge(row) for row in rows]
+
+        return await self._run(run)
+
+
+def _insert_game(conn: sqlite3.Connection, game: Game) -> Game:
+    values = _game_values(game)
+    cursor = conn.execute(
+        f"INSERT INTO games ({_GAME_COLUMNS}, ply) VALUES (NULL{', ?' * (len(values) + 1)})",
+        (*values, game.ply),
+    )
+    return game.with_changes(id=cursor.lastrowid)
+
+
+def _moves_text(moves: tuple[int, ...]) -> str:
+    return ",".join(str(c) for c in moves)
+
+
+def _game_values(game: Game) -> list[Any]:
+    return [
+        game.guild_id,
+        game.channel_id,
+        game.message_id,
+        game.size,
+        game.k,
+        game.player_x,
+        game.player_o,
+        game.bot_side,
+        game.difficulty,
+        _moves_text(game.moves),
+        game.status,
+        game.result,
+        game.end_reason,
+        game.turn_deadline,
+        game.created_at,
+        game.updated_at,
+        game.finished_at,
+        game.rematch_of,
+    ]
+
+
+def _challenge_values(challenge: Challenge) -> list[Any]:
+    c = challenge
+    return [
+        c.guild_id,
+        c.channel_id,
+        c.message_id,
+        c.challenger_id,
+        c.opponent_id,
+        c.x_player,
+        c.size,
+        c.k,
+        c.status,
+        c.expires_at,
+        c.created_at,
+        c.game_id,
+        c.rematch_of,
+    ]

@@ -1,0 +1,85 @@
+"""Every user-facing string, in one catalog: wording and (later) translation live here."""
+
+from __future__ import annotations
+
+EN: dict[str, str] = {
+    # commands
+    "cmd.group": "Play tic-tac-toe",
+    "cmd.start": "Start a game against the bot, or challenge a member",
+    "cmd.start.opponent": "A member to challenge (leave empty to play the bot)",
+    "cmd.start.difficulty": "The bot's strength (default: {default})",
+    "cmd.start.first": "Who moves first (default: random)",
+    "cmd.resign": "Resign your game in this channel",
+    "cmd.help": "How to play, and the bot's difficulties",
+    "choice.first.random": "Random",
+    "choice.first.me": "Me",
+    "choice.first.opponent": "My opponent",
+    # help
+    "help": (
+        "**Tic-tac-toe** — three in a row wins.\n"
+        "`/ttt start` plays me; the default difficulty is **{default}**.\n"
+        "`/ttt start opponent:@member` challenges a member: they get Accept and Decline "
+        "buttons and {challenge} seconds to answer.\n"
+        "`/ttt start difficulty:… first:…` picks my strength and who moves first "
+        "(random unless you choose).\n"
+        "`/ttt resign` (or the Resign button) ends your game as a loss.\n"
+        "Click a square to move. If a player to move waits more than {turn} seconds, "
+        "they lose the game.\n\n"
+        "**Difficulties**\n"
+        "• easy — looks one move ahead\n"
+        "• medium — looks three moves ahead\n"
+        "• hard — perfect play: it never loses\n"
+        "• unbeatable — perfect play that also sets the most traps"
+    ),
+    # starting
+    "start.self": "You can't challenge yourself. Leave the opponent empty to play me.",
+    "start.other_bot": "{name} is a bot and can't play. Challenge a member, or play me.",
+    "start.busy_game": "A game is already running in this channel: {link}. "
+    "Finish it, or play in another channel.",
+    "start.busy_challenge": "A challenge is already waiting for an answer in this channel: {link}.",
+    "start.not_in_guild": "Games are played in server channels.",
+    # challenges
+    "challenge.content": "{opponent}, {challenger} challenges you to tic-tac-toe! "
+    "Answer {deadline}.",
+    "challenge.not_for_you": "This challenge is for {opponent}. Start your own with `/ttt start`.",
+    "challenge.declined": "{opponent} declined {challenger}'s challenge.",
+    "challenge.expired": "{challenger}'s challenge to {opponent} expired without an answer.",
+    "challenge.closed": "This challenge is no longer open.",
+    "challenge.rematch": "{opponent}, {challenger} wants a rematch, sides swapped! "
+    "Answer {deadline}.",
+    "button.accept": "Accept",
+    "button.decline": "Decline",
+    "button.resign": "Resign",
+    "button.rematch": "Rematch",
+    # the game message
+    "game.vs": "❌ {x}  vs  ⭕ {o}",
+    "game.turn": "{player} to move ({mark}), {deadline}.",
+    "game.bot_turn": "{player} is thinking…",
+    "game.won": "**{player} wins** with three in a row! ({mark})",
+    "game.won_k": "**{player} wins** with {k} in a row! ({mark})",
+    "game.draw": "**Draw.** Nobody wins.",
+    "game.resigned": "{loser} resigned. **{winner} wins.**",
+    "game.timeout": "{loser} ran out of time. **{winner} wins.**",
+    "bot.name": "the bot ({difficulty})",
+    # clicks that change nothing
+    "move.not_player": "You're not playing in this game. Start your own with `/ttt start`.",
+    "move.not_your_turn": "It's not your turn: waiting for {player}.",
+    "move.stale": "That board is out of date: the game has moved on. Use the latest board.",
+    "move.taken": "That square is already taken.",
+    "move.over": "This game is over.",
+    "game.unknown": "I can't find this game any more.",
+    "resign.none": "You have no running game in this channel.",
+    "resign.done": "You resigned the game.",
+    "rematch.not_player": "Only the players of this game can ask for a rematch.",
+    "rematch.running": "This game is still running.",
+    "error.generic": "Something went wrong on my side, and nothing was changed. Try again.",
+}
+
+
+def text(key: str, **params: object) -> str:
+    """The English text for ``key`` with ``params`` filled in.
+
+    Raises:
+        KeyError: an unknown key (a bug: every key lives in the catalog).
+    """
+    return EN[key].format(**params)

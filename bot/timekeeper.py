@@ -1,0 +1,61 @@
+"""Turn timeouts and challenge expiries, kept across restarts.
+
+Deadlines live in the database. One background task sleeps until the soonest one (or
+until the service says deadlines changed), resolves whatever is due, and edits the
+messages. At start-up it first resolves what expired while the bot was down and makes
+any bot move that a crash interrupted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from discord.ext import commands
+
+if TYPE_CHECKING:
+    from bot.client import TTTBot
+
+log = logging.getLogger(__name__)
+
+MAX_SLEEP = 60.0
+"""Seconds between checks even when nothing is due: a safety net, not the mechanism."""
+
+
+class Timekeeper(commands.Cog):
+    def __init__(self, bot: TTTBot) -> None:
+        self.bot = bot
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="ttt-timekeeper")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        service = self.bot.service
+        try:
+            for game in await service.resume_bot_turns():
+                await self.bot.controller.publish(game)
+        except Exception:
+            log.exception("could not resume games waiting on the bot")
+        while True:
+            try:
+                service.deadlines_changed.clear()
+                for item in await service.expire_due():
+                    log.info("%s %s ended by its deadline", type(item).__name__.lower(), item.id)
+                    await self.bot.controller.publish(item)
+                soonest = await service.next_deadline()
+            except Exception:
+                log.exception("timekeeper pass failed; retrying")
+                soonest = None
+                await asyncio.sleep(1)
+            delay = MAX_SLEEP if soonest is None else max(0.0, soonest - service.clock())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(service.deadlines_changed.wait(), min(delay, MAX_SLEEP))
