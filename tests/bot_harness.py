@@ -1,0 +1,70 @@
+"""Run the real bot (in this event loop, or as a child process) against the emulator."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import os
+import subprocess
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import discord
+import yarl
+from discord.http import Route
+
+from bot.client import TTTBot
+from bot.settings import Settings
+from bot.storage import GameRepository
+from discord_emulator import DiscordEmulator
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> Settings:
+    base = Settings(token=emu.token, database=str(database), api_base=emu.api_base,
+                    gateway_url=emu.gateway_url)
+    return dataclasses.replace(base, **overrides)
+
+
+@contextlib.asynccontextmanager
+async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator[TTTBot]:
+    """The bot connected and ready (commands synced if they changed); closed afterwards."""
+    old_base, old_gateway = Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    Route.BASE = emu.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
+    repo = GameRepository(settings.database)
+    await repo.open()
+    bot = TTTBot(settings, repo)
+    ready = emu.ready_count + 1
+    task = asyncio.create_task(bot.start(settings.token))
+    try:
+        await emu.wait_until_ready(timeout=10, count=ready)
+        await emu.wait_for_commands(timeout=10)
+        yield bot
+    finally:
+        await bot.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 5)
+        await repo.close()
+        Route.BASE = old_base
+        discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
+
+
+def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
+    env.update(
+        DISCORD_TOKEN=emu.token, DISCORD_API_BASE=emu.api_base,
+        DISCORD_GATEWAY_URL=emu.gateway_url, TTT_DATABASE=str(database), **extra,
+    )
+    return env
+
+
+def start_bot_process(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
+    """``python -m bot`` as a user would start it (cwd without a .env of ours)."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "bot"], env=env, cwd=cwd,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+    )
