@@ -9,6 +9,7 @@ import logging
 import discord
 from discord.ext import commands
 
+from bot import custom_ids
 from bot.commands import TicTacToe
 from bot.components import DYNAMIC_ITEMS
 from bot.controller import Controller
@@ -46,6 +47,23 @@ class TTTBot(commands.Bot):
         await self.add_cog(TicTacToe(self))
         await self.add_cog(Timekeeper(self))
         await self.sync_commands_if_changed()
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """discord.py drops a click whose button is no longer on the message (a member on
+        a lagging client clicked a board that has since changed); answer it here, or the
+        member would see 'This interaction failed'."""
+        if interaction.type is not discord.InteractionType.component or not interaction.data:
+            return
+        custom_id = str(interaction.data.get("custom_id", ""))
+        if not custom_ids.is_ours(custom_id) or interaction.message is None:
+            return
+        shown = {
+            getattr(child, "custom_id", None)
+            for row in interaction.message.components
+            for child in getattr(row, "children", ())
+        }
+        if custom_id not in shown:
+            await self.controller.on_vanished_button(interaction)
 
     async def sync_commands_if_changed(self) -> bool:
         """Sync the command tree only when it differs from the last sync (to the dev

@@ -104,6 +104,10 @@ class Controller:
                 return
             await self._update_game(interaction, game)
 
+    async def on_vanished_button(self, interaction: discord.Interaction) -> None:
+        async with self._answering(interaction):
+            raise Refusal("move.stale")
+
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self._answering(interaction):
             game = await self.service.resign(interaction.user.id, game_id=game_id)

@@ -22,6 +22,10 @@ ACCEPT_TEMPLATE = r"ttt:a:(?P<challenge>[0-9]{1,19})"
 DECLINE_TEMPLATE = r"ttt:d:(?P<challenge>[0-9]{1,19})"
 
 
+def is_ours(custom_id: str) -> bool:
+    return custom_id.startswith(f"{PREFIX}:")
+
+
 def cell(game_id: int, ply: int, cell_index: int) -> str:
     return f"ttt:c:{game_id}:{ply}:{cell_index}"
 

@@ -251,11 +251,11 @@ class GameService:
             mark = game.mark_of(user_id)
             if mark is None:
                 raise Refusal("move.not_player")
+            if ply != game.ply:  # the board this click was made on has changed since
+                raise Refusal("move.stale")
             board = game.board
             if board.to_move != mark:
                 raise Refusal("move.not_your_turn", game=game, mark=board.to_move)
-            if ply != game.ply:
-                raise Refusal("move.stale")
             try:
                 board.play(cell)
             except IllegalMove:

@@ -18,14 +18,15 @@ from discord.http import Route
 from bot.client import TTTBot
 from bot.settings import Settings
 from bot.storage import GameRepository
-from discord_emulator import DiscordEmulator
+from discord_emulator import DiscordEmulator, buttons
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> Settings:
-    base = Settings(token=emu.token, database=str(database), api_base=emu.api_base,
-                    gateway_url=emu.gateway_url)
+    base = Settings(
+        token=emu.token, database=str(database), api_base=emu.api_base, gateway_url=emu.gateway_url
+    )
     return dataclasses.replace(base, **overrides)
 
 
@@ -56,8 +57,11 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
 def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
     env.update(
-        DISCORD_TOKEN=emu.token, DISCORD_API_BASE=emu.api_base,
-        DISCORD_GATEWAY_URL=emu.gateway_url, TTT_DATABASE=str(database), **extra,
+        DISCORD_TOKEN=emu.token,
+        DISCORD_API_BASE=emu.api_base,
+        DISCORD_GATEWAY_URL=emu.gateway_url,
+        TTT_DATABASE=str(database),
+        **extra,
     )
     return env
 
@@ -65,6 +69,21 @@ def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[
 def start_bot_process(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
     """``python -m bot`` as a user would start it (cwd without a .env of ours)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bot"], env=env, cwd=cwd,
-        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        [sys.executable, "-m", "bot"],
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
     )
+
+
+def board_of(message: dict) -> str:
+    """Read the board back from the buttons a member sees."""
+    cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
+    marks = {"❌": "X", "⭕": "O"}
+    return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in cells)
+
+
+def cell_id(message: dict, cell: int) -> str:
+    cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
+    return cells[cell]["custom_id"]

@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from bot_harness import running_bot, settings_for
+from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, find_button
 from engine import Board
-
-
-def board_of(message: dict) -> str:
-    """Read the board back from the buttons a member sees."""
-    cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
-    marks = {"❌": "X", "⭕": "O"}
-    return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in cells)
-
-
-def cell_id(message: dict, cell: int) -> str:
-    cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
-    return cells[cell]["custom_id"]
 
 
 @pytest.fixture
@@ -58,3 +46,73 @@ async def test_a_whole_game_against_unbeatable_never_wins_for_the_member(
     assert board.outcome() in ("O", "draw")
     assert all(b.get("disabled") for row in buttons(message)[:3] for b in row)
     assert find_button(message, label="Rematch") is not None
+
+
+async def play_out(emulator: DiscordEmulator, user, message: dict) -> tuple[Board, dict]:
+    """Click the first empty square until the game ends; return the final board."""
+    while not (board := Board.from_string(board_of(message))).is_over():
+        res = await emulator.click(user, message, cell_id(message, board.legal_moves()[0]))
+        assert res.type == 7 and not res.ephemeral, res.content
+        message = res.message
+    return board, message
+
+
+@pytest.mark.parametrize("difficulty", ["easy", "medium", "hard", "unbeatable"])
+async def test_every_difficulty_plays_a_whole_game(
+    emulator: DiscordEmulator, bot, difficulty: str
+) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt start", {"difficulty": difficulty, "first": "opponent"})
+    # the bot moved first: one mark on the board already
+    assert Board.from_string(board_of(res.message)).move_count == 1
+    assert f"the bot ({difficulty})" in res.content
+    board, message = await play_out(emulator, alice, res.message)
+    if difficulty in ("hard", "unbeatable"):
+        assert board.outcome() in ("X", "draw")  # the bot plays X here and never loses
+    status = message["content"].splitlines()[-1]
+    assert ("wins" in status) or ("Draw" in status)
+
+
+async def test_winning_line_is_highlighted(emulator: DiscordEmulator, bot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt start", {"difficulty": "unbeatable", "first": "me"})
+    board, message = await play_out(emulator, alice, res.message)
+    cells = [b for row in buttons(message)[:3] for b in row]
+    green = [i for i, b in enumerate(cells) if b["style"] == 3]
+    if board.outcome() == "draw":
+        assert green == []
+    else:
+        assert green == board.winning_line()
+
+
+async def test_rematch_against_the_bot_swaps_sides(emulator: DiscordEmulator, bot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
+    _, message = await play_out(emulator, alice, res.message)
+    rematch = find_button(message, label="Rematch")
+    res = await emulator.click(alice, message, rematch["custom_id"])
+    assert res.type == 4 and res.message["id"] != message["id"]
+    # alice was X; now the bot is X and has already moved
+    assert res.content.startswith("❌ the bot (hard)")
+    assert Board.from_string(board_of(res.message)).move_count == 1
+
+
+async def test_help_states_the_default_difficulty(emulator: DiscordEmulator, bot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt help")
+    assert res.ephemeral
+    assert "default difficulty is **medium**" in res.content
+    for name in ("easy", "medium", "hard", "unbeatable"):
+        assert name in res.content
+
+
+async def test_resign_button_ends_the_game_as_a_loss(emulator: DiscordEmulator, bot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt start", {"first": "me"})
+    res = await emulator.click(
+        alice, res.message, find_button(res.message, label="Resign")["custom_id"]
+    )
+    assert res.type == 7
+    assert f"<@{alice.id}> resigned" in res.content
+    assert find_button(res.message, label="Rematch") is not None
+    assert all(b.get("disabled") for row in buttons(res.message)[:3] for b in row)
