@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, find_button
 
@@ -34,7 +33,8 @@ async def test_challenge_mentions_the_opponent_with_accept_and_decline(emulator,
         for method, path, body in reversed(emulator.requests)
         if method == "POST" and path.startswith(f"/interactions/{res.id}/")
     )
-    assert callback["data"]["allowed_mentions"] == {"parse": [], "users": [bob.id]}
+    allowed = callback["data"]["allowed_mentions"]
+    assert (allowed["parse"], allowed["users"]) == ([], [bob.id])
 
 
 async def test_accepted_challenge_becomes_the_board(emulator, bot) -> None:
