@@ -14,11 +14,12 @@ from pathlib import Path
 import discord
 import yarl
 from discord.http import Route
-from discord_emulator import DiscordEmulator, buttons
 
 from bot.client import TTTBot
 from bot.settings import Settings
 from bot.storage import GameRepository
+
+from discord_emulator import DiscordEmulator, buttons
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,11 +7,12 @@ from fractions import Fraction
 from functools import cache
 
 import pytest
-import reference_solver as ref
 
 from engine import LADDER, Board, best_moves, get_agent
 from engine.arena import run_arena
 from engine.census import reachable_positions
+
+import reference_solver as ref
 
 RUNNING = [b for b in reachable_positions(Board.new()) if not b.is_over()]
 

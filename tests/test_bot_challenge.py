@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, find_button
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from bot_harness import board_of, cell_id, running_bot, settings_for
-from discord_emulator import DiscordEmulator, buttons, find_button
 
 from engine import Board
+
+from bot_harness import board_of, cell_id, running_bot, settings_for
+from discord_emulator import DiscordEmulator, buttons, find_button
 
 
 @pytest.fixture

@@ -12,11 +12,12 @@ from typing import Any
 
 import aiohttp
 import discord
-import discord_emulator
 import pytest
 import yarl
 from discord import app_commands
 from discord.http import Route
+
+import discord_emulator
 from discord_emulator import CommandError, DiscordEmulator, buttons, find_button
 
 

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-import reference_solver as ref
 
 from engine import Board, best_moves, solve
 from engine.census import reachable_positions
 from engine.search import score
+
+import reference_solver as ref
 
 RUNNING = sorted(
     (b for b in reachable_positions(Board.new()) if not b.is_over()), key=Board.to_string

@@ -1,0 +1,157 @@
+"""The SQLite repository: WAL, migrations, clear errors, and what a restart keeps."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+
+import pytest
+
+from bot.models import Game
+from bot.storage import MIGRATIONS, Conflict, DatabaseError, GameRepository
+from engine import Board
+
+from bot_harness import board_of, cell_id, running_bot, settings_for
+from discord_emulator import DiscordEmulator
+
+
+def a_game(channel_id: int = 1, moves: tuple[int, ...] = ()) -> Game:
+    now = time.time()
+    return Game(
+        id=0,
+        guild_id=1,
+        channel_id=channel_id,
+        message_id=None,
+        size=3,
+        k=3,
+        player_x=10,
+        player_o=20,
+        bot_side=None,
+        difficulty=None,
+        moves=moves,
+        status="running",
+        result=None,
+        end_reason=None,
+        turn_deadline=now + 60,
+        created_at=now,
+        updated_at=now,
+    )
+
+
+async def test_wal_mode_and_schema_version(tmp_path) -> None:
+    repo = GameRepository(tmp_path / "ttt.sqlite3")
+    await repo.open()
+    try:
+        assert await repo.schema_version() == len(MIGRATIONS)
+        mode = await repo._run(lambda: repo.conn.execute("PRAGMA journal_mode").fetchone()[0])
+        assert mode == "wal"
+    finally:
+        await repo.close()
+    again = GameRepository(tmp_path / "ttt.sqlite3")  # migrations run once; reopening is fine
+    await again.open()
+    assert await again.schema_version() == len(MIGRATIONS)
+    await again.close()
+
+
+async def test_round_trip_and_compare_and_set(tmp_path) -> None:
+    repo = GameRepository(tmp_path / "ttt.sqlite3")
+    await repo.open()
+    try:
+        game = await repo.create_game(a_game(moves=(4,)))
+        assert game.id > 0
+        assert await repo.get_game(game.id) == game
+        moved = game.with_changes(moves=(4, 0))
+        await repo.save_game(moved, expected_ply=1)
+        assert (await repo.get_game(game.id)).moves == (4, 0)
+        with pytest.raises(Conflict):  # a second writer that saw ply 1 loses
+            await repo.save_game(game.with_changes(moves=(4, 8)), expected_ply=1)
+        with pytest.raises(Conflict):  # one running game per channel, enforced by the schema
+            await repo.create_game(a_game())
+        assert await repo.create_game(a_game(channel_id=2))
+    finally:
+        await repo.close()
+
+
+async def test_missing_folder_is_a_one_line_error_and_creates_nothing(tmp_path) -> None:
+    path = tmp_path / "nowhere" / "ttt.sqlite3"
+    with pytest.raises(DatabaseError, match=str(path)) as info:
+        await GameRepository(path).open()
+    assert "\n" not in str(info.value)
+    assert not path.parent.exists()
+
+
+async def test_not_a_database_is_refused_and_left_untouched(tmp_path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_bytes(b"these are my notes, not a database\n" * 200)
+    before = path.read_bytes()
+    with pytest.raises(DatabaseError, match=str(path)):
+        await GameRepository(path).open()
+    assert path.read_bytes() == before
+
+
+async def test_a_newer_schema_is_refused(tmp_path) -> None:
+    path = tmp_path / "ttt.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
+    with pytest.raises(DatabaseError, match="newer than this bot knows"):
+        await GameRepository(path).open()
+
+
+async def test_game_continues_after_a_restart_and_commands_sync_once(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3")
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        res = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard"})
+        res = await emulator.click(alice, res.message, cell_id(res.message, 4))
+        message = res.message
+    assert emulator.sync_count == 1
+    async with running_bot(emulator, settings):
+        board = Board.from_string(board_of(message))
+        cell = board.legal_moves()[0]
+        res = await emulator.click(alice, message, cell_id(message, cell))
+        assert res.type == 7
+        after = Board.from_string(board_of(res.message))
+        assert after.move_count == board.move_count + 2 and after[cell] == "X"
+    assert emulator.sync_count == 1  # the tree did not change, so no second sync
+
+
+async def test_a_bot_move_interrupted_by_a_crash_is_made_at_start_up(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3")
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings) as bot:
+        res = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        game = await bot.repo.running_game_in(emulator.channel.id)
+        # the member's move was stored, then the process died before the bot replied
+        await bot.repo.save_game(game.with_changes(moves=(4,), turn_deadline=None), expected_ply=0)
+    message_id = res.message["id"]
+    async with running_bot(emulator, settings):
+        edited = await emulator.wait_for_message(
+            lambda m: m["id"] == message_id and board_of(m).count("O") == 1, include_existing=True
+        )
+    board = Board.from_string(board_of(edited))
+    assert board[4] == "X" and board.move_count == 2
+
+
+async def test_dev_guild_sync_goes_to_the_guild_only(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", dev_guild_id=emulator.guild.id)
+    async with running_bot(emulator, settings):
+        names = [c["name"] for c in emulator.commands(guild_id=emulator.guild.id)]
+        assert names == ["ttt"]
+        assert emulator.commands() == []
+
+
+async def test_a_slow_bot_move_is_deferred_then_shown(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", defer_after=0.0)
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        res = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard"})
+        message = res.message
+        res = await emulator.click(alice, message, cell_id(message, 0))
+        assert res.type == 6  # deferred update: the click is acknowledged at once
+        edited = await res.wait_for_edit(timeout=5)
+        assert edited is not None
+        assert Board.from_string(board_of(emulator.message(message["id"]))).move_count == 2
