@@ -115,9 +115,7 @@ class Controller:
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self._answering(interaction):
-            result = await self.service.rematch(
-                game_id, interaction.user.id, interaction.channel_id or 0
-            )
+            result = await self.service.rematch(game_id, interaction.user.id)
             if isinstance(result, Game):
                 await self._send_game(interaction, result)
             else:

@@ -14,11 +14,13 @@ import time
 from collections.abc import Callable
 from typing import Literal
 
+from bot import game_state
+from bot.game_state import other
 from bot.locks import LockRegistry
 from bot.models import Challenge, Game, XChoice
 from bot.settings import Settings
 from bot.storage import Conflict, GameRepository
-from engine import Board, IllegalMove, choose_move_async, get_agent
+from engine import Agent, Board, IllegalMove, choose_move_async, get_agent
 
 log = logging.getLogger(__name__)
 
@@ -49,69 +51,48 @@ class GameService:
         self.clock = clock
         self.rng = rng or random.Random()
         self.locks = LockRegistry()
-        self.agents = {}
+        self.agents: dict[str, Agent] = {}
         self.deadlines_changed = asyncio.Event()
+        """Set whenever a deadline may have moved, to wake the timekeeper."""
+
+    def _first_is_me(self, first: First) -> bool:
+        return {"me": True, "opponent": False}.get(first, self.rng.random() < 0.5)
 
     # --- starting -----------------------------------------------------------------------
 
     async def start_bot_game(
-        self,
-        *,
-        guild_id: int | None,
-        channel_id: int,
-        user_id: int,
-        difficulty: str,
-        first: First,
-        size: int = 3,
-    ) -> Game:
+        self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
+        first: First, size: int = 3,
+    ) -> Game:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
 
         Raises:
             Refusal: the channel is busy.
         """
-        human_x = {"me": True, "opponent": False}.get(first, self.rng.random() < 0.5)
-        board = Board.new(size)
-        now = self.clock()
-        game = Game(
-            id=0,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            message_id=None,
-            size=board.size,
-            k=board.k,
-            player_x=user_id if human_x else self.bot_user_id,
-            player_o=self.bot_user_id if human_x else user_id,
-            bot_side="O" if human_x else "X",
-            difficulty=difficulty,
-            moves=(),
-            status="running",
-            result=None,
-            end_reason=None,
-            turn_deadline=None,
-            created_at=now,
-            updated_at=now,
-        )
+        human_x = self._first_is_me(first)
+        human, bot = (user_id, self.bot_user_id)
+        game = game_state.new_game(
+            guild_id=guild_id, channel_id=channel_id, size=size, now=self.clock(),
+            player_x=human if human_x else bot, player_o=bot if human_x else human,
+            bot_side="O" if human_x else "X", difficulty=difficulty,
+        )  # fmt: skip
         async with self.locks.channel(channel_id):
             await self._ensure_free(channel_id)
-            if not human_x:
-                game = self._advance(game, await self._bot_move(game))
+            if human_x:
+                game = game_state.start_clock(game, self.clock(), self.settings.turn_timeout)
             else:
-                game = game.with_changes(turn_deadline=now + self.settings.turn_timeout)
-            game = await self._create(game)
+                game = self._advance(game, await self._bot_move(game))
+            try:
+                game = await self.repo.create_game(game)
+            except Conflict:
+                raise await self._busy(channel_id) from None
         self.deadlines_changed.set()
         return game
 
     async def challenge(
-        self,
-        *,
-        guild_id: int | None,
-        channel_id: int,
-        user_id: int,
-        opponent_id: int,
-        first: First,
-        size: int = 3,
-        rematch_of: int | None = None,
-    ) -> Challenge:
+        self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int,
+        first: First, size: int = 3, rematch_of: int | None = None,
+    ) -> Challenge:  # fmt: skip
         """Challenge a member; it waits for their answer until it expires.
 
         Raises:
@@ -120,23 +101,14 @@ class GameService:
         if opponent_id == user_id:
             raise Refusal("start.self")
         x_player: XChoice = {"me": "challenger", "opponent": "opponent"}.get(first, "random")
-        board = Board.new(size)
-        now = self.clock()
+        board, now = Board.new(size), self.clock()
         challenge = Challenge(
-            id=0,
-            guild_id=guild_id,
-            channel_id=channel_id,
-            message_id=None,
-            challenger_id=user_id,
-            opponent_id=opponent_id,
-            x_player=x_player,
-            size=board.size,
-            k=board.k,
-            status="pending",
-            expires_at=now + self.settings.challenge_timeout,
-            created_at=now,
+            id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
+            challenger_id=user_id, opponent_id=opponent_id, x_player=x_player,
+            size=board.size, k=board.k, status="pending",
+            expires_at=now + self.settings.challenge_timeout, created_at=now,
             rematch_of=rematch_of,
-        )
+        )  # fmt: skip
         async with self.locks.channel(channel_id):
             await self._ensure_free(channel_id)
             try:
@@ -147,8 +119,8 @@ class GameService:
         return challenge
 
     async def _ensure_free(self, channel_id: int) -> None:
-        if (await self.repo.running_game_in(channel_id)) or (
-            await self.repo.pending_challenge_in(channel_id)
+        if await self.repo.running_game_in(channel_id) or await self.repo.pending_challenge_in(
+            channel_id
         ):
             raise await self._busy(channel_id)
 
@@ -156,15 +128,8 @@ class GameService:
         game = await self.repo.running_game_in(channel_id)
         if game is not None:
             return Refusal("start.busy_game", game=game)
-        return Refusal(
-            "start.busy_challenge", challenge=await self.repo.pending_challenge_in(channel_id)
-        )
-
-    async def _create(self, game: Game) -> Game:
-        try:
-            return await self.repo.create_game(game)
-        except Conflict:
-            raise await self._busy(game.channel_id) from None
+        challenge = await self.repo.pending_challenge_in(channel_id)
+        return Refusal("start.busy_challenge", challenge=challenge)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
@@ -183,31 +148,19 @@ class GameService:
             Refusal: not the challenged member, or the challenge is closed.
         """
         challenge = await self._open_challenge(challenge_id, user_id)
-        x_is_challenger = {"challenger": True, "opponent": False}.get(
-            challenge.x_player, self.rng.random() < 0.5
-        )
-        now = self.clock()
+        if challenge.x_player == "random":
+            challenger_x = self.rng.random() < 0.5
+        else:
+            challenger_x = challenge.x_player == "challenger"
         challenger, opponent = challenge.challenger_id, challenge.opponent_id
-        game = Game(
-            id=0,
-            guild_id=challenge.guild_id,
-            channel_id=challenge.channel_id,
-            message_id=message_id or challenge.message_id,
-            size=challenge.size,
-            k=challenge.k,
-            player_x=challenger if x_is_challenger else opponent,
-            player_o=opponent if x_is_challenger else challenger,
-            bot_side=None,
-            difficulty=None,
-            moves=(),
-            status="running",
-            result=None,
-            end_reason=None,
-            turn_deadline=now + self.settings.turn_timeout,
-            created_at=now,
-            updated_at=now,
-            rematch_of=challenge.rematch_of,
-        )
+        now = self.clock()
+        game = game_state.new_game(
+            guild_id=challenge.guild_id, channel_id=challenge.channel_id, size=challenge.size,
+            now=now, player_x=challenger if challenger_x else opponent,
+            player_o=opponent if challenger_x else challenger,
+            message_id=message_id or challenge.message_id, rematch_of=challenge.rematch_of,
+        )  # fmt: skip
+        game = game_state.start_clock(game, now, self.settings.turn_timeout)
         async with self.locks.channel(challenge.channel_id):
             try:
                 game = await self.repo.accept_challenge(challenge, game)
@@ -244,7 +197,7 @@ class GameService:
         Each move is stored before this returns, so nothing shown is ever lost.
 
         Raises:
-            Refusal: not a player, not their turn, a stale board, a taken cell, game over.
+            Refusal: not a player, a stale board, not their turn, a taken cell, game over.
         """
         async with self.locks.game(game_id):
             game = await self._running_game(game_id)
@@ -253,14 +206,13 @@ class GameService:
                 raise Refusal("move.not_player")
             if ply != game.ply:  # the board this click was made on has changed since
                 raise Refusal("move.stale")
-            board = game.board
-            if board.to_move != mark:
-                raise Refusal("move.not_your_turn", game=game, mark=board.to_move)
+            if game.board.to_move != mark:
+                raise Refusal("move.not_your_turn", game=game, mark=game.board.to_move)
             try:
-                board.play(cell)
+                moved = self._advance(game, cell)
             except IllegalMove:
                 raise Refusal("move.taken") from None
-            game = await self._save(game, self._advance(game, cell))
+            game = await self._save(game, moved)
             if game.running and game.bot_side == game.board.to_move:
                 game = await self._save(game, self._advance(game, await self._bot_move(game)))
         self.deadlines_changed.set()
@@ -284,11 +236,13 @@ class GameService:
             mark = game.mark_of(user_id)
             if mark is None:
                 raise Refusal("move.not_player")
-            game = await self._save(game, self._finish(game, _other(mark), "resign"))
+            game = await self._save(
+                game, game_state.finish(game, other(mark), "resign", self.clock())
+            )
         self.deadlines_changed.set()
         return game
 
-    async def rematch(self, game_id: int, user_id: int, message_channel: int) -> Game | Challenge:
+    async def rematch(self, game_id: int, user_id: int) -> Game | Challenge:
         """Same players, sides swapped: a new bot game at once, or a challenge to the other
         member.
 
@@ -303,27 +257,16 @@ class GameService:
         mark = game.mark_of(user_id)
         if mark is None:
             raise Refusal("rematch.not_player")
+        # whoever played O now moves first
+        first: First = "me" if mark == "O" else "opponent"
+        where = {"guild_id": game.guild_id, "channel_id": game.channel_id, "size": game.size}
         if game.bot_side is not None:
-            # the member takes the side the bot had
-            first: First = "me" if game.bot_side == "X" else "opponent"
+            difficulty = game.difficulty or self.settings.default_difficulty
             return await self.start_bot_game(
-                guild_id=game.guild_id,
-                channel_id=game.channel_id,
-                user_id=user_id,
-                difficulty=game.difficulty or self.settings.default_difficulty,
-                first=first,
-                size=game.size,
+                **where, user_id=user_id, difficulty=difficulty, first=first
             )
-        other = game.player(_other(mark))
-        return await self.challenge(
-            guild_id=game.guild_id,
-            channel_id=game.channel_id,
-            user_id=user_id,
-            opponent_id=other,
-            first="me" if mark == "O" else "opponent",
-            size=game.size,
-            rematch_of=game.id,
-        )
+        return await self.challenge(**where, user_id=user_id, opponent_id=game.player(other(mark)),
+                                    first=first, rematch_of=game.id)  # fmt: skip
 
     # --- time ---------------------------------------------------------------------------
 
@@ -335,41 +278,35 @@ class GameService:
         passed while the bot was down) and return what changed."""
         now = self.clock()
         changed: list[Game | Challenge] = []
-        for game in await self.repo.games_due(now):
-            async with self.locks.game(game.id):
-                current = await self.repo.get_game(game.id)
-                if current is None or not current.running or (current.turn_deadline or now) > now:
-                    continue
-                loser = current.board.to_move
-                try:
-                    changed.append(
-                        await self._save(current, self._finish(current, _other(loser), "timeout"))
-                    )
-                except Conflict:
-                    continue
+        for due in await self.repo.games_due(now):
+            async with self.locks.game(due.id):
+                game = await self.repo.get_game(due.id)
+                if game is None or not game.running or (game.turn_deadline or now) > now:
+                    continue  # moved or ended while we waited for the lock
+                loser = game.board.to_move
+                ended = game_state.finish(game, other(loser), "timeout", now)
+                changed.append(await self._save(game, ended))
         for challenge in await self.repo.challenges_due(now):
             async with self.locks.channel(challenge.channel_id):
                 try:
                     await self.repo.close_challenge(challenge, "expired")
                 except Conflict:
-                    continue
+                    continue  # answered while we waited for the lock
                 changed.append(challenge.with_changes(status="expired"))
         return changed
 
     async def resume_bot_turns(self) -> list[Game]:
-        """Games left waiting on the bot's move (the process died while it thought)."""
+        """Make the bot moves that a crash interrupted (the member's move was stored, the
+        bot's reply was not)."""
         resumed = []
-        for game in await self.repo.running_games():
-            if game.bot_side != game.board.to_move:
+        for waiting in await self.repo.running_games():
+            if waiting.bot_side != waiting.board.to_move:
                 continue
-            async with self.locks.game(game.id):
-                current = await self._running_game(game.id)
-                if current.bot_side == current.board.to_move:
-                    resumed.append(
-                        await self._save(
-                            current, self._advance(current, await self._bot_move(current))
-                        )
-                    )
+            async with self.locks.game(waiting.id):
+                game = await self._running_game(waiting.id)
+                if game.bot_side == game.board.to_move:
+                    moved = self._advance(game, await self._bot_move(game))
+                    resumed.append(await self._save(game, moved))
         return resumed
 
     # --- internals ----------------------------------------------------------------------
@@ -387,42 +324,15 @@ class GameService:
         agent = self.agents.get(name)
         if agent is None:
             agent = self.agents[name] = get_agent(name, seed=self.rng.getrandbits(64))
-        board = game.board
         try:
-            return await choose_move_async(board, agent)
+            return await choose_move_async(game.board, agent)
         except TimeoutError:
             log.warning("game %s: %s took too long; playing a quick move instead", game.id, name)
-            return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
+            return await choose_move_async(game.board, "easy", seed=self.rng.getrandbits(64))
 
     def _advance(self, game: Game, cell: int) -> Game:
-        """The game after ``cell`` is played: finished on a line or a full board, else the
-        next member to move gets a fresh turn deadline."""
-        board = game.board.play(cell)
-        now = self.clock()
-        game = game.with_changes(moves=(*game.moves, cell), updated_at=now)
-        outcome = board.outcome()
-        if outcome is not None:
-            return self._finish(game, outcome, "draw" if outcome == "draw" else "line")
-        bot_to_move = game.bot_side == board.to_move
-        return game.with_changes(
-            turn_deadline=None if bot_to_move else now + self.settings.turn_timeout
-        )
-
-    def _finish(self, game: Game, result: str, reason: str) -> Game:
-        now = self.clock()
-        return game.with_changes(
-            status="finished",
-            result=result,
-            end_reason=reason,
-            turn_deadline=None,
-            updated_at=now,
-            finished_at=now,
-        )
+        return game_state.advance(game, cell, self.clock(), self.settings.turn_timeout)
 
     async def _save(self, before: Game, after: Game) -> Game:
         await self.repo.save_game(after, expected_ply=before.ply)
         return after
-
-
-def _other(mark: str) -> str:
-    return "O" if mark == "X" else "X"

@@ -1,4 +1,4 @@
-"""The one place with SQL: a SQLite repository for games, challenges and bot state.
+"""The SQLite repository for games, challenges and bot state.
 
 One connection, in WAL mode, used only from a dedicated thread so database I/O never
 runs on the event loop. Schema changes are numbered migrations applied at start-up.
@@ -10,73 +10,29 @@ import asyncio
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.models import Challenge, Game
+from bot.storage.migrations import MIGRATIONS
 
 T = TypeVar("T")
 
-MIGRATIONS: tuple[str, ...] = (
-    # 1: games, challenges and a key-value table for bot state (command sync hash).
-    """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE games (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guild_id INTEGER,
-        channel_id INTEGER NOT NULL,
-        message_id INTEGER,
-        size INTEGER NOT NULL,
-        k INTEGER NOT NULL,
-        player_x INTEGER NOT NULL,
-        player_o INTEGER NOT NULL,
-        bot_side TEXT CHECK (bot_side IN ('X', 'O')),
-        difficulty TEXT,
-        moves TEXT NOT NULL DEFAULT '',
-        ply INTEGER NOT NULL DEFAULT 0,
-        status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
-        result TEXT CHECK (result IN ('X', 'O', 'draw')),
-        end_reason TEXT CHECK (end_reason IN ('line', 'draw', 'resign', 'timeout')),
-        turn_deadline REAL,
-        created_at REAL NOT NULL,
-        updated_at REAL NOT NULL,
-        finished_at REAL,
-        rematch_of INTEGER REFERENCES games(id)
-    );
-    CREATE UNIQUE INDEX games_one_running_per_channel ON games(channel_id)
-        WHERE status = 'running';
-    CREATE INDEX games_running_deadline ON games(turn_deadline) WHERE status = 'running';
-    CREATE TABLE challenges (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        guild_id INTEGER,
-        channel_id INTEGER NOT NULL,
-        message_id INTEGER,
-        challenger_id INTEGER NOT NULL,
-        opponent_id INTEGER NOT NULL,
-        x_player TEXT NOT NULL CHECK (x_player IN ('challenger', 'opponent', 'random')),
-        size INTEGER NOT NULL,
-        k INTEGER NOT NULL,
-        status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined', 'expired')),
-        expires_at REAL NOT NULL,
-        created_at REAL NOT NULL,
-        game_id INTEGER REFERENCES games(id),
-        rematch_of INTEGER REFERENCES games(id)
-    );
-    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
-        WHERE status = 'pending';
-    CREATE INDEX challenges_pending_expiry ON challenges(expires_at) WHERE status = 'pending';
-    """,
-)
+# Columns are the record fields, in order: a row maps straight onto the dataclass.
+_GAME_FIELDS = tuple(f.name for f in fields(Game))
+_CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
+_GAME_COLUMNS = ", ".join(_GAME_FIELDS)
+_CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
 
-_GAME_COLUMNS = (
-    "id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty,"
-    " moves, status, result, end_reason, turn_deadline, created_at, updated_at, finished_at,"
-    " rematch_of"
-)
-_CHALLENGE_COLUMNS = (
-    "id, guild_id, channel_id, message_id, challenger_id, opponent_id, x_player, size, k,"
-    " status, expires_at, created_at, game_id, rematch_of"
-)
+
+def _insert_sql(table: str, columns: list[str]) -> str:
+    names = ", ".join(columns)
+    return f"INSERT INTO {table} ({names}) VALUES ({', '.join(':' + c for c in columns)})"
+
+
+_INSERT_GAME = _insert_sql("games", [*_GAME_FIELDS[1:], "ply"])
+_INSERT_CHALLENGE = _insert_sql("challenges", list(_CHALLENGE_FIELDS[1:]))
 
 
 class DatabaseError(Exception):
@@ -230,22 +186,12 @@ class GameRepository:
 
         def run() -> None:
             cursor = self.conn.execute(
-                "UPDATE games SET message_id = ?, moves = ?, ply = ?, status = ?, result = ?,"
-                " end_reason = ?, turn_deadline = ?, updated_at = ?, finished_at = ?"
-                " WHERE id = ? AND status = 'running' AND ply = ?",
-                (
-                    game.message_id,
-                    _moves_text(game.moves),
-                    game.ply,
-                    game.status,
-                    game.result,
-                    game.end_reason,
-                    game.turn_deadline,
-                    game.updated_at,
-                    game.finished_at,
-                    game.id,
-                    expected_ply,
-                ),
+                "UPDATE games SET message_id = :message_id, moves = :moves, ply = :ply,"
+                " status = :status, result = :result, end_reason = :end_reason,"
+                " turn_deadline = :turn_deadline, updated_at = :updated_at,"
+                " finished_at = :finished_at"
+                " WHERE id = :id AND status = 'running' AND ply = :expected_ply",
+                {**_game_params(game), "expected_ply": expected_ply},
             )
             if cursor.rowcount != 1:
                 raise Conflict(f"game {game.id} changed before this write")
@@ -305,10 +251,7 @@ class GameRepository:
 
         def run() -> Challenge:
             try:
-                cursor = self.conn.execute(
-                    f"INSERT INTO challenges ({_CHALLENGE_COLUMNS}) VALUES (NULL{', ?' * 13})",
-                    tuple(_challenge_values(challenge)),
-                )
+                cursor = self.conn.execute(_INSERT_CHALLENGE, asdict(challenge))
             except sqlite3.IntegrityError as exc:
                 raise Conflict(str(exc)) from None
             return challenge.with_changes(id=cursor.lastrowid)
@@ -389,55 +332,12 @@ class GameRepository:
 
 
 def _insert_game(conn: sqlite3.Connection, game: Game) -> Game:
-    values = _game_values(game)
-    cursor = conn.execute(
-        f"INSERT INTO games ({_GAME_COLUMNS}, ply) VALUES (NULL{', ?' * (len(values) + 1)})",
-        (*values, game.ply),
-    )
+    cursor = conn.execute(_INSERT_GAME, _game_params(game))
     return game.with_changes(id=cursor.lastrowid)
 
 
-def _moves_text(moves: tuple[int, ...]) -> str:
-    return ",".join(str(c) for c in moves)
-
-
-def _game_values(game: Game) -> list[Any]:
-    return [
-        game.guild_id,
-        game.channel_id,
-        game.message_id,
-        game.size,
-        game.k,
-        game.player_x,
-        game.player_o,
-        game.bot_side,
-        game.difficulty,
-        _moves_text(game.moves),
-        game.status,
-        game.result,
-        game.end_reason,
-        game.turn_deadline,
-        game.created_at,
-        game.updated_at,
-        game.finished_at,
-        game.rematch_of,
-    ]
-
-
-def _challenge_values(challenge: Challenge) -> list[Any]:
-    c = challenge
-    return [
-        c.guild_id,
-        c.channel_id,
-        c.message_id,
-        c.challenger_id,
-        c.opponent_id,
-        c.x_player,
-        c.size,
-        c.k,
-        c.status,
-        c.expires_at,
-        c.created_at,
-        c.game_id,
-        c.rematch_of,
-    ]
+def _game_params(game: Game) -> dict[str, Any]:
+    params = asdict(game)
+    params["moves"] = ",".join(str(c) for c in game.moves)
+    params["ply"] = game.ply
+    return params

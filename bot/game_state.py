@@ -1,0 +1,65 @@
+"""Pure transitions of a stored game: no I/O, no clock of its own, no Discord."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from bot.models import EndReason, Game
+from engine import Board
+
+Mark = Literal["X", "O"]
+
+
+def other(mark: str) -> Mark:
+    return "O" if mark == "X" else "X"
+
+
+def new_game(
+    *,
+    guild_id: int | None,
+    channel_id: int,
+    size: int,
+    player_x: int,
+    player_o: int,
+    now: float,
+    bot_side: Mark | None = None,
+    difficulty: str | None = None,
+    message_id: int | None = None,
+    rematch_of: int | None = None,
+) -> Game:
+    """A running game with no moves and no clock yet (see :func:`start_clock`)."""
+    board = Board.new(size)
+    return Game(
+        id=0, guild_id=guild_id, channel_id=channel_id, message_id=message_id,
+        size=board.size, k=board.k, player_x=player_x, player_o=player_o,
+        bot_side=bot_side, difficulty=difficulty, moves=(), status="running", result=None,
+        end_reason=None, turn_deadline=None, created_at=now, updated_at=now,
+        rematch_of=rematch_of,
+    )  # fmt: skip
+
+
+def start_clock(game: Game, now: float, turn_timeout: float) -> Game:
+    """Give the member to move ``turn_timeout`` seconds; the bot's own turns have no clock."""
+    bot_to_move = game.bot_side == game.board.to_move
+    return game.with_changes(turn_deadline=None if bot_to_move else now + turn_timeout)
+
+
+def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
+    """The game after the side to move plays ``cell``: finished on a line or a full board,
+    else with the next mover's clock started.
+
+    Raises:
+        IllegalMove: the cell is taken or off the board, or the game is over.
+    """
+    outcome = game.board.play(cell).outcome()
+    game = game.with_changes(moves=(*game.moves, cell), updated_at=now)
+    if outcome is not None:
+        return finish(game, outcome, "draw" if outcome == "draw" else "line", now)
+    return start_clock(game, now, turn_timeout)
+
+
+def finish(game: Game, result: str, reason: EndReason, now: float) -> Game:
+    return game.with_changes(
+        status="finished", result=result, end_reason=reason, turn_deadline=None,
+        updated_at=now, finished_at=now,
+    )  # fmt: skip

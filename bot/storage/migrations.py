@@ -1,0 +1,57 @@
+"""Numbered schema migrations: entry N takes a database from user_version N-1 to N.
+
+Never edit a released entry; append a new one.
+"""
+
+from __future__ import annotations
+
+MIGRATIONS: tuple[str, ...] = (
+    # 1: games, challenges and a key-value table for bot state (command sync hash).
+    """
+    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+    CREATE TABLE games (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        player_x INTEGER NOT NULL,
+        player_o INTEGER NOT NULL,
+        bot_side TEXT CHECK (bot_side IN ('X', 'O')),
+        difficulty TEXT,
+        moves TEXT NOT NULL DEFAULT '',
+        ply INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+        result TEXT CHECK (result IN ('X', 'O', 'draw')),
+        end_reason TEXT CHECK (end_reason IN ('line', 'draw', 'resign', 'timeout')),
+        turn_deadline REAL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        finished_at REAL,
+        rematch_of INTEGER REFERENCES games(id)
+    );
+    CREATE UNIQUE INDEX games_one_running_per_channel ON games(channel_id)
+        WHERE status = 'running';
+    CREATE INDEX games_running_deadline ON games(turn_deadline) WHERE status = 'running';
+    CREATE TABLE challenges (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        challenger_id INTEGER NOT NULL,
+        opponent_id INTEGER NOT NULL,
+        x_player TEXT NOT NULL CHECK (x_player IN ('challenger', 'opponent', 'random')),
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined', 'expired')),
+        expires_at REAL NOT NULL,
+        created_at REAL NOT NULL,
+        game_id INTEGER REFERENCES games(id),
+        rematch_of INTEGER REFERENCES games(id)
+    );
+    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
+        WHERE status = 'pending';
+    CREATE INDEX challenges_pending_expiry ON challenges(expires_at) WHERE status = 'pending';
+    """,
+)
