@@ -9,9 +9,10 @@ import asyncio
 import logging
 import sys
 
+import aiohttp
 import discord
 import yarl
-from dotenv import load_dotenv
+from dotenv import find_dotenv, load_dotenv
 
 from bot.client import TTTBot
 from bot.settings import Settings, SettingsError
@@ -40,7 +41,9 @@ async def run(settings: Settings) -> None:
 
 
 def main() -> int:
-    load_dotenv()
+    # the .env of the directory the bot is started from (and its parents), not of the
+    # directory bot/ was installed in
+    load_dotenv(find_dotenv(usecwd=True))
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
@@ -59,6 +62,10 @@ def main() -> int:
             "Developer Portal (Bot → Reset Token) into .env",
             file=sys.stderr,
         )
+        return 1
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        where = settings.api_base or "https://discord.com/api"
+        print(f"ttt-bot: cannot reach Discord at {where}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         pass

@@ -164,16 +164,22 @@ class Controller:
     async def publish(self, item: Game | Challenge) -> None:
         """Edit the message of a game or challenge that changed without a click on it
         (a timeout, an expiry, /ttt resign)."""
-        if item.message_id is None:
-            return
         if isinstance(item, Game):
             content, view = render.game_content(item), render.game_view(item)
         else:
             content, view = render.challenge_content(item), render.challenge_view(item)
-        message = self.bot.get_partial_messageable(item.channel_id).get_partial_message(
-            item.message_id
-        )
+        channel = self.bot.get_partial_messageable(item.channel_id)
         try:
+            if item.message_id is None:
+                # The process died between posting the message and storing its id: the
+                # channel still has to learn what happened, so say it in a new message.
+                sent = await channel.send(content=content, view=view, allowed_mentions=NO_MENTIONS)
+                if isinstance(item, Game):
+                    await self.service.attach_game_message(item, sent.id)
+                else:
+                    await self.service.attach_challenge_message(item, sent.id)
+                return
+            message = channel.get_partial_message(item.message_id)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
         except discord.HTTPException as exc:
             log.warning(

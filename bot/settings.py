@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 DIFFICULTIES = ("easy", "medium", "hard", "unbeatable")
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class SettingsError(ValueError):
@@ -46,31 +47,42 @@ class Settings:
                 "DISCORD_TOKEN is not set: put your bot token in .env (see .env.example) "
                 "or in the environment"
             )
-        difficulty = (get("TTT_DEFAULT_DIFFICULTY") or cls.default_difficulty).lower()
+        # A slots dataclass keeps its defaults on instances only: cls.turn_timeout is a
+        # member descriptor, not 300.0.
+        defaults = cls(token=token)
+        difficulty = (get("TTT_DEFAULT_DIFFICULTY") or defaults.default_difficulty).lower()
         if difficulty not in DIFFICULTIES:
             raise SettingsError(
                 f"TTT_DEFAULT_DIFFICULTY must be one of {', '.join(DIFFICULTIES)}, "
                 f"got {difficulty!r}"
             )
+        raw_level = get("TTT_LOG_LEVEL")
+        log_level = (raw_level or defaults.log_level).upper()
+        if log_level not in LOG_LEVELS:
+            raise SettingsError(
+                f"TTT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {raw_level!r}"
+            )
         return cls(
             token=token,
-            database=get("TTT_DATABASE") or cls.database,
+            database=get("TTT_DATABASE") or defaults.database,
             api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
             gateway_url=get("DISCORD_GATEWAY_URL"),
             dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),
             challenge_timeout=_seconds(
-                get("TTT_CHALLENGE_TIMEOUT"), "TTT_CHALLENGE_TIMEOUT", cls.challenge_timeout
+                get("TTT_CHALLENGE_TIMEOUT"), "TTT_CHALLENGE_TIMEOUT", defaults.challenge_timeout
             ),
-            turn_timeout=_seconds(get("TTT_TURN_TIMEOUT"), "TTT_TURN_TIMEOUT", cls.turn_timeout),
+            turn_timeout=_seconds(
+                get("TTT_TURN_TIMEOUT"), "TTT_TURN_TIMEOUT", defaults.turn_timeout
+            ),
             default_difficulty=difficulty,
-            log_level=(get("TTT_LOG_LEVEL") or cls.log_level).upper(),
+            log_level=log_level,
         )
 
 
 def _integer(raw: str | None, name: str) -> int | None:
     if raw is None:
         return None
-    if not raw.isdigit():
+    if not (raw.isascii() and raw.isdigit()):  # '²'.isdigit() is True, int('²') fails
         raise SettingsError(f"{name} must be a numeric Discord id, got {raw!r}")
     return int(raw)
 
