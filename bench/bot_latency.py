@@ -1,0 +1,188 @@
+"""Click-to-response latency of the bot with many games at once, through the local emulator.
+
+    python bench/bot_latency.py --games 50 --moves-per-game 4
+
+Starts the Discord emulator (request bodies validated against Discord's OpenAPI spec when
+it is present) and the real bot in this process, as ``tests/bot_harness.running_bot``
+does. Every game has its own member and channel (one game per channel); all games run at
+once, against the bot at ``hard`` with the member moving first. Each member clicks a legal
+empty square on the latest board, then the next, until the game ends or it made
+``--moves-per-game`` moves. Latency is the emulator's time from INTERACTION_CREATE to the
+bot's initial response, for every click. Emulator and bot share one event loop and one
+process, so the figures include the emulator's own work (JSON, zlib, validation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import os
+import platform
+import random
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
+
+import discord  # noqa: E402
+
+from engine import Board  # noqa: E402
+
+from bot_harness import running_bot, settings_for  # noqa: E402
+from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
+
+MARKS = {"❌": "X", "⭕": "O"}
+
+
+def cells(message: dict) -> list[dict]:
+    return [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
+
+
+def board_of(message: dict) -> Board:
+    return Board.from_string(
+        "".join(MARKS.get((b.get("emoji") or {}).get("name"), ".") for b in cells(message))
+    )
+
+
+@dataclass
+class Tally:
+    latencies: list[float] = field(default_factory=list)
+    start_latencies: list[float] = field(default_factory=list)
+    member_moves: int = 0
+    bot_replies: int = 0
+    deferred: int = 0
+    unanswered: int = 0
+    refused: int = 0
+    finished_games: int = 0
+
+
+def percentile(values: list[float], p: float) -> float:
+    """Nearest-rank percentile (p in 0..100) of a non-empty list."""
+    ordered = sorted(values)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+async def play(
+    emu: DiscordEmulator, user, message: dict, moves: int, rng: random.Random, tally: Tally
+) -> None:
+    for _ in range(moves):
+        board = board_of(message)
+        if board.is_over():
+            break
+        cell = rng.choice(board.legal_moves())
+        res = await emu.click(user, message, cells(message)[cell]["custom_id"])
+        if res.type is None:
+            tally.unanswered += 1
+            return
+        tally.latencies.append(res.latency)
+        if res.type in (5, 6):
+            tally.deferred += 1
+            await res.wait_for_edit(timeout=10)
+        if res.ephemeral:
+            tally.refused += 1
+            return
+        message = emu.message(message["id"])
+        after = board_of(message)
+        tally.member_moves += 1
+        tally.bot_replies += after.move_count - board.move_count - 1
+    if board_of(message).is_over():
+        tally.finished_games += 1
+
+
+async def bench(games: int, moves: int, seed: int, validate: bool) -> None:
+    spec = default_spec_path()
+    validate = validate and spec.is_file()
+    loaded = time.perf_counter()
+    emu = DiscordEmulator(spec_path=spec, validate=validate)
+    loaded = time.perf_counter() - loaded
+    tally = Tally()
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as tmp:
+        await emu.start()
+        try:
+            settings = settings_for(emu, Path(tmp) / "ttt.sqlite3", default_difficulty="hard")
+            async with running_bot(emu, settings):
+                players = [emu.create_user(f"player{i}") for i in range(games)]
+                channels = [emu.create_channel(emu.guild, f"game-{i}") for i in range(games)]
+                starts = await asyncio.gather(
+                    *(
+                        emu.invoke(p, "ttt start", {"difficulty": "hard", "first": "me"}, channel=c)
+                        for p, c in zip(players, channels, strict=True)
+                    )
+                )
+                tally.start_latencies = [r.latency for r in starts if r.latency is not None]
+                tally.unanswered += sum(r.type is None for r in starts)
+                began = time.perf_counter()
+                await asyncio.gather(
+                    *(
+                        play(emu, p, r.message, moves, random.Random(rng.random()), tally)
+                        for p, r in zip(players, starts, strict=True)
+                        if r.message is not None
+                    )
+                )
+                wall = time.perf_counter() - began
+        finally:
+            await emu.stop()
+
+    ms = [x * 1000 for x in tally.latencies]
+    total = tally.member_moves + tally.bot_replies
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"bot latency: {games} concurrent games vs hard, member first, up to {moves} moves each")
+    print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
+    print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
+    if validate:
+        state = f"ON ({spec}, loaded in {loaded:.2f} s)"
+    else:
+        state = "OFF (--no-validate)" if spec.is_file() else f"OFF (no spec at {spec})"
+    print(f"validation:  {state}")
+    if tally.start_latencies:
+        s = [x * 1000 for x in tally.start_latencies]
+        print(
+            f"/ttt start:  {len(s)} commands, p50 {percentile(s, 50):.1f} ms, "
+            f"p99 {percentile(s, 99):.1f} ms, max {max(s):.1f} ms"
+        )
+    if ms:
+        print(
+            f"clicks:      {len(ms)} clicks, p50 {percentile(ms, 50):.1f} ms, "
+            f"p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms"
+        )
+    print(
+        f"moves:       {tally.member_moves} member + {tally.bot_replies} bot = {total} in "
+        f"{wall:.2f} s wall clock = {total / wall:.0f} moves/s; "
+        f"{tally.finished_games} games finished"
+    )
+    print(
+        f"problems:    {tally.unanswered} unanswered, {tally.deferred} deferred, "
+        f"{tally.refused} refused, {len(emu.violations)} violations, "
+        f"{len(emu.error_responses)} error responses"
+    )
+    for violation in emu.violations:
+        print(f"  violation: {violation}")
+    for method, path, status, body in emu.error_responses:
+        print(f"  error: {method} {path} -> {status} {body}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
+    parser.add_argument("--moves-per-game", type=int, default=4, help="member moves per game")
+    parser.add_argument("--seed", type=int, default=1, help="seed for the members' squares")
+    parser.add_argument(
+        "--no-validate",
+        action="store_true",
+        help="skip the emulator's OpenAPI validation of request bodies (on when the spec "
+        "exists): it costs the shared event loop about 20 ms a request",
+    )
+    args = parser.parse_args()
+    if args.games < 1 or args.moves_per_game < 1:
+        parser.error("--games and --moves-per-game must be at least 1")
+    asyncio.run(bench(args.games, args.moves_per_game, args.seed, not args.no_validate))
+
+
+if __name__ == "__main__":
+    main()
