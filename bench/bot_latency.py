@@ -2,14 +2,15 @@
 
     python bench/bot_latency.py --games 50 --moves-per-game 4
 
-Starts the Discord emulator (request bodies validated against Discord's OpenAPI spec when
-it is present) and the real bot in this process, as ``tests/bot_harness.running_bot``
-does. Every game has its own member and channel (one game per channel); all games run at
-once, against the bot at ``hard`` with the member moving first. Each member clicks a legal
-empty square on the latest board, then the next, until the game ends or it made
-``--moves-per-game`` moves. Latency is the emulator's time from INTERACTION_CREATE to the
-bot's initial response, for every click. Emulator and bot share one event loop and one
-process, so the figures include the emulator's own work (JSON, zlib, validation).
+Starts the Discord emulator in this process (request bodies validated against Discord's
+OpenAPI spec when it is present) and the real bot as a child process (``python -m bot``),
+so each has a core of its own, as the bot and Discord would. Every game has its own
+member and channel (one game per channel); all games run at once, against the bot at
+``hard`` with the member moving first. Each member thinks for ``--think`` seconds on
+average (uniform between half and one and a half times that; 0 clicks as fast as the
+answers come), then clicks a legal empty square on the latest board, until the game ends
+or it made ``--moves-per-game`` moves. Latency is the emulator's time from dispatching
+INTERACTION_CREATE to the arrival of the bot's initial response, for every click.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import math
 import os
 import platform
 import random
+import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +35,7 @@ import discord  # noqa: E402
 
 from engine import Board  # noqa: E402
 
-from bot_harness import running_bot, settings_for  # noqa: E402
+from bot_harness import bot_process_env, start_bot_process  # noqa: E402
 from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
 
 MARKS = {"❌": "X", "⭕": "O"}
@@ -68,12 +70,19 @@ def percentile(values: list[float], p: float) -> float:
 
 
 async def play(
-    emu: DiscordEmulator, user, message: dict, moves: int, rng: random.Random, tally: Tally
+    emu: DiscordEmulator,
+    user,
+    message: dict,
+    moves: int,
+    rng: random.Random,
+    tally: Tally,
+    think: float,
 ) -> None:
     for _ in range(moves):
         board = board_of(message)
         if board.is_over():
             break
+        await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
         cell = rng.choice(board.legal_moves())
         res = await emu.click(user, message, cells(message)[cell]["custom_id"])
         if res.type is None:
@@ -94,7 +103,20 @@ async def play(
         tally.finished_games += 1
 
 
-async def bench(games: int, moves: int, seed: int, validate: bool) -> None:
+async def wait_until_ready(emu: DiscordEmulator, proc: subprocess.Popen[bytes]) -> None:
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise SystemExit(
+                f"the bot exited with {proc.returncode}: "
+                f"{proc.stderr.read().decode() if proc.stderr else ''}"
+            )
+        if emu.ready_count >= 1 and emu.sync_count >= 1:
+            return
+        await asyncio.sleep(0.05)
+    raise SystemExit("the bot did not get ready within 15 s")
+
+
+async def bench(games: int, moves: int, seed: int, validate: bool, think: float) -> None:
     spec = default_spec_path()
     validate = validate and spec.is_file()
     loaded = time.perf_counter()
@@ -105,8 +127,10 @@ async def bench(games: int, moves: int, seed: int, validate: bool) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         await emu.start()
         try:
-            settings = settings_for(emu, Path(tmp) / "ttt.sqlite3", default_difficulty="hard")
-            async with running_bot(emu, settings):
+            env = bot_process_env(emu, Path(tmp) / "ttt.sqlite3", TTT_LOG_LEVEL="WARNING")
+            proc = start_bot_process(env, Path(tmp))
+            try:
+                await wait_until_ready(emu, proc)
                 players = [emu.create_user(f"player{i}") for i in range(games)]
                 channels = [emu.create_channel(emu.guild, f"game-{i}") for i in range(games)]
                 starts = await asyncio.gather(
@@ -120,19 +144,25 @@ async def bench(games: int, moves: int, seed: int, validate: bool) -> None:
                 began = time.perf_counter()
                 await asyncio.gather(
                     *(
-                        play(emu, p, r.message, moves, random.Random(rng.random()), tally)
+                        play(emu, p, r.message, moves, random.Random(rng.random()), tally, think)
                         for p, r in zip(players, starts, strict=True)
                         if r.message is not None
                     )
                 )
                 wall = time.perf_counter() - began
+            finally:
+                proc.terminate()
+                await asyncio.to_thread(proc.wait, 10)
         finally:
             await emu.stop()
 
     ms = [x * 1000 for x in tally.latencies]
     total = tally.member_moves + tally.bot_replies
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"bot latency: {games} concurrent games vs hard, member first, up to {moves} moves each")
+    print(
+        f"bot latency: {games} concurrent games vs hard, member first, up to {moves} moves "
+        f"each, {think:g} s mean think time; bot in its own process"
+    )
     print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
     print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
     if validate:
@@ -173,15 +203,21 @@ def main() -> None:
     parser.add_argument("--moves-per-game", type=int, default=4, help="member moves per game")
     parser.add_argument("--seed", type=int, default=1, help="seed for the members' squares")
     parser.add_argument(
+        "--think",
+        type=float,
+        default=1.0,
+        help="mean seconds a member takes per move (default 1; 0 = click at once)",
+    )
+    parser.add_argument(
         "--no-validate",
         action="store_true",
         help="skip the emulator's OpenAPI validation of request bodies (on when the spec "
-        "exists): it costs the shared event loop about 20 ms a request",
+        "exists): it costs the emulator about 20 ms a request",
     )
     args = parser.parse_args()
     if args.games < 1 or args.moves_per_game < 1:
         parser.error("--games and --moves-per-game must be at least 1")
-    asyncio.run(bench(args.games, args.moves_per_game, args.seed, not args.no_validate))
+    asyncio.run(bench(args.games, args.moves_per_game, args.seed, not args.no_validate, args.think))
 
 
 if __name__ == "__main__":

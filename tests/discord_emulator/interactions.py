@@ -156,8 +156,15 @@ def _create(emu: DiscordEmulator, rec: InteractionRecord, data: dict[str, Any], 
 
 
 async def handle_callback(
-    emu: DiscordEmulator, interaction_id: str, token: str, body: Any, with_response: bool
+    emu: DiscordEmulator,
+    interaction_id: str,
+    token: str,
+    body: Any,
+    with_response: bool,
+    received_at: float | None = None,
 ) -> Any:
+    """Apply an initial response; ``received_at`` is when the request reached us."""
+    arrived = time.monotonic() if received_at is None else received_at
     rec = emu.interactions.get(int(interaction_id)) if interaction_id.isdigit() else None
     if rec is None or rec.token != token:
         raise ApiError(
@@ -166,7 +173,7 @@ async def handle_callback(
             "Unknown interaction",
             violation=f"callback for unknown interaction {interaction_id}",
         )
-    elapsed = time.monotonic() - rec.created
+    elapsed = arrived - rec.created
     if rec.response_type is not None:
         raise ApiError(
             400,
@@ -219,7 +226,7 @@ async def handle_callback(
         if rtype == 7 and rec.source_message_id is not None:
             emu.edit_message(rec.source_message_id, data)
     rec.response_type = rtype
-    rec.response_at = time.monotonic()
+    rec.response_at = arrived
     rec.responded.set()
     if not with_response:
         return None

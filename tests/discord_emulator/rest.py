@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -155,6 +156,9 @@ class RestApi:
 
     async def handle(self, request: web.Request) -> web.Response:
         emu = self.emu
+        # Discord times a response by when it arrives, not by how long this emulator then
+        # spends validating it: keep the arrival time for the interaction deadline.
+        request["received_at"] = time.monotonic()
         path = "/" + request.match_info["tail"]
         method = request.method
         try:
@@ -281,7 +285,12 @@ class RestApi:
         with_response = req.request.query.get("with_response", "").lower() in ("1", "true")
         body = req.body if isinstance(req.body, dict) else {}
         return await ix.handle_callback(
-            self.emu, req.params["iid"], req.params["token"], body, with_response
+            self.emu,
+            req.params["iid"],
+            req.params["token"],
+            body,
+            with_response,
+            received_at=req.request["received_at"],
         )
 
     async def followup(self, req: Req) -> Any:

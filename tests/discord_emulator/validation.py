@@ -37,7 +37,74 @@ def _snowflake_type(validator: Any, types: Any, instance: Any, schema: dict[str,
     yield from _type_keyword(validator, types, instance, schema)
 
 
-DiscordValidator = validators.extend(Draft202012Validator, {"type": _snowflake_type})
+_one_of_keyword = Draft202012Validator.VALIDATORS["oneOf"]
+_any_of_keyword = Draft202012Validator.VALIDATORS["anyOf"]
+_admitted_types: dict[int, frozenset[Any] | None] = {}
+
+
+def _resolve(validator: Any, schema: Any) -> Any:
+    while isinstance(schema, dict) and "$ref" in schema and len(schema) == 1:
+        schema = validator._resolver.lookup(schema["$ref"]).contents
+    return schema
+
+
+def _admitted(validator: Any, branch: Any) -> frozenset[Any] | None:
+    """The values of ``type`` a branch accepts (const or enum), or None if it says nothing."""
+    key = id(branch)
+    if key not in _admitted_types:
+        try:
+            prop = _resolve(
+                validator, _resolve(validator, branch).get("properties", {}).get("type")
+            )
+            if isinstance(prop, dict) and "const" in prop:
+                _admitted_types[key] = frozenset([prop["const"]])
+            elif isinstance(prop, dict) and isinstance(prop.get("enum"), list):
+                _admitted_types[key] = frozenset(prop["enum"])
+            else:
+                _admitted_types[key] = None
+        except Exception:
+            _admitted_types[key] = None
+    return _admitted_types[key]
+
+
+def _other_constant(validator: Any, branch: Any, instance: Any) -> bool:
+    """True if the branch is a constant of the instance's own type but another value."""
+    if type(instance) not in (int, str):
+        return False
+    try:
+        const = _resolve(validator, branch).get("const", instance)
+    except Exception:
+        return False
+    return type(const) is type(instance) and const != instance
+
+
+def _discriminated(keyword: Any) -> Any:
+    """oneOf/anyOf that first drops the branches whose ``type`` property cannot accept the
+    instance's ``type``: such a branch fails anyway, so the verdict is the same, but the
+    spec's big component unions no longer cost ~20 ms a request."""
+
+    def check(validator: Any, branches: Any, instance: Any, schema: dict[str, Any]) -> Any:
+        if len(branches) > 2:
+            if isinstance(instance, dict) and "type" in instance:
+                value = instance["type"]
+                kept = [b for b in branches if (a := _admitted(validator, b)) is None or value in a]
+            else:  # enums written as unions of constants
+                kept = [b for b in branches if not _other_constant(validator, b, instance)]
+            if kept:
+                branches = kept
+        yield from keyword(validator, branches, instance, schema)
+
+    return check
+
+
+DiscordValidator = validators.extend(
+    Draft202012Validator,
+    {
+        "type": _snowflake_type,
+        "oneOf": _discriminated(_one_of_keyword),
+        "anyOf": _discriminated(_any_of_keyword),
+    },
+)
 
 
 def default_spec_path() -> Path:
