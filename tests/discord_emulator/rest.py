@@ -26,6 +26,9 @@ class RequestRecord(NamedTuple):
     body: Any
 
 
+RECEIVED_AT = web.RequestKey("received_at", float)
+
+
 class Req(NamedTuple):
     request: web.Request
     params: dict[str, str]
@@ -158,7 +161,7 @@ class RestApi:
         emu = self.emu
         # Discord times a response by when it arrives, not by how long this emulator then
         # spends validating it: keep the arrival time for the interaction deadline.
-        request["received_at"] = time.monotonic()
+        request[RECEIVED_AT] = time.monotonic()
         path = "/" + request.match_info["tail"]
         method = request.method
         try:
@@ -290,7 +293,7 @@ class RestApi:
             req.params["token"],
             body,
             with_response,
-            received_at=req.request["received_at"],
+            received_at=req.request[RECEIVED_AT],
         )
 
     async def followup(self, req: Req) -> Any:
