@@ -33,6 +33,8 @@ class TTTBot(commands.Bot):
     controller: Controller
 
     def __init__(self, settings: Settings, repo: GameRepository) -> None:
+        # A text-only bot: without this, every start warns that voice libraries are missing.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents(), help_command=None
         )
