@@ -13,6 +13,7 @@ from bot import custom_ids
 from bot.commands import TicTacToe
 from bot.components import DYNAMIC_ITEMS
 from bot.controller import Controller
+from bot.records_controller import RecordsController
 from bot.service import GameService
 from bot.settings import Settings
 from bot.storage import GameRepository
@@ -31,6 +32,7 @@ def intents() -> discord.Intents:
 class TTTBot(commands.Bot):
     service: GameService
     controller: Controller
+    records: RecordsController
 
     def __init__(self, settings: Settings, repo: GameRepository) -> None:
         # A text-only bot: without this, every start warns that voice libraries are missing.
@@ -45,6 +47,7 @@ class TTTBot(commands.Bot):
         assert self.user is not None  # setup_hook runs after login
         self.service = GameService(self.repo, self.settings, self.user.id)
         self.controller = Controller(self)
+        self.records = RecordsController(self)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         await self.add_cog(TicTacToe(self))
         await self.add_cog(Timekeeper(self))

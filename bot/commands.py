@@ -52,6 +52,32 @@ class TicTacToe(commands.GroupCog, group_name="ttt", group_description=text("cmd
     async def resign(self, interaction: discord.Interaction) -> None:
         await self.bot.controller.on_resign_command(interaction)
 
+    @app_commands.command(name="stats", description=text("cmd.stats"))
+    @app_commands.describe(member=text("cmd.stats.member"))
+    async def stats(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        await self.bot.records.on_stats(interaction, member)
+
+    @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
+    async def leaderboard(self, interaction: discord.Interaction) -> None:
+        await self.bot.records.on_leaderboard(interaction)
+
+    @app_commands.command(name="history", description=text("cmd.history"))
+    @app_commands.describe(member=text("cmd.history.member"))
+    async def history(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        await self.bot.records.on_history(interaction, member)
+
+    @app_commands.command(name="review", description=text("cmd.review"))
+    async def review(self, interaction: discord.Interaction) -> None:
+        await self.bot.records.on_review(interaction)
+
+    @app_commands.command(name="forget-me", description=text("cmd.forget"))
+    async def forget_me(self, interaction: discord.Interaction) -> None:
+        await self.bot.records.on_forget(interaction)
+
     @app_commands.command(name="help", description=text("cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
         await self.bot.controller.on_help(interaction)

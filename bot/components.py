@@ -17,9 +17,8 @@ if TYPE_CHECKING:
     from bot.client import TTTBot
 
 
-def _controller(interaction: discord.Interaction[Any]):
-    bot: TTTBot = interaction.client
-    return bot.controller
+def _bot(interaction: discord.Interaction[Any]) -> TTTBot:
+    return interaction.client
 
 
 class CellButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.CELL_TEMPLATE):
@@ -34,7 +33,7 @@ class CellButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.
         return cls(int(match["game"]), int(match["ply"]), int(match["cell"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _controller(interaction).on_cell(interaction, self.game_id, self.ply, self.cell)
+        await _bot(interaction).controller.on_cell(interaction, self.game_id, self.ply, self.cell)
 
 
 class ResignButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.RESIGN_TEMPLATE):
@@ -49,7 +48,7 @@ class ResignButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_id
         return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _controller(interaction).on_resign_button(interaction, self.game_id)
+        await _bot(interaction).controller.on_resign_button(interaction, self.game_id)
 
 
 class RematchButton(
@@ -66,7 +65,7 @@ class RematchButton(
         return cls(int(match["game"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _controller(interaction).on_rematch(interaction, self.game_id)
+        await _bot(interaction).controller.on_rematch(interaction, self.game_id)
 
 
 class AcceptButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.ACCEPT_TEMPLATE):
@@ -81,7 +80,7 @@ class AcceptButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_id
         return cls(int(match["challenge"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _controller(interaction).on_accept(interaction, self.challenge_id)
+        await _bot(interaction).controller.on_accept(interaction, self.challenge_id)
 
 
 class DeclineButton(
@@ -98,7 +97,46 @@ class DeclineButton(
         return cls(int(match["challenge"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
-        await _controller(interaction).on_decline(interaction, self.challenge_id)
+        await _bot(interaction).controller.on_decline(interaction, self.challenge_id)
 
 
-DYNAMIC_ITEMS = (CellButton, ResignButton, RematchButton, AcceptButton, DeclineButton)
+class ReviewButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.REVIEW_TEMPLATE):
+    def __init__(self, game_id: int, button: discord.ui.Button | None = None):
+        super().__init__(button or discord.ui.Button(custom_id=custom_ids.review(game_id)))
+        self.game_id = game_id
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str], /
+    ) -> ReviewButton:
+        return cls(int(match["game"]))
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).records.on_review(interaction, game_id=self.game_id)
+
+
+class ForgetButton(discord.ui.DynamicItem[discord.ui.Button], template=custom_ids.FORGET_TEMPLATE):
+    def __init__(self, user_id: int, confirmed: bool, button: discord.ui.Button | None = None):
+        custom_id = custom_ids.forget(user_id, confirmed)
+        super().__init__(button or discord.ui.Button(custom_id=custom_id))
+        self.user_id, self.confirmed = user_id, confirmed
+
+    @classmethod
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Button, match: re.Match[str], /
+    ) -> ForgetButton:
+        return cls(int(match["user"]), match["answer"] == "yes")
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        await _bot(interaction).records.on_forget_answer(interaction, self.user_id, self.confirmed)
+
+
+DYNAMIC_ITEMS = (
+    CellButton,
+    ResignButton,
+    RematchButton,
+    AcceptButton,
+    DeclineButton,
+    ReviewButton,
+    ForgetButton,
+)

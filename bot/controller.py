@@ -44,7 +44,7 @@ class Controller:
         difficulty: str | None,
         first: First,
     ) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             if interaction.channel_id is None:
                 raise Refusal("start.not_in_guild")
             me = self.bot.user
@@ -66,7 +66,7 @@ class Controller:
             await self._send_challenge(interaction, challenge)
 
     async def on_resign_command(self, interaction: discord.Interaction) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             game = await self.service.resign(interaction.user.id, channel_id=interaction.channel_id)
             await interaction.response.send_message(text("resign.done"), ephemeral=True)
             await self.publish(game)
@@ -88,7 +88,7 @@ class Controller:
     async def on_cell(
         self, interaction: discord.Interaction, game_id: int, ply: int, cell: int
     ) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             move = asyncio.ensure_future(self.service.play(game_id, ply, cell, interaction.user.id))
             try:
                 game = await asyncio.wait_for(asyncio.shield(move), self.bot.settings.defer_after)
@@ -105,16 +105,16 @@ class Controller:
             await self._update_game(interaction, game)
 
     async def on_vanished_button(self, interaction: discord.Interaction) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             raise Refusal("move.stale")
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             game = await self.service.resign(interaction.user.id, game_id=game_id)
             await self._update_game(interaction, game)
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             result = await self.service.rematch(game_id, interaction.user.id)
             if isinstance(result, Game):
                 await self._send_game(interaction, result)
@@ -122,13 +122,13 @@ class Controller:
                 await self._send_challenge(interaction, result)
 
     async def on_accept(self, interaction: discord.Interaction, challenge_id: int) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             message_id = interaction.message.id if interaction.message else None
             game = await self.service.accept(challenge_id, interaction.user.id, message_id)
             await self._update_game(interaction, game)
 
     async def on_decline(self, interaction: discord.Interaction, challenge_id: int) -> None:
-        async with self._answering(interaction):
+        async with self.answering(interaction):
             challenge = await self.service.decline(challenge_id, interaction.user.id)
             await interaction.response.edit_message(
                 content=render.challenge_content(challenge), view=None, allowed_mentions=NO_MENTIONS
@@ -192,7 +192,7 @@ class Controller:
     # --- answering ----------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
-    async def _answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
+    async def answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
         """Turn refusals into private replies and failures into an apology."""
         try:
             yield

@@ -6,6 +6,8 @@
     ttt:m:<game>                rematch
     ttt:a:<challenge>           accept a challenge
     ttt:d:<challenge>           decline a challenge
+    ttt:v:<game>                review a finished game
+    ttt:f:<user>:<yes|no>       confirm or cancel /ttt forget-me
 
 The templates are the DynamicItem regexes; ids are numbers, so every custom_id stays far
 below Discord's 100-character limit.
@@ -20,6 +22,8 @@ RESIGN_TEMPLATE = r"ttt:r:(?P<game>[0-9]{1,19})"
 REMATCH_TEMPLATE = r"ttt:m:(?P<game>[0-9]{1,19})"
 ACCEPT_TEMPLATE = r"ttt:a:(?P<challenge>[0-9]{1,19})"
 DECLINE_TEMPLATE = r"ttt:d:(?P<challenge>[0-9]{1,19})"
+REVIEW_TEMPLATE = r"ttt:v:(?P<game>[0-9]{1,19})"
+FORGET_TEMPLATE = r"ttt:f:(?P<user>[0-9]{1,20}):(?P<answer>yes|no)"
 
 
 def is_ours(custom_id: str) -> bool:
@@ -44,3 +48,11 @@ def accept(challenge_id: int) -> str:
 
 def decline(challenge_id: int) -> str:
     return f"ttt:d:{challenge_id}"
+
+
+def review(game_id: int) -> str:
+    return f"ttt:v:{game_id}"
+
+
+def forget(user_id: int, confirmed: bool) -> str:
+    return f"ttt:f:{user_id}:{'yes' if confirmed else 'no'}"

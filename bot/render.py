@@ -5,8 +5,16 @@ from __future__ import annotations
 import discord
 
 from bot import custom_ids
-from bot.components import AcceptButton, CellButton, DeclineButton, RematchButton, ResignButton
+from bot.components import (
+    AcceptButton,
+    CellButton,
+    DeclineButton,
+    RematchButton,
+    ResignButton,
+    ReviewButton,
+)
 from bot.models import Challenge, Game
+from bot.review import reviewable
 from bot.texts import text
 
 MARK_EMOJI = {"X": "❌", "O": "⭕"}
@@ -75,7 +83,7 @@ def game_content(game: Game) -> str:
 def game_view(game: Game) -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
-    the game runs, a Rematch button after, when a row is free for it."""
+    the game runs, Rematch and Review buttons after, when a row is free for them."""
     board = game.board
     winning = set(board.winning_line() or ()) if game.end_reason == "line" else set()
     view = discord.ui.View(timeout=None)
@@ -115,6 +123,18 @@ def game_view(game: Game) -> discord.ui.View:
                     ),
                 )
             )
+            if reviewable(game):
+                view.add_item(
+                    ReviewButton(
+                        game.id,
+                        discord.ui.Button(
+                            custom_id=custom_ids.review(game.id),
+                            label=text("button.review"),
+                            style=discord.ButtonStyle.secondary,
+                            row=board.size,
+                        ),
+                    )
+                )
     return view
 
 

@@ -23,6 +23,9 @@ EN: dict[str, str] = {
         "`/ttt start difficulty:… first:…` picks my strength and who moves first "
         "(random unless you choose).\n"
         "`/ttt resign` (or the Resign button) ends your game as a loss.\n"
+        "`/ttt stats`, `/ttt history` and `/ttt leaderboard` show records; `/ttt review` "
+        "(or the Review button) goes through your last game move by move; "
+        "`/ttt forget-me` deletes your data.\n"
         "Click a square to move. If a player to move waits more than {turn} seconds, "
         "they lose the game.\n\n"
         "**Difficulties**\n"
@@ -72,6 +75,65 @@ EN: dict[str, str] = {
     "resign.done": "You resigned the game.",
     "rematch.not_player": "Only the players of this game can ask for a rematch.",
     "rematch.running": "This game is still running.",
+    # records
+    "cmd.stats": "A member's wins, losses and draws, and their streaks",
+    "cmd.stats.member": "Whose stats (default: yours)",
+    "cmd.leaderboard": "This server's best players",
+    "cmd.history": "A member's last games",
+    "cmd.history.member": "Whose games (default: yours)",
+    "cmd.review": "Review your last game move by move",
+    "cmd.forget": "Delete your stored games and ratings",
+    "button.review": "Review",
+    "button.forget_yes": "Delete my data",
+    "button.forget_no": "Keep it",
+    "stats.title": "Tic-tac-toe record of {name}",
+    "stats.none": "{name} has no finished games in this server yet.",
+    "stats.members": "Against members",
+    "stats.bot": "Against the bot ({difficulty})",
+    "stats.record": "{wins} wins · {losses} losses · {draws} draws",
+    "stats.streak": "Win streak",
+    "stats.streak_value": "current {current} · best {best}",
+    "stats.me": "That's me: I don't keep a record of my own games.",
+    "board.title": "Leaderboard",
+    "board.rated": "Rated games between members (Elo, everyone starts at {initial})",
+    "board.row": "{rank}. {name} — **{rating}** ({wins}-{losses}-{draws})",
+    "board.empty": "No rated games yet: challenge a member with `/ttt start opponent:`.",
+    "board.you": "Your rank",
+    "board.you_value": "#{rank} — {rating} ({wins}-{losses}-{draws})",
+    "board.you_unrated": "Not rated yet: play a member to get a rating.",
+    "board.vs_bot": "Best against {difficulty} (W-L-D)",
+    "board.vs_bot_row": "{rank}. {name} — {wins}-{losses}-{draws}",
+    "board.vs_bot_empty": "Nobody has played {difficulty} yet.",
+    "history.title": "Last games of {name}",
+    "history.none": "{name} has no finished games in this server yet.",
+    "history.row": "{result} vs {opponent} — {how}, {when} · [game]({link})",
+    "history.win": "**Win**",
+    "history.loss": "**Loss**",
+    "history.draw": "**Draw**",
+    "how.line": "a line",
+    "how.draw": "a full board",
+    "how.resign": "resignation",
+    "how.timeout": "time out",
+    "review.title": "Review: {x} (❌) vs {o} (⭕)",
+    "review.none": "You have no finished game in this server to review.",
+    "review.too_big": "Exact reviews are available for 3×3 games.",
+    "review.running": "This game is still running: review it when it's over.",
+    "review.move": "{number}. {mark} {square} — {verdict}",
+    "review.best": ". Best: {squares}.",
+    "review.clean": "No mistakes: every move kept the best result on offer.",
+    "review.summary": "{count} move(s) changed the result under perfect play.",
+    "verdict.keeps_win": "keeps the win",
+    "verdict.keeps_draw": "keeps the draw",
+    "verdict.keeps_loss": "best defence (lost anyway)",
+    "verdict.win_to_draw": "**mistake**: lets the win slip to a draw",
+    "verdict.win_to_loss": "**blunder**: turns a win into a loss",
+    "verdict.draw_to_loss": "**blunder**: turns a draw into a loss",
+    "forget.ask": "Delete all your finished games, ratings and records in every server? "
+    "This cannot be undone.",
+    "forget.running": "Finish or resign your running game first, then try again.",
+    "forget.done": "Done: {count} game(s) and your ratings are deleted.",
+    "forget.cancelled": "Nothing was deleted.",
+    "forget.not_yours": "This question was for someone else.",
     "error.generic": "Something went wrong on my side, and nothing was changed. Try again.",
 }
 

@@ -278,7 +278,16 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
         assert emulator.commands() == []
         [group] = emulator.commands(guild_id=guild_id)
         assert group["name"] == "ttt"
-        assert sorted(o["name"] for o in group["options"]) == ["help", "resign", "start"]
+        assert sorted(o["name"] for o in group["options"]) == [
+            "forget-me",
+            "help",
+            "history",
+            "leaderboard",
+            "resign",
+            "review",
+            "start",
+            "stats",
+        ]
         puts = [r.path for r in emulator.requests if r.method == "PUT"]
         assert puts == [f"/applications/{emulator.application_id}/guilds/{guild_id}/commands"]
         # and the guild commands work

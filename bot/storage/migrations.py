@@ -54,4 +54,33 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE status = 'pending';
     CREATE INDEX challenges_pending_expiry ON challenges(expires_at) WHERE status = 'pending';
     """,
+    # 2: players' records. Finished games are kept whole (moves, sides, how they ended);
+    # two summary tables make the leaderboard one indexed read instead of a scan.
+    """
+    CREATE TABLE ratings (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        rating REAL NOT NULL,
+        wins INTEGER NOT NULL DEFAULT 0,
+        losses INTEGER NOT NULL DEFAULT 0,
+        draws INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, user_id)
+    );
+    CREATE INDEX ratings_by_rating ON ratings(guild_id, rating DESC);
+    CREATE TABLE bot_records (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        difficulty TEXT NOT NULL,
+        wins INTEGER NOT NULL DEFAULT 0,
+        losses INTEGER NOT NULL DEFAULT 0,
+        draws INTEGER NOT NULL DEFAULT 0,
+        points INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (guild_id, difficulty, user_id)
+    );
+    CREATE INDEX bot_records_best ON bot_records(guild_id, difficulty, points DESC, losses);
+    CREATE INDEX games_finished_by_x ON games(player_x, guild_id, finished_at)
+        WHERE status = 'finished';
+    CREATE INDEX games_finished_by_o ON games(player_o, guild_id, finished_at)
+        WHERE status = 'finished';
+    """,
 )

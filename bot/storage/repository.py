@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 
 from bot.models import Challenge, Game
 from bot.storage.migrations import MIGRATIONS
+from bot.storage.records import RecordQueries, apply_result
 
 T = TypeVar("T")
 
@@ -53,7 +54,7 @@ def _challenge(row: tuple[Any, ...]) -> Challenge:
     return Challenge(*row)
 
 
-class GameRepository:
+class GameRepository(RecordQueries):
     """Async access to the SQLite file at ``path``; every call runs on the DB thread."""
 
     def __init__(self, path: str | Path) -> None:
@@ -185,16 +186,25 @@ class GameRepository:
         """
 
         def run() -> None:
-            cursor = self.conn.execute(
-                "UPDATE games SET message_id = :message_id, moves = :moves, ply = :ply,"
-                " status = :status, result = :result, end_reason = :end_reason,"
-                " turn_deadline = :turn_deadline, updated_at = :updated_at,"
-                " finished_at = :finished_at"
-                " WHERE id = :id AND status = 'running' AND ply = :expected_ply",
-                {**_game_params(game), "expected_ply": expected_ply},
-            )
-            if cursor.rowcount != 1:
-                raise Conflict(f"game {game.id} changed before this write")
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                cursor = conn.execute(
+                    "UPDATE games SET message_id = :message_id, moves = :moves, ply = :ply,"
+                    " status = :status, result = :result, end_reason = :end_reason,"
+                    " turn_deadline = :turn_deadline, updated_at = :updated_at,"
+                    " finished_at = :finished_at"
+                    " WHERE id = :id AND status = 'running' AND ply = :expected_ply",
+                    {**_game_params(game), "expected_ply": expected_ply},
+                )
+                if cursor.rowcount != 1:
+                    raise Conflict(f"game {game.id} changed before this write")
+                if game.status == "finished":  # the game and its records change together
+                    apply_result(conn, game)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
 
         await self._run(run)
 
@@ -205,27 +215,20 @@ class GameRepository:
             )
         )
 
-    async def running_games(self) -> list[Game]:
-        def run() -> list[Game]:
-            rows = self.conn.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'running'"
-            ).fetchall()
-            return [_game(row) for row in rows]
+    def _games_where(self, where: str, params: Any = ()) -> list[Game]:
+        rows = self.conn.execute(f"SELECT {_GAME_COLUMNS} FROM games {where}", params).fetchall()
+        return [_game(row) for row in rows]
 
-        return await self._run(run)
+    async def running_games(self) -> list[Game]:
+        return await self._run(self._games_where, "WHERE status = 'running'")
 
     async def games_due(self, now: float) -> list[Game]:
         """Running games whose turn deadline has passed."""
-
-        def run() -> list[Game]:
-            rows = self.conn.execute(
-                f"SELECT {_GAME_COLUMNS} FROM games WHERE status = 'running'"
-                " AND turn_deadline <= ? ORDER BY turn_deadline",
-                (now,),
-            ).fetchall()
-            return [_game(row) for row in rows]
-
-        return await self._run(run)
+        return await self._run(
+            self._games_where,
+            "WHERE status = 'running' AND turn_deadline <= ? ORDER BY turn_deadline",
+            (now,),
+        )
 
     async def next_deadline(self) -> float | None:
         """The soonest turn deadline or challenge expiry still pending."""
@@ -333,7 +336,10 @@ class GameRepository:
 
 def _insert_game(conn: sqlite3.Connection, game: Game) -> Game:
     cursor = conn.execute(_INSERT_GAME, _game_params(game))
-    return game.with_changes(id=cursor.lastrowid)
+    game = game.with_changes(id=cursor.lastrowid)
+    if game.status == "finished":  # an imported record, not a new game
+        apply_result(conn, game)
+    return game
 
 
 def _game_params(game: Game) -> dict[str, Any]:

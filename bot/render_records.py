@@ -1,0 +1,125 @@
+"""What stats, the leaderboard, history and reviews look like: embeds and text."""
+
+from __future__ import annotations
+
+import discord
+
+from bot.models import Game
+from bot.rating import INITIAL_RATING
+from bot.render import message_link, player_name, relative_time
+from bot.review import MoveVerdict, cell_name
+from bot.stats import MEMBERS, PlayerStats, score_of
+from bot.storage.records import BotRecord, Rating
+from bot.texts import text
+
+COLOUR = discord.Colour.blurple()
+VERDICTS = {
+    (1, 1): "verdict.keeps_win",
+    (0, 0): "verdict.keeps_draw",
+    (-1, -1): "verdict.keeps_loss",
+    (1, 0): "verdict.win_to_draw",
+    (1, -1): "verdict.win_to_loss",
+    (0, -1): "verdict.draw_to_loss",
+}
+MARKS = {"X": "❌", "O": "⭕"}
+
+
+def stats_embed(name: str, stats: PlayerStats) -> discord.Embed:
+    embed = discord.Embed(title=text("stats.title", name=name), colour=COLOUR)
+    kinds = sorted(stats.by_opponent, key=lambda k: (k != MEMBERS, k))
+    for kind in kinds:
+        record = stats.by_opponent[kind]
+        label = text("stats.members") if kind == MEMBERS else text("stats.bot", difficulty=kind)
+        embed.add_field(
+            name=label,
+            value=text("stats.record", wins=record.wins, losses=record.losses,
+                       draws=record.draws),
+            inline=False,
+        )  # fmt: skip
+    embed.add_field(
+        name=text("stats.streak"),
+        value=text("stats.streak_value", current=stats.current_streak, best=stats.best_streak),
+        inline=False,
+    )
+    return embed
+
+
+def leaderboard_embed(
+    top: list[Rating],
+    mine: tuple[int, Rating] | None,
+    against_bot: dict[str, list[BotRecord]],
+) -> discord.Embed:
+    lines = [
+        text("board.row", rank=i, name=f"<@{r.user_id}>", rating=round(r.rating),
+             wins=r.wins, losses=r.losses, draws=r.draws)
+        for i, r in enumerate(top, start=1)
+    ]  # fmt: skip
+    embed = discord.Embed(
+        title=text("board.title"),
+        description=text("board.rated", initial=int(INITIAL_RATING))
+        + "\n"
+        + ("\n".join(lines) if lines else text("board.empty")),
+        colour=COLOUR,
+    )
+    if mine is None:
+        embed.add_field(name=text("board.you"), value=text("board.you_unrated"), inline=False)
+    else:
+        rank, r = mine
+        embed.add_field(
+            name=text("board.you"),
+            value=text("board.you_value", rank=rank, rating=round(r.rating), wins=r.wins,
+                       losses=r.losses, draws=r.draws),
+            inline=False,
+        )  # fmt: skip
+    for difficulty, records in against_bot.items():
+        rows = [
+            text("board.vs_bot_row", rank=i, name=f"<@{r.user_id}>", wins=r.wins,
+                 losses=r.losses, draws=r.draws)
+            for i, r in enumerate(records, start=1)
+        ]  # fmt: skip
+        embed.add_field(
+            name=text("board.vs_bot", difficulty=difficulty),
+            value="\n".join(rows) or text("board.vs_bot_empty", difficulty=difficulty),
+            inline=True,
+        )
+    return embed
+
+
+def history_embed(name: str, user_id: int, games: list[Game]) -> discord.Embed:
+    lines = []
+    for game in games:
+        score = score_of(game, user_id)
+        result = {1.0: "history.win", 0.0: "history.loss", 0.5: "history.draw"}[score or 0.0]
+        mark = game.mark_of(user_id) or "X"
+        lines.append(
+            text(
+                "history.row",
+                result=text(result),
+                opponent=player_name(game, "O" if mark == "X" else "X"),
+                how=text(f"how.{game.end_reason}"),
+                when=relative_time(game.finished_at or game.updated_at),
+                link=message_link(game.guild_id, game.channel_id, game.message_id),
+            )
+        )
+    return discord.Embed(
+        title=text("history.title", name=name), description="\n".join(lines), colour=COLOUR
+    )
+
+
+def review_text(game: Game, verdicts: list[MoveVerdict]) -> str:
+    lines = [text("review.title", x=player_name(game, "X"), o=player_name(game, "O"))]
+    for v in verdicts:
+        line = text(
+            "review.move",
+            number=v.number,
+            mark=MARKS[v.mark],
+            square=cell_name(v.cell, game.size),
+            verdict=text(VERDICTS[(v.before, v.after)]),
+        )
+        if v.mistake:
+            squares = ", ".join(cell_name(c, game.size) for c in v.best)
+            line += text("review.best", squares=squares)
+        lines.append(line)
+    mistakes = sum(v.mistake for v in verdicts)
+    lines.append(text("review.summary", count=mistakes) if mistakes else text("review.clean"))
+    return "\n".join(lines)
