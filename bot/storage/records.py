@@ -87,11 +87,19 @@ class RecordQueries:
         self, guild_id: int, user_id: int, limit: int | None = None
     ) -> list[Game]:
         """A member's finished games in a server, newest first."""
+        # Two index range reads (one per side) rather than an OR, which the planner may
+        # answer with a scan of every finished game.
+        side = (
+            "SELECT id FROM games WHERE status = 'finished' AND {col} = :user"
+            " AND guild_id = :guild"
+        )
+        where = (
+            f"WHERE id IN ({side.format(col='player_x')} UNION ALL "
+            f"{side.format(col='player_o')}) ORDER BY finished_at DESC, id DESC"
+        )
         return await self._run(
             self._games_where,
-            "WHERE status = 'finished' AND guild_id = :guild AND (player_x = :user"
-            " OR player_o = :user) ORDER BY finished_at DESC, id DESC"
-            + ("" if limit is None else f" LIMIT {int(limit)}"),
+            where + ("" if limit is None else f" LIMIT {int(limit)}"),
             {"guild": guild_id, "user": user_id},
         )
 

@@ -166,6 +166,25 @@ class GameRepository(RecordQueries):
 
         return await self._run(run)
 
+    async def import_finished_games(self, games: list[Game]) -> None:
+        """Store already-finished games (and fold them into the records) in one
+        transaction: for imports and benchmarks, not for games being played."""
+
+        def run() -> None:
+            conn = self.conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for game in games:
+                    if game.status != "finished":
+                        raise ValueError(f"game {game.id} is still running")
+                    _insert_game(conn, game)
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+
+        await self._run(run)
+
     async def get_game(self, game_id: int) -> Game | None:
         return await self._run(self._one_game, "WHERE id = ?", (game_id,))
 
