@@ -18,6 +18,7 @@ from bot.service import GameService
 from bot.settings import Settings
 from bot.storage import GameRepository
 from bot.timekeeper import Timekeeper
+from engine import EnginePool
 
 log = logging.getLogger(__name__)
 
@@ -42,16 +43,25 @@ class TTTBot(commands.Bot):
         )
         self.settings = settings
         self.repo = repo
+        self.pool: EnginePool | None = None
 
     async def setup_hook(self) -> None:
         assert self.user is not None  # setup_hook runs after login
-        self.service = GameService(self.repo, self.settings, self.user.id)
+        # Workers start on the first big-board move, not here: most bots only ever play
+        # 3×3, which never needs them, and a start-up should not pay for two interpreters.
+        self.pool = EnginePool()
+        self.service = GameService(self.repo, self.settings, self.user.id, pool=self.pool)
         self.controller = Controller(self)
         self.records = RecordsController(self)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         await self.add_cog(TicTacToe(self))
         await self.add_cog(Timekeeper(self))
         await self.sync_commands_if_changed()
+
+    async def close(self) -> None:
+        await super().close()
+        if self.pool is not None:
+            self.pool.close()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """discord.py drops a click whose button is no longer on the message (a member on

@@ -19,6 +19,9 @@ FIRST_CHOICES = [
     for value in ("random", "me", "opponent")
 ]
 DIFFICULTY_CHOICES = [app_commands.Choice(name=name, value=name) for name in DIFFICULTIES]
+SIZE_CHOICES = [
+    app_commands.Choice(name=text(f"choice.size.{size}"), value=size) for size in (3, 4, 5)
+]
 
 
 @app_commands.guild_only()
@@ -32,20 +35,23 @@ class TicTacToe(commands.GroupCog, group_name="ttt", group_description=text("cmd
         opponent=text("cmd.start.opponent"),
         difficulty=text("cmd.start.difficulty", default="medium"),
         first=text("cmd.start.first"),
+        size=text("cmd.start.size"),
     )
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES)
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)
     async def start(
         self,
         interaction: discord.Interaction,
         opponent: discord.User | None = None,
         difficulty: app_commands.Choice[str] | None = None,
         first: app_commands.Choice[str] | None = None,
+        size: app_commands.Choice[int] | None = None,
     ) -> None:
         await self.bot.controller.on_start(
             interaction,
             opponent,
             difficulty.value if difficulty else None,
             first.value if first else "random",  # type: ignore[arg-type]
+            size.value if size else 3,
         )
 
     @app_commands.command(name="resign", description=text("cmd.resign"))

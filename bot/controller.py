@@ -43,6 +43,7 @@ class Controller:
         opponent: discord.abc.User | None,
         difficulty: str | None,
         first: First,
+        size: int = 3,
     ) -> None:
         async with self.answering(interaction):
             if interaction.channel_id is None:
@@ -53,6 +54,7 @@ class Controller:
                 "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id,
                 "first": first,
+                "size": size,
             }
             if opponent is None or (me is not None and opponent.id == me.id):
                 game = await self.service.start_bot_game(
@@ -89,13 +91,15 @@ class Controller:
         self, interaction: discord.Interaction, game_id: int, ply: int, cell: int
     ) -> None:
         async with self.answering(interaction):
-            move = asyncio.ensure_future(self.service.play(game_id, ply, cell, interaction.user.id))
+            game = await self.service.play(game_id, ply, cell, interaction.user.id)
+            reply = asyncio.ensure_future(self.service.bot_reply(game))
             try:
-                game = await asyncio.wait_for(asyncio.shield(move), self.bot.settings.defer_after)
+                game = await asyncio.wait_for(asyncio.shield(reply), self.bot.settings.defer_after)
             except TimeoutError:
-                # The bot is thinking longer than usual: acknowledge now, show the move later.
-                await interaction.response.defer()
-                game = await move
+                # The bot is thinking (a big board): show the member's move now, and the
+                # reply when it comes.
+                await self._update_game(interaction, game)
+                game = await reply
                 await interaction.edit_original_response(
                     content=render.game_content(game),
                     view=render.game_view(game),

@@ -20,11 +20,13 @@ from bot.locks import LockRegistry
 from bot.models import Challenge, Game, XChoice
 from bot.settings import Settings
 from bot.storage import Conflict, GameRepository
-from engine import Agent, Board, IllegalMove, choose_move_async, get_agent
+from engine import Agent, Board, EnginePool, IllegalMove, choose_move_async, get_agent
 
 log = logging.getLogger(__name__)
 
 First = Literal["random", "me", "opponent"]
+SMALL_BOARD_CELLS = 9
+"""Boards this small are searched on a thread: the answer takes microseconds."""
 
 
 class Refusal(Exception):
@@ -44,12 +46,14 @@ class GameService:
         bot_user_id: int,
         clock: Callable[[], float] = time.time,
         rng: random.Random | None = None,
+        pool: EnginePool | None = None,
     ) -> None:
         self.repo = repo
         self.settings = settings
         self.bot_user_id = bot_user_id
         self.clock = clock
         self.rng = rng or random.Random()
+        self.pool = pool
         self.locks = LockRegistry()
         self.agents: dict[str, Agent] = {}
         self.deadlines_changed = asyncio.Event()
@@ -192,9 +196,9 @@ class GameService:
     # --- moves --------------------------------------------------------------------------
 
     async def play(self, game_id: int, ply: int, cell: int, user_id: int) -> Game:
-        """Apply a member's move (and, against the bot, the bot's reply).
+        """Apply a member's move; against the bot, follow with :meth:`bot_reply`.
 
-        Each move is stored before this returns, so nothing shown is ever lost.
+        The move is stored before this returns, so nothing shown is ever lost.
 
         Raises:
             Refusal: not a player, a stale board, not their turn, a taken cell, game over.
@@ -213,8 +217,20 @@ class GameService:
             except IllegalMove:
                 raise Refusal("move.taken") from None
             game = await self._save(game, moved)
-            if game.running and game.bot_side == game.board.to_move:
-                game = await self._save(game, self._advance(game, await self._bot_move(game)))
+        self.deadlines_changed.set()
+        return game
+
+    async def bot_reply(self, game: Game) -> Game:
+        """The bot's move in ``game`` if it is the bot's turn there, stored; otherwise the
+        game as it now stands (someone resigned while the bot thought, say)."""
+        if not game.running or game.bot_side != game.board.to_move:
+            return game
+        async with self.locks.game(game.id):
+            current = await self.repo.get_game(game.id)
+            if current is None or current.ply != game.ply or not current.running:
+                return current or game
+            cell = await self._bot_move(current)
+            game = await self._save(current, self._advance(current, cell))
         self.deadlines_changed.set()
         return game
 
@@ -298,16 +314,8 @@ class GameService:
     async def resume_bot_turns(self) -> list[Game]:
         """Make the bot moves that a crash interrupted (the member's move was stored, the
         bot's reply was not)."""
-        resumed = []
-        for waiting in await self.repo.running_games():
-            if waiting.bot_side != waiting.board.to_move:
-                continue
-            async with self.locks.game(waiting.id):
-                game = await self._running_game(waiting.id)
-                if game.bot_side == game.board.to_move:
-                    moved = self._advance(game, await self._bot_move(game))
-                    resumed.append(await self._save(game, moved))
-        return resumed
+        waiting = [g for g in await self.repo.running_games() if g.bot_side == g.board.to_move]
+        return [await self.bot_reply(game) for game in waiting]
 
     # --- internals ----------------------------------------------------------------------
 
@@ -320,15 +328,22 @@ class GameService:
         return game
 
     async def _bot_move(self, game: Game) -> int:
+        """The bot's move: 3×3 on the engine thread (microseconds once warm), larger boards
+        in the process pool, where a search may use its whole think time."""
         name = game.difficulty or self.settings.default_difficulty
-        agent = self.agents.get(name)
-        if agent is None:
-            agent = self.agents[name] = get_agent(name, seed=self.rng.getrandbits(64))
+        board, think = game.board, self.settings.think_time
         try:
-            return await choose_move_async(game.board, agent)
+            if self.pool is not None and board.size * board.size > SMALL_BOARD_CELLS:
+                return await self.pool.choose(board, name, seed=self.rng.getrandbits(64),
+                                              time_budget=think)  # fmt: skip
+            agent = self.agents.get(name)
+            if agent is None:
+                agent = get_agent(name, seed=self.rng.getrandbits(64), time_budget=think)
+                self.agents[name] = agent
+            return await choose_move_async(board, agent, time_budget=think)
         except TimeoutError:
             log.warning("game %s: %s took too long; playing a quick move instead", game.id, name)
-            return await choose_move_async(game.board, "easy", seed=self.rng.getrandbits(64))
+            return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
 
     def _advance(self, game: Game, cell: int) -> Game:
         return game_state.advance(game, cell, self.clock(), self.settings.turn_timeout)

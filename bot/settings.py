@@ -24,8 +24,11 @@ class Settings:
     challenge_timeout: float = 60.0
     turn_timeout: float = 300.0
     default_difficulty: str = "medium"
-    defer_after: float = 2.0
-    """Seconds the bot's move may take before the click is deferred (Discord allows 3)."""
+    think_time: float = 2.0
+    """Seconds hard and unbeatable may think on boards too large to solve (5×5)."""
+    defer_after: float = 1.0
+    """Seconds the bot's reply may take before the member's move is shown on its own
+    (Discord wants an answer within 3)."""
     log_level: str = "INFO"
 
     @classmethod
@@ -74,6 +77,7 @@ class Settings:
             turn_timeout=_seconds(
                 get("TTT_TURN_TIMEOUT"), "TTT_TURN_TIMEOUT", defaults.turn_timeout
             ),
+            think_time=_seconds(get("TTT_THINK_TIME"), "TTT_THINK_TIME", defaults.think_time),
             default_difficulty=difficulty,
             log_level=log_level,
         )

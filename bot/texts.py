@@ -11,6 +11,10 @@ EN: dict[str, str] = {
     "cmd.start.first": "Who moves first (default: random)",
     "cmd.resign": "Resign your game in this channel",
     "cmd.help": "How to play, and the bot's difficulties",
+    "cmd.start.size": "The board (default: 3×3)",
+    "choice.size.3": "3×3, three in a row",
+    "choice.size.4": "4×4, four in a row",
+    "choice.size.5": "5×5, four in a row",
     "choice.first.random": "Random",
     "choice.first.me": "Me",
     "choice.first.opponent": "My opponent",
@@ -20,8 +24,10 @@ EN: dict[str, str] = {
         "`/ttt start` plays me; the default difficulty is **{default}**.\n"
         "`/ttt start opponent:@member` challenges a member: they get Accept and Decline "
         "buttons and {challenge} seconds to answer.\n"
-        "`/ttt start difficulty:… first:…` picks my strength and who moves first "
-        "(random unless you choose).\n"
+        "`/ttt start difficulty:… first:… size:…` picks my strength, who moves first "
+        "(random unless you choose) and the board: 3×3, 4×4 (four in a row) or 5×5 "
+        "(four in a row; its 25 squares fill every button row, so resign there with "
+        "`/ttt resign`).\n"
         "`/ttt resign` (or the Resign button) ends your game as a loss.\n"
         "`/ttt stats`, `/ttt history` and `/ttt leaderboard` show records; `/ttt review` "
         "(or the Review button) goes through your last game move by move; "

@@ -13,12 +13,14 @@ from engine.agents import LADDER, Agent, get_agent
 from engine.async_api import choose_move_async
 from engine.board import Board, IllegalMove, InvalidBoard, Outcome
 from engine.geometry import from_rowcol, to_rowcol
+from engine.pool import EnginePool
 from engine.search import best_moves, solve
 
 __all__ = [
     "LADDER",
     "Agent",
     "Board",
+    "EnginePool",
     "IllegalMove",
     "InvalidBoard",
     "Outcome",

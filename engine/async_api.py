@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import Executor, ThreadPoolExecutor
 
-from engine.agents import Agent, get_agent
+from engine.agents import DEFAULT_THINK_TIME, Agent, get_agent
 from engine.board import Board
 
-DEFAULT_TIME_BUDGET = 2.0
-"""Seconds a move may take before the caller gets a TimeoutError."""
+GRACE = 1.0
+"""Seconds past the think time before a move counts as overdue (scheduling, IPC)."""
 
 _executor: ThreadPoolExecutor | None = None
 
@@ -26,24 +26,27 @@ async def choose_move_async(
     agent: Agent | str,
     *,
     seed: int | None = None,
-    time_budget: float | None = DEFAULT_TIME_BUDGET,
+    time_budget: float = DEFAULT_THINK_TIME,
     executor: Executor | None = None,
+    grace: float = GRACE,
 ) -> int:
     """Choose a move for the side to move without blocking the event loop for long.
 
-    ``agent`` is an Agent or a name for :func:`engine.get_agent` (then ``seed`` seeds it).
-    One-ply agents (random, easy) answer inline; searching agents run in ``executor``
-    (default: one engine thread, so searches queue instead of fighting over the GIL).
+    ``agent`` is an Agent or a name for :func:`engine.get_agent` (then ``seed`` seeds it
+    and ``time_budget`` is its think time on boards too large to solve). One-ply agents
+    (random, easy) answer inline; searching agents run in ``executor`` (default: one
+    engine thread, so searches queue instead of fighting over the GIL; see
+    :class:`engine.EnginePool` for processes).
 
     Raises:
         ValueError: unknown agent name. IllegalMove: the game is over.
-        TimeoutError: the move took longer than ``time_budget`` seconds (the search
-            finishes in the background and its tables stay warm for the next call).
+        TimeoutError: no move after ``time_budget + grace`` seconds (the search finishes
+            in the background and its tables stay warm for the next call).
     """
     if isinstance(agent, str):
-        agent = get_agent(agent, seed=seed)
+        agent = get_agent(agent, seed=seed, time_budget=time_budget)
     if agent.inline:
         return agent.choose(board)
     loop = asyncio.get_running_loop()
     future = loop.run_in_executor(executor or _default_executor(), agent.choose, board)
-    return await asyncio.wait_for(future, time_budget)
+    return await asyncio.wait_for(future, time_budget + grace)

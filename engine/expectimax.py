@@ -12,7 +12,14 @@ from dataclasses import dataclass, field
 
 from engine.board import Board
 from engine.geometry import iter_cells
-from engine.search import SearchTables, child_score, key_of, tables_for, winning_cells
+from engine.search import (
+    SearchTables,
+    child_score,
+    key_of,
+    negamax,
+    tables_for,
+    winning_cells,
+)
 
 TIE_TOLERANCE = 1e-12
 # Only the first moves of a game leave symmetries worth the cost of looking for them.
@@ -101,6 +108,43 @@ def win_chances(board: Board, moves: list[int]) -> dict[int, float]:
             by_rep[rep] = _villain_value(tables, chances, mine, opp)
     result = {cell: by_rep[rep] for cell, rep in reps.items()}
     return result
+
+
+def trap_counts(board: Board, moves: list[int], exact: bool) -> dict[int, int]:
+    """For each move, how many of the opponent's replies would leave the mover a win:
+    a position solved as won (``exact``), or else an immediate win on the next move."""
+    tables = tables_for(board.geometry)
+    geo = tables.geo
+    me, opp = board.sides()
+    counts = {}
+    for cell in moves:
+        mine = me | 1 << cell
+        empty = geo.full & ~(mine | opp)
+        if geo.is_win(mine, cell) or not empty:
+            counts[cell] = geo.cells  # the game ends here: nothing to set up
+            continue
+        if winning_cells(tables, opp, empty):
+            counts[cell] = 0  # the opponent wins at once: no reply is a mistake
+            continue
+        traps = 0
+        for reply in iter_cells(empty):
+            theirs = opp | 1 << reply
+            left = empty & ~(1 << reply)
+            if not left:
+                continue
+            if exact:
+                traps += negamax_sign(tables, mine, theirs) > 0
+            else:
+                traps += bool(winning_cells(tables, mine, left))
+        counts[cell] = traps
+    return counts
+
+
+def negamax_sign(tables: SearchTables, me: int, opp: int) -> int:
+    """Exact game value (+1, 0, -1) of a running position for the side to move."""
+    bound = tables.geo.cells + 1
+    value = negamax(tables, me, opp, -bound, bound)
+    return (value > 0) - (value < 0)
 
 
 def likeliest_wins(board: Board, moves: list[int]) -> list[int]:

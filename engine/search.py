@@ -17,6 +17,8 @@ from engine.board import Board
 from engine.geometry import Geometry, iter_cells
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+MAX_TABLE_ENTRIES = 1_000_000
+"""A table past this many entries is emptied and refilled: about 100 MB at most."""
 
 
 @dataclass
@@ -24,7 +26,8 @@ class SearchTables:
     """Memory shared by every exact search on one geometry."""
 
     geo: Geometry
-    tt: dict[int, tuple[int, int]] = field(default_factory=dict)
+    tt: dict[int, int] = field(default_factory=dict)
+    """position key -> score * 4 + bound flag (a plain int costs far less than a tuple)."""
     root_scores: dict[int, dict[int, int]] = field(default_factory=dict)
     completions: dict[int, int] = field(default_factory=dict)
     """marks -> cells that would complete a window for them (occupied or not)."""
@@ -87,7 +90,7 @@ def negamax(tables: SearchTables, me: int, opp: int, alpha: int, beta: int) -> i
     key = me | opp << geo.cells
     entry = tables.tt.get(key)
     if entry is not None:
-        flag, value = entry
+        value, flag = entry >> 2, entry & 3
         if flag == _EXACT:
             return value
         if flag == _LOWER:
@@ -109,12 +112,14 @@ def negamax(tables: SearchTables, me: int, opp: int, alpha: int, beta: int) -> i
                 alpha = value
                 if alpha >= beta:
                     break
+    if len(tables.tt) >= MAX_TABLE_ENTRIES:
+        tables.tt.clear()
     if best <= start_alpha:
-        tables.tt[key] = (_UPPER, best)
+        tables.tt[key] = best << 2 | _UPPER
     elif best >= beta:
-        tables.tt[key] = (_LOWER, best)
+        tables.tt[key] = best << 2 | _LOWER
     else:
-        tables.tt[key] = (_EXACT, best)
+        tables.tt[key] = best << 2 | _EXACT
     return best
 
 

@@ -56,7 +56,7 @@ async def test_searches_run_off_the_event_loop() -> None:
 
 async def test_time_budget_raises_timeout() -> None:
     with pytest.raises(TimeoutError):
-        await choose_move_async(Board.new(), SlowAgent(seed=1), time_budget=0.05)
+        await choose_move_async(Board.new(), SlowAgent(seed=1), time_budget=0.05, grace=0)
 
 
 async def test_async_errors() -> None:

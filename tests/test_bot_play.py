@@ -117,3 +117,36 @@ async def test_resign_button_ends_the_game_as_a_loss(emulator: DiscordEmulator, 
     assert f"<@{alice.id}> resigned" in res.content
     assert find_button(res.message, label="Rematch") is not None
     assert all(b.get("disabled") for row in buttons(res.message)[:3] for b in row)
+
+
+@pytest.mark.parametrize(("size", "rows"), [(4, [4, 4, 4, 4, 1]), (5, [5, 5, 5, 5, 5])])
+async def test_bigger_boards(emulator: DiscordEmulator, bot, size: int, rows: list[int]) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(
+        alice, "ttt start", {"size": size, "difficulty": "easy", "first": "me"}
+    )
+    assert [len(r) for r in buttons(res.message)] == rows
+    assert (find_button(res.message, label="Resign") is None) == (size == 5)
+    assert res.content.count("⬜") == size * size
+    res = await emulator.click(alice, res.message, cell_id(res.message, 0))
+    assert res.type == 7
+    assert Board.from_string(board_of(res.message), k=4).move_count == 2
+
+
+async def test_a_5x5_move_against_hard_goes_through_the_process_pool(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", think_time=0.3)
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings) as bot:
+        res = await emulator.invoke(
+            alice, "ttt start", {"size": 5, "difficulty": "hard", "first": "me"}
+        )
+        message = res.message
+        res = await emulator.click(alice, message, cell_id(message, 12))
+        assert res.type == 7
+        if Board.from_string(board_of(res.message), k=4).move_count == 1:
+            await res.wait_for_edit(timeout=10)  # the member's move came first, then the reply
+        board = Board.from_string(board_of(emulator.message(message["id"])), k=4)
+        assert board.move_count == 2 and board[12] == "X"
+        assert bot.pool is not None and bot.pool.moves_chosen == 1

@@ -144,14 +144,21 @@ async def test_dev_guild_sync_goes_to_the_guild_only(emulator: DiscordEmulator, 
         assert emulator.commands() == []
 
 
-async def test_a_slow_bot_move_is_deferred_then_shown(emulator: DiscordEmulator, tmp_path) -> None:
+async def test_a_slow_bot_reply_shows_the_member_move_first(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3", defer_after=0.0)
     alice = emulator.create_user("alice")
     async with running_bot(emulator, settings):
         res = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard"})
         message = res.message
         res = await emulator.click(alice, message, cell_id(message, 0))
-        assert res.type == 6  # deferred update: the click is acknowledged at once
+        # answered at once with the member's move and the bot thinking...
+        assert res.type == 7
+        first = Board.from_string(board_of(res.message))
+        assert first.move_count == 1 and first[0] == "X"
+        assert "the bot (hard) is thinking" in res.content
+        # ...then the same message shows the reply
         edited = await res.wait_for_edit(timeout=5)
         assert edited is not None
         assert Board.from_string(board_of(emulator.message(message["id"]))).move_count == 2

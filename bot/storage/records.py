@@ -90,8 +90,7 @@ class RecordQueries:
         # Two index range reads (one per side) rather than an OR, which the planner may
         # answer with a scan of every finished game.
         side = (
-            "SELECT id FROM games WHERE status = 'finished' AND {col} = :user"
-            " AND guild_id = :guild"
+            "SELECT id FROM games WHERE status = 'finished' AND {col} = :user AND guild_id = :guild"
         )
         where = (
             f"WHERE id IN ({side.format(col='player_x')} UNION ALL "
