@@ -9,7 +9,7 @@ import sys
 from engine.agents import LADDER
 
 
-def _ladder(games: int, seed: int) -> str:
+def _ladder(games: int, seed: int, size: int = 3, think: float | None = None) -> str:
     from engine.arena import run_arena
 
     header = f"{'X':<11}{'O':<11}{'X wins':>8}{'O wins':>8}{'draws':>8}"
@@ -18,7 +18,7 @@ def _ladder(games: int, seed: int) -> str:
     for lower, upper in itertools.pairwise(LADDER[1:]):
         pairs += [(upper, lower), (lower, upper)]
     for x, o in pairs:
-        r = run_arena(x, o, games, seed)
+        r = run_arena(x, o, games, seed, size=size, think=think)
         rows.append(f"{x:<11}{o:<11}{r.x_wins:>8}{r.o_wins:>8}{r.draws:>8}")
     return "\n".join(rows)
 
@@ -36,8 +36,17 @@ def main(argv: list[str] | None = None) -> int:
     ladder = sub.add_parser("ladder", help="every level against random and the level below")
     ladder.add_argument("--games", type=int, default=1000)
     ladder.add_argument("--seed", type=int, default=1)
+    ladder.add_argument("--size", type=int, default=3)
+    ladder.add_argument("--think", type=float, default=None, help="think time on 5×5 (s)")
     bench = sub.add_parser("bench", help="move times, cold and warm")
     bench.add_argument("--games", type=int, default=200)
+    bench.add_argument(
+        "--sizes",
+        action="store_true",
+        help="per-move times on 3×3, 4×4 and 5×5, and the event loop's stall with the pool",
+    )
+    bench.add_argument("--think", type=float, default=2.0, help="think time on 5×5 (s)")
+    bench.add_argument("--searches", type=int, default=20, help="concurrent 5×5 searches")
     args = parser.parse_args(argv)
 
     try:
@@ -46,11 +55,14 @@ def main(argv: list[str] | None = None) -> int:
 
             print(run_arena(args.x, args.o, args.games, args.seed, args.size, args.k).format())
         elif args.command == "ladder":
-            print(_ladder(args.games, args.seed))
+            print(_ladder(args.games, args.seed, args.size, args.think))
         else:
-            from engine.bench import run
+            from engine import bench as engine_bench
 
-            print(run(games=args.games))
+            if args.sizes:
+                print(engine_bench.run_sizes(args.games, args.think, args.searches))
+            else:
+                print(engine_bench.run(games=args.games))
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2

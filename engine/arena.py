@@ -39,9 +39,16 @@ def play_game(x: Agent, o: Agent, board: Board) -> tuple[Outcome, list[int]]:
 
 
 def run_arena(
-    x: str, o: str, games: int, seed: int | None = None, size: int = 3, k: int | None = None
+    x: str,
+    o: str,
+    games: int,
+    seed: int | None = None,
+    size: int = 3,
+    k: int | None = None,
+    think: float | None = None,
 ) -> ArenaResult:
-    """Play ``games`` games of agent ``x`` (as X) against agent ``o`` (as O).
+    """Play ``games`` games of agent ``x`` (as X) against agent ``o`` (as O); ``think`` is
+    hard's and unbeatable's think time on boards too large to solve.
 
     Raises:
         ValueError: unknown agent name, bad board size, or a negative game count.
@@ -49,8 +56,8 @@ def run_arena(
     if games < 0:
         raise ValueError(f"the number of games cannot be negative, got {games}")
     seeds = random.Random(seed)
-    x_agent = get_agent(x, seed=seeds.getrandbits(64))
-    o_agent = get_agent(o, seed=seeds.getrandbits(64))
+    x_agent = get_agent(x, seed=seeds.getrandbits(64), time_budget=think)
+    o_agent = get_agent(o, seed=seeds.getrandbits(64), time_budget=think)
     start = Board.new(size, k)
     tally = {"X": 0, "O": 0, "draw": 0}
     for _ in range(games):

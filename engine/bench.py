@@ -7,7 +7,10 @@ process. Per-move: every agent's move times while playing games against ``random
 
 from __future__ import annotations
 
+import asyncio
+import os
 import platform
+import random
 import statistics
 import subprocess
 import sys
@@ -15,6 +18,7 @@ import time
 
 from engine.agents import LADDER, get_agent
 from engine.board import Board
+from engine.pool import EnginePool
 
 COLD_SNIPPET = """
 import time
@@ -53,13 +57,15 @@ def warm_move_seconds(name: str, calls: int) -> list[float]:
     return times
 
 
-def per_move_seconds(name: str, games: int, seed: int = 1) -> list[float]:
+def per_move_seconds(
+    name: str, games: int, seed: int = 1, size: int = 3, think: float | None = None
+) -> list[float]:
     """Move times of ``name`` over ``games`` games against random, half as X, half as O."""
-    agent = get_agent(name, seed=seed)
+    agent = get_agent(name, seed=seed, time_budget=think)
     rival = get_agent("random", seed=seed + 1)
     times = []
     for game in range(games):
-        board = Board.new()
+        board = Board.new(size)
         ours = "X" if game % 2 == 0 else "O"
         while not board.is_over():
             if board.to_move == ours:
@@ -81,6 +87,62 @@ def _fmt(seconds: float) -> str:
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+async def loop_stall(searches: int, think: float, tick: float = 0.01) -> tuple[float, float]:
+    """Largest gap between ticks of a ``tick``-second ticker while ``searches`` 5×5
+    searches run at once in an EnginePool; returns (largest gap, wall time)."""
+    pool = EnginePool()
+    await pool.warm_up()
+    rng = random.Random(7)
+    boards = []
+    for _ in range(searches):
+        board = Board.new(5)
+        for _ in range(4):
+            board = board.play(rng.choice(board.legal_moves()))
+        boards.append(board)
+    gaps: list[float] = []
+
+    async def ticker() -> None:
+        last = time.perf_counter()
+        while True:
+            await asyncio.sleep(tick)
+            now = time.perf_counter()
+            gaps.append(now - last)
+            last = now
+
+    task = asyncio.create_task(ticker())
+    began = time.perf_counter()
+    await asyncio.gather(
+        *(pool.choose(b, "hard", seed=i, time_budget=think) for i, b in enumerate(boards))
+    )
+    wall = time.perf_counter() - began
+    task.cancel()
+    pool.close()
+    return max(gaps) - tick, wall
+
+
+def run_sizes(games: int, think: float, stall_searches: int) -> str:
+    lines = [
+        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        f"per move against random, {games} games per row, think time {think:g} s on 5×5",
+        f"{'size':<6}{'agent':<12}{'p50':>12}{'p99':>12}{'moves':>8}",
+    ]
+    for size in (3, 4, 5):
+        for name in LADDER:
+            times = per_move_seconds(name, games, size=size, think=think)
+            lines.append(
+                f"{size}×{size:<4}{name:<12}{_fmt(statistics.median(times)):>12}"
+                f"{_fmt(percentile(times, 0.99)):>12}{len(times):>8}"
+            )
+    stall, wall = asyncio.run(loop_stall(stall_searches, think))
+    lines += [
+        "",
+        f"event loop while {stall_searches} 5×5 searches ({think:g} s each) run at once in "
+        f"the process pool: largest extra stall of a 10 ms ticker {_fmt(stall)} "
+        f"(all done in {wall:.1f} s; target ≤ 20 ms)",
+    ]
+    return "\n".join(lines)
 
 
 def run(cold_runs: int = 7, warm_calls: int = 2000, games: int = 200) -> str:
