@@ -8,7 +8,7 @@ from typing import Literal
 from engine import Board
 
 Status = Literal["running", "finished"]
-EndReason = Literal["line", "draw", "resign", "timeout"]
+EndReason = Literal["line", "draw", "resign", "timeout", "abandoned"]
 ChallengeStatus = Literal["pending", "accepted", "declined", "expired"]
 XChoice = Literal["challenger", "opponent", "random"]
 

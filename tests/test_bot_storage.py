@@ -162,3 +162,37 @@ async def test_a_slow_bot_reply_shows_the_member_move_first(
         edited = await res.wait_for_edit(timeout=5)
         assert edited is not None
         assert Board.from_string(board_of(emulator.message(message["id"]))).move_count == 2
+
+
+async def test_migrating_a_version_2_database_keeps_its_games(tmp_path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as conn:
+        for script in MIGRATIONS[:2]:
+            for statement in script.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+        conn.execute("PRAGMA user_version = 2")
+        conn.execute(
+            "INSERT INTO games (guild_id, channel_id, size, k, player_x, player_o, moves, ply,"
+            " status, result, end_reason, created_at, updated_at, finished_at)"
+            " VALUES (1, 2, 3, 3, 10, 20, '0,3,1,4,2', 5, 'finished', 'X', 'line', 1, 2, 3)"
+        )
+        conn.execute(
+            "INSERT INTO challenges (channel_id, challenger_id, opponent_id, x_player, size,"
+            " k, status, expires_at, created_at, game_id) VALUES (2, 10, 20, 'random', 3, 3,"
+            " 'accepted', 5, 1, 1)"
+        )
+    repo = GameRepository(path)
+    await repo.open()
+    try:
+        assert await repo.schema_version() == len(MIGRATIONS) >= 3
+        game = await repo.get_game(1)
+        assert game is not None and game.moves == (0, 3, 1, 4, 2) and game.result == "X"
+        assert (await repo.get_challenge(1)).game_id == 1
+        running = await repo.create_game(a_game(channel_id=9))
+        await repo.save_game(
+            running.with_changes(status="finished", end_reason="abandoned"), expected_ply=0
+        )
+        assert (await repo.get_game(running.id)).end_reason == "abandoned"
+    finally:
+        await repo.close()

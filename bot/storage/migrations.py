@@ -83,4 +83,43 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_finished_by_o ON games(player_o, guild_id, finished_at)
         WHERE status = 'finished';
     """,
+    # 3: a game whose message a moderator deleted ends as 'abandoned', with no result.
+    # SQLite cannot change a CHECK in place, so the table is rebuilt (foreign keys are
+    # off while migrations run; see GameRepository._open).
+    """
+    CREATE TABLE games_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        player_x INTEGER NOT NULL,
+        player_o INTEGER NOT NULL,
+        bot_side TEXT CHECK (bot_side IN ('X', 'O')),
+        difficulty TEXT,
+        moves TEXT NOT NULL DEFAULT '',
+        ply INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+        result TEXT CHECK (result IN ('X', 'O', 'draw')),
+        end_reason TEXT
+            CHECK (end_reason IN ('line', 'draw', 'resign', 'timeout', 'abandoned')),
+        turn_deadline REAL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        finished_at REAL,
+        rematch_of INTEGER REFERENCES games(id)
+    );
+    INSERT INTO games_new (id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at, updated_at, finished_at, rematch_of)
+        SELECT id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at, updated_at, finished_at, rematch_of FROM games;
+    DROP TABLE games;
+    ALTER TABLE games_new RENAME TO games;
+    CREATE UNIQUE INDEX games_one_running_per_channel ON games(channel_id)
+        WHERE status = 'running';
+    CREATE INDEX games_running_deadline ON games(turn_deadline) WHERE status = 'running';
+    CREATE INDEX games_finished_by_x ON games(player_x, guild_id, finished_at)
+        WHERE status = 'finished';
+    CREATE INDEX games_finished_by_o ON games(player_o, guild_id, finished_at)
+        WHERE status = 'finished';
+    """,
 )

@@ -90,8 +90,14 @@ class GameRepository(RecordQueries):
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-            conn.execute("PRAGMA foreign_keys = ON")
+            # Migrations that rebuild a table need foreign keys off; a check after them
+            # proves nothing was left dangling.
+            conn.execute("PRAGMA foreign_keys = OFF")
             self._migrate(conn)
+            problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if problems:
+                raise sqlite3.DatabaseError(f"broken references after migrating: {problems}")
+            conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
             conn.close()
             raise DatabaseError(f"cannot use database {self.path}: {exc}") from None
