@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import signal
 import sys
 
 import aiohttp
@@ -35,9 +36,17 @@ async def run(settings: Settings) -> None:
     await repo.open()
     try:
         async with TTTBot(settings, repo) as bot:
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGTERM, signal.SIGINT):
+                loop.add_signal_handler(signum, _shutdown, bot, signum)
             await bot.start(settings.token)
     finally:
         await repo.close()
+
+
+def _shutdown(bot: TTTBot, signum: int) -> None:
+    log.info("%s received: finishing moves in flight, then stopping", signal.Signals(signum).name)
+    asyncio.get_running_loop().create_task(bot.close())
 
 
 def main() -> int:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 import logging
+from collections.abc import Iterator
 
 import discord
 from discord.ext import commands
@@ -21,6 +24,9 @@ from bot.timekeeper import Timekeeper
 from engine import EnginePool
 
 log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 15.0
+"""Seconds a shutdown waits for moves in flight (a 5×5 search takes up to 2)."""
 
 
 def intents() -> discord.Intents:
@@ -44,6 +50,9 @@ class TTTBot(commands.Bot):
         self.settings = settings
         self.repo = repo
         self.pool: EnginePool | None = None
+        self._in_flight = 0
+        self._idle = asyncio.Event()
+        self._idle.set()
 
     async def setup_hook(self) -> None:
         assert self.user is not None  # setup_hook runs after login
@@ -58,7 +67,26 @@ class TTTBot(commands.Bot):
         await self.add_cog(Timekeeper(self))
         await self.sync_commands_if_changed()
 
+    @contextlib.contextmanager
+    def handling(self) -> Iterator[None]:
+        """Count an interaction being handled, so a shutdown can wait for it."""
+        self._in_flight += 1
+        self._idle.clear()
+        try:
+            yield
+        finally:
+            self._in_flight -= 1
+            if not self._in_flight:
+                self._idle.set()
+
     async def close(self) -> None:
+        """Let the moves being made finish and be stored, then disconnect."""
+        if self._in_flight:
+            log.info("shutting down: waiting for %d interaction(s) in flight", self._in_flight)
+            try:
+                await asyncio.wait_for(self._idle.wait(), SHUTDOWN_GRACE)
+            except TimeoutError:
+                log.warning("shutting down with %d interaction(s) unfinished", self._in_flight)
         await super().close()
         if self.pool is not None:
             self.pool.close()

@@ -56,16 +56,28 @@ class Controller:
                 "first": first,
                 "size": size,
             }
-            if opponent is None or (me is not None and opponent.id == me.id):
-                game = await self.service.start_bot_game(
-                    **common, difficulty=difficulty or self.bot.settings.default_difficulty
-                )
-                await self._send_game(interaction, game)
-                return
-            if opponent.bot:
+            vs_bot = opponent is None or (me is not None and opponent.id == me.id)
+            if not vs_bot and opponent.bot:
                 raise Refusal("start.other_bot", name=opponent.display_name)
-            challenge = await self.service.challenge(**common, opponent_id=opponent.id)
-            await self._send_challenge(interaction, challenge)
+            for attempt in (1, 2):
+                try:
+                    if vs_bot:
+                        level = difficulty or self.bot.settings.default_difficulty
+                        game = await self.service.start_bot_game(**common, difficulty=level)
+                        await self._send_game(interaction, game)
+                    else:
+                        challenge = await self.service.challenge(**common, opponent_id=opponent.id)
+                        await self._send_challenge(interaction, challenge)
+                    return
+                except Refusal as refusal:
+                    # A game whose message a moderator deleted would block the channel
+                    # until its timeout: check, end it, and start this one instead.
+                    blocking = refusal.params.get("game")
+                    if attempt == 2 or not isinstance(blocking, Game):
+                        raise
+                    if not await self._message_gone(blocking):
+                        raise
+                    await self.service.abandon(blocking.id)
 
     async def on_resign_command(self, interaction: discord.Interaction) -> None:
         async with self.answering(interaction):
@@ -141,29 +153,61 @@ class Controller:
     # --- showing ------------------------------------------------------------------------
 
     async def _send_game(self, interaction: discord.Interaction, game: Game) -> None:
-        response = await interaction.response.send_message(
-            render.game_content(game), view=render.game_view(game), allowed_mentions=NO_MENTIONS
-        )
+        try:
+            response = await interaction.response.send_message(
+                render.game_content(game), view=render.game_view(game),
+                allowed_mentions=NO_MENTIONS,
+            )  # fmt: skip
+        except discord.HTTPException as exc:
+            # Nobody will ever see this game: do not let it hold the channel.
+            log.warning("game %s: could not post its message (%s); abandoning it", game.id, exc)
+            await self.service.abandon(game.id)
+            return
         if response.message_id is not None:
             await self.service.attach_game_message(game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        response = await interaction.response.send_message(
-            render.challenge_content(challenge),
-            view=render.challenge_view(challenge),
-            allowed_mentions=discord.AllowedMentions(
-                users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
-            ),
-        )
+        try:
+            response = await interaction.response.send_message(
+                render.challenge_content(challenge),
+                view=render.challenge_view(challenge),
+                allowed_mentions=discord.AllowedMentions(
+                    users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
+                ),
+            )
+        except discord.HTTPException as exc:
+            log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
+            await self.service.withdraw(challenge)
+            return
         if response.message_id is not None:
             await self.service.attach_challenge_message(challenge, response.message_id)
 
     async def _update_game(self, interaction: discord.Interaction, game: Game) -> None:
-        await interaction.response.edit_message(
-            content=render.game_content(game),
-            view=render.game_view(game),
-            allowed_mentions=NO_MENTIONS,
-        )
+        try:
+            await interaction.response.edit_message(
+                content=render.game_content(game),
+                view=render.game_view(game),
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.NotFound as exc:
+            # The interaction expired before our answer (Discord's 10062): the move is
+            # stored, so show it by editing the message itself, or the board would lag.
+            log.warning("interaction %s expired before its answer (%s); editing the game "
+                        "message instead", interaction.id, exc)  # fmt: skip
+            await self.publish(game)
+
+    async def _message_gone(self, game: Game) -> bool:
+        """True if Discord says the game's message no longer exists."""
+        if game.message_id is None:
+            return False
+        channel = self.bot.get_partial_messageable(game.channel_id)
+        try:
+            await channel.fetch_message(game.message_id)
+        except discord.NotFound:
+            return True
+        except discord.HTTPException:
+            return False
+        return False
 
     async def publish(self, item: Game | Challenge) -> None:
         """Edit the message of a game or challenge that changed without a click on it
@@ -185,21 +229,27 @@ class Controller:
                 return
             message = channel.get_partial_message(item.message_id)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.NotFound:
+            log.warning("message %s of %s %s was deleted", item.message_id,
+                        type(item).__name__.lower(), item.id)  # fmt: skip
+            if isinstance(item, Game) and item.running:
+                await self.service.abandon(item.id)
+        except discord.Forbidden as exc:
+            log.warning("cannot update message %s in channel %s, missing permissions: %s",
+                        item.message_id, item.channel_id, exc)  # fmt: skip
         except discord.HTTPException as exc:
-            log.warning(
-                "could not update message %s in channel %s: %s",
-                item.message_id,
-                item.channel_id,
-                exc,
-            )
+            log.warning("could not update message %s in channel %s: %s",
+                        item.message_id, item.channel_id, exc)  # fmt: skip
 
     # --- answering ----------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
     async def answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
-        """Turn refusals into private replies and failures into an apology."""
+        """Turn refusals into private replies and failures into an apology; a shutdown
+        waits for whatever is inside."""
         try:
-            yield
+            with self.bot.handling():
+                yield
         except Refusal as refusal:
             await self._reply_private(interaction, self._refusal_text(refusal))
         except Exception:

@@ -58,7 +58,7 @@ def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
     return start_clock(game, now, turn_timeout)
 
 
-def finish(game: Game, result: str, reason: EndReason, now: float) -> Game:
+def finish(game: Game, result: str | None, reason: EndReason, now: float) -> Game:
     return game.with_changes(
         status="finished", result=result, end_reason=reason, turn_deadline=None,
         updated_at=now, finished_at=now,

@@ -8,6 +8,7 @@ changed then. Discord never appears here.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 import time
@@ -283,6 +284,25 @@ class GameService:
             )
         return await self.challenge(**where, user_id=user_id, opponent_id=game.player(other(mark)),
                                     first=first, rematch_of=game.id)  # fmt: skip
+
+    async def abandon(self, game_id: int) -> Game | None:
+        """End a running game with no result: its message is gone (a moderator deleted
+        it, or it could never be posted). Returns the ended game, or None if it was
+        already over."""
+        async with self.locks.game(game_id):
+            game = await self.repo.get_game(game_id)
+            if game is None or not game.running:
+                return None
+            ended = game_state.finish(game, None, "abandoned", self.clock())
+            game = await self._save(game, ended)
+        log.info("game %s abandoned: its message is gone", game_id)
+        self.deadlines_changed.set()
+        return game
+
+    async def withdraw(self, challenge: Challenge) -> None:
+        """Close a pending challenge whose message could not be posted."""
+        with contextlib.suppress(Conflict):  # answered or expired meanwhile: fine too
+            await self.repo.close_challenge(challenge, "expired")
 
     # --- time ---------------------------------------------------------------------------
 

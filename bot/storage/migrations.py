@@ -110,8 +110,15 @@ MIGRATIONS: tuple[str, ...] = (
         finished_at REAL,
         rematch_of INTEGER REFERENCES games(id)
     );
-    INSERT INTO games_new (id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at, updated_at, finished_at, rematch_of)
-        SELECT id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at, updated_at, finished_at, rematch_of FROM games;
+    INSERT INTO games_new (
+        id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side,
+        difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at,
+        updated_at, finished_at, rematch_of
+    ) SELECT
+        id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side,
+        difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at,
+        updated_at, finished_at, rematch_of
+    FROM games;
     DROP TABLE games;
     ALTER TABLE games_new RENAME TO games;
     CREATE UNIQUE INDEX games_one_running_per_channel ON games(channel_id)

@@ -170,6 +170,9 @@ class RestApi:
             return _json({"code": 50109, "message": "The request body contains invalid JSON."}, 400)
         files = body.pop("_files", None) if isinstance(body, dict) else None
         emu.requests.append(RequestRecord(method, path, body))
+        injected = emu.faults.take(method, path)
+        if injected is not None:
+            return injected
         try:
             route = _find_route(method, path)
             if route is None:

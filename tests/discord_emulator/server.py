@@ -14,6 +14,7 @@ from typing import Any
 from aiohttp import web
 
 from .actions import InteractionActions
+from .faults import FaultPlan
 from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, Gateway
 from .interactions import LOADING, InteractionRecord
 from .rest import RequestRecord, RestApi
@@ -69,6 +70,8 @@ class DiscordEmulator(InteractionActions):
         self.violations: list[str] = []
         self.requests: list[RequestRecord] = []
         self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
+        self.faults = FaultPlan()
+        """``emu.faults.add(method, path_regex, status, code=..., times=...)``."""
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
         self._listeners: list[

@@ -1,0 +1,76 @@
+"""Fault injection: make the next matching REST requests fail the way Discord can."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+KNOWN = {
+    (429, None): "You are being rate limited.",
+    (500, None): "500: Internal Server Error",
+    (502, None): "502: Bad Gateway",
+    (403, 50013): "Missing Permissions",
+    (404, 10008): "Unknown Message",
+    (404, 10062): "Unknown interaction",
+}
+
+
+@dataclass
+class Fault:
+    method: str
+    pattern: re.Pattern[str]
+    status: int
+    code: int | None
+    retry_after: float | None
+    times: int
+
+    def matches(self, method: str, path: str) -> bool:
+        return self.times > 0 and method == self.method and bool(self.pattern.search(path))
+
+    def response(self) -> web.Response:
+        self.times -= 1
+        message = KNOWN.get((self.status, self.code), f"{self.status}: injected")
+        headers = {}
+        if self.status == 429:
+            retry = self.retry_after or 0.1
+            body: dict[str, Any] = {"message": message, "retry_after": retry, "global": False}
+            headers = {
+                "Retry-After": str(retry),
+                "X-RateLimit-Limit": "5",
+                "X-RateLimit-Remaining": "0",
+                "X-RateLimit-Reset-After": str(retry),
+                "X-RateLimit-Bucket": "injected",
+                "X-RateLimit-Scope": "user",
+            }
+            return web.json_response(body, status=429, headers=headers)
+        if self.status >= 500:
+            return web.Response(status=self.status, text=message)
+        return web.json_response({"code": self.code or 0, "message": message}, status=self.status)
+
+
+class FaultPlan:
+    """The faults still to inject, first match wins."""
+
+    def __init__(self) -> None:
+        self.faults: list[Fault] = []
+        self.injected: list[tuple[str, str, int]] = []
+
+    def add(
+        self, method: str, path: str, status: int, *, code: int | None = None,
+        retry_after: float | None = None, times: int = 1,
+    ) -> Fault:  # fmt: skip
+        """Fail the next ``times`` requests whose path (relative to /api/v10) matches the
+        regex ``path``."""
+        fault = Fault(method.upper(), re.compile(path), status, code, retry_after, times)
+        self.faults.append(fault)
+        return fault
+
+    def take(self, method: str, path: str) -> web.Response | None:
+        for fault in self.faults:
+            if fault.matches(method, path):
+                self.injected.append((method, path, fault.status))
+                return fault.response()
+        return None
