@@ -57,5 +57,8 @@ class Timekeeper(commands.Cog):
                 soonest = None
                 await asyncio.sleep(1)
             delay = MAX_SLEEP if soonest is None else max(0.0, soonest - service.clock())
+            # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation that
+            # arrives as the event is set, and cog_unload would then wait forever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(service.deadlines_changed.wait(), min(delay, MAX_SLEEP))
+                async with asyncio.timeout(min(delay, MAX_SLEEP)):
+                    await service.deadlines_changed.wait()

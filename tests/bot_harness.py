@@ -6,8 +6,11 @@ import asyncio
 import contextlib
 import dataclasses
 import os
+import signal
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -76,6 +79,62 @@ def start_bot_process(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
     )
+
+
+START_TIMEOUT = 20.0
+
+
+class BotProcess:
+    """A child ``python -m bot``. Its stderr is drained on a thread, because a full pipe
+    would block the bot's logging, and kept for failure messages."""
+
+    def __init__(self, env: dict[str, str], cwd: Path) -> None:
+        self.proc = start_bot_process(env, cwd)
+        self.lines: list[str] = []
+        self._reader = threading.Thread(target=self._drain, daemon=True)
+        self._reader.start()
+
+    def _drain(self) -> None:
+        assert self.proc.stderr is not None
+        for raw in self.proc.stderr:
+            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
+
+    @property
+    def stderr(self) -> str:
+        return "\n".join(self.lines)
+
+    async def wait_until_ready(self, emu: DiscordEmulator, count: int) -> None:
+        """Until the emulator saw READY number ``count``; fails at once if the bot exits."""
+        deadline = time.monotonic() + START_TIMEOUT
+        while emu.ready_count < count:
+            if self.proc.poll() is not None:
+                raise AssertionError(
+                    f"bot exited with {self.proc.returncode} before READY #{count}:\n{self.stderr}"
+                )
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no READY #{count} within {START_TIMEOUT}s:\n{self.stderr}")
+            await asyncio.sleep(0.02)
+
+    async def kill(self) -> int:
+        """SIGKILL (if still running) and reap, without blocking the event loop."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGKILL)
+        code = await asyncio.to_thread(self.proc.wait, 10)
+        await asyncio.to_thread(self._reader.join, 5)
+        return code
+
+
+@contextlib.asynccontextmanager
+async def bot_process(
+    emu: DiscordEmulator, env: dict[str, str], cwd: Path, *, ready: int
+) -> AsyncIterator[BotProcess]:
+    """A bot process connected to ``emu`` (its READY is the ``ready``-th); always killed."""
+    bot = BotProcess(env, cwd)
+    try:
+        await bot.wait_until_ready(emu, ready)
+        yield bot
+    finally:
+        await bot.kill()
 
 
 def board_of(message: dict) -> str:

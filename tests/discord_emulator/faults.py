@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -44,11 +45,22 @@ class Fault:
                 "X-RateLimit-Reset-After": str(retry),
                 "X-RateLimit-Bucket": "injected",
                 "X-RateLimit-Scope": "user",
+                # Discord's own 429s come through its proxy; discord.py only retries a 429
+                # that has this header (one without it means a Cloudflare ban).
+                "Via": "1.1 google",
             }
-            return web.json_response(body, status=429, headers=headers)
+            return _json(body, 429, headers)
         if self.status >= 500:
             return web.Response(status=self.status, text=message)
-        return web.json_response({"code": self.code or 0, "message": message}, status=self.status)
+        return _json({"code": self.code or 0, "message": message}, self.status)
+
+
+def _json(data: dict[str, Any], status: int, headers: dict[str, str] | None = None) -> web.Response:
+    # exactly "application/json", as Discord sends: discord.py parses nothing else as JSON
+    return web.Response(
+        body=json.dumps(data).encode(), status=status,
+        headers={"Content-Type": "application/json", **(headers or {})},
+    )  # fmt: skip
 
 
 class FaultPlan:

@@ -1,0 +1,178 @@
+"""Faults Discord can throw at the bot, each one provoked through the emulator."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from engine import Board, get_agent
+
+from bot_harness import board_of, bot_process, bot_process_env, cell_id, running_bot, settings_for
+from discord_emulator import DiscordEmulator, buttons
+
+CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
+CHANNEL_EDIT = r"^/channels/\d+/messages/\d+$"
+
+
+@pytest.fixture
+def settings(emulator: DiscordEmulator, tmp_path: Path):
+    return settings_for(emulator, tmp_path / "ttt.sqlite3")
+
+
+@pytest.fixture
+def quick_timeouts(emulator: DiscordEmulator, tmp_path: Path):
+    return settings_for(emulator, tmp_path / "ttt.sqlite3", turn_timeout=1.5)
+
+
+async def start_game(emu: DiscordEmulator, user, **options) -> dict:
+    res = await emu.invoke(user, "ttt start", {"first": "me", "difficulty": "hard", **options})
+    assert res.type == 4
+    return res.message
+
+
+PERFECT = get_agent("hard", seed=1)
+
+
+async def move(emu: DiscordEmulator, user, message: dict) -> dict:
+    """Make a perfect move on the board as it is now (so the game lasts); expect the
+    update."""
+    current = emu.message(message["id"])
+    board = Board.from_string(board_of(current))
+    res = await emu.click(user, current, cell_id(current, PERFECT.choose(board)))
+    assert res.type == 7, res
+    after = Board.from_string(board_of(res.message))
+    assert after.move_count == board.move_count + 2 or after.is_over()
+    return res.message
+
+
+async def test_gateway_drops_resume_then_reidentify(emulator, settings) -> None:
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        message = await start_game(emulator, alice)
+        message = await move(emulator, alice, message)
+        await emulator.drop_gateway(4000)  # resumable: the bot resumes its session
+        await emulator.wait_until_resumed(timeout=15)
+        message = await move(emulator, alice, message)
+        await emulator.drop_gateway(4009, invalidate=True)  # session gone: identify again
+        await emulator.wait_until_ready(timeout=20, count=2)
+        await move(emulator, alice, message)
+
+
+async def test_a_rate_limited_answer_is_retried(emulator, settings, caplog) -> None:
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        message = await start_game(emulator, alice)
+        emulator.faults.add("POST", CALLBACK, 429, retry_after=0.3)
+        with caplog.at_level(logging.WARNING):
+            await move(emulator, alice, message)
+    assert [status for _, _, status in emulator.faults.injected] == [429]
+    assert "rate limited" in caplog.text
+
+
+@pytest.mark.parametrize("status", [500, 502])
+async def test_server_errors_are_retried(emulator, settings, status: int) -> None:
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        message = await start_game(emulator, alice)
+        emulator.faults.add("POST", CALLBACK, status)
+        await move(emulator, alice, message)
+    assert [s for _, _, s in emulator.faults.injected] == [status]
+
+
+async def test_a_deleted_game_message_frees_the_channel(emulator, settings, caplog) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with running_bot(emulator, settings) as bot:
+        old = await start_game(emulator, alice)
+        emulator.delete_message(int(old["id"]))  # a moderator deletes the game
+        with caplog.at_level(logging.INFO):
+            res = await emulator.invoke(bob, "ttt start", {"first": "me"})
+        assert res.type == 4 and not res.ephemeral  # the channel is free again
+        games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+        assert [(g.status, g.end_reason, g.result) for g in games] == [
+            ("finished", "abandoned", None)
+        ]
+    assert "abandoned" in caplog.text
+
+
+async def test_a_deleted_message_at_timeout_is_logged_and_recorded(
+    emulator, quick_timeouts, caplog
+) -> None:
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, quick_timeouts) as bot:
+        old = await start_game(emulator, alice)
+        emulator.delete_message(int(old["id"]))
+        with caplog.at_level(logging.WARNING):
+            for _ in range(100):
+                games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+                if games and "was deleted" in caplog.text:
+                    break
+                await asyncio.sleep(0.05)
+    assert [(g.end_reason, g.result) for g in games] == [("timeout", "O")]
+    assert f"message {old['id']} of game" in caplog.text and "was deleted" in caplog.text
+
+
+async def test_missing_permissions_on_an_edit_is_logged(emulator, quick_timeouts, caplog) -> None:
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, quick_timeouts) as bot:
+        old = await start_game(emulator, alice)
+        emulator.faults.add("PATCH", CHANNEL_EDIT, 403, code=50013)
+        with caplog.at_level(logging.WARNING):
+            for _ in range(100):
+                if emulator.faults.injected:
+                    break
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(0.1)
+        games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+    assert [g.end_reason for g in games] == ["timeout"]  # recorded all the same
+    assert "missing permissions" in caplog.text
+    assert "ran out of time" not in emulator.message(int(old["id"]))["content"]
+
+
+async def test_an_expired_interaction_still_shows_the_move(emulator, settings, caplog) -> None:
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        message = await start_game(emulator, alice)
+        emulator.faults.add("POST", CALLBACK, 404, code=10062)
+        with caplog.at_level(logging.WARNING):
+            res = await emulator.click(alice, message, cell_id(message, 4))
+        assert res.type is None  # Discord refused the answer: the member saw it fail...
+        shown = await emulator.wait_for_message(
+            lambda m: m["id"] == message["id"] and "X" in board_of(m), include_existing=True
+        )
+        # ...but the stored move and the bot's reply reach the message all the same
+        assert Board.from_string(board_of(shown)).move_count == 2
+        assert "expired before its answer" in caplog.text
+        await move(emulator, alice, shown)  # and the game goes on
+    unanswered = [v for v in emulator.violations if "no initial response" in v]
+    assert len(unanswered) == len(emulator.violations) == 1
+    emulator.violations.clear()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+async def test_a_shutdown_finishes_the_move_in_flight(
+    emulator: DiscordEmulator, tmp_path: Path, signum: int
+) -> None:
+    env = bot_process_env(emulator, tmp_path / "ttt.sqlite3", TTT_THINK_TIME="1.5")
+    alice = emulator.create_user("alice")
+    async with bot_process(emulator, env, tmp_path, ready=1) as bot:
+        res = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard",
+                                                        "size": 5})  # fmt: skip
+        message = res.message
+        click = asyncio.create_task(emulator.click(alice, message, cell_id(message, 12)))
+        await asyncio.sleep(0.5)  # the member's move is in, the bot is thinking
+        bot.proc.send_signal(signum)
+        code = await asyncio.to_thread(bot.proc.wait, 15)
+        assert code == 0, bot.stderr
+        await click
+    assert "finishing moves in flight" in bot.stderr
+    final = Board.from_string(board_of(emulator.message(message["id"])), k=4)
+    assert final.move_count == 2 and final[12] == "X"
+    with sqlite3.connect(f"file:{tmp_path / 'ttt.sqlite3'}?mode=ro", uri=True) as conn:
+        (moves,) = conn.execute("SELECT moves FROM games").fetchone()
+    assert len(moves.split(",")) == 2  # stored, not only shown
+    assert all(len(row) == 5 for row in buttons(emulator.message(message["id"])))
