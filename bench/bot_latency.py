@@ -61,6 +61,8 @@ class Tally:
     unanswered: int = 0
     refused: int = 0
     finished_games: int = 0
+    rss: tuple[int, int, int] | None = None
+    """(baseline, largest sampled, kernel's peak) RSS of the bot in KB."""
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -77,30 +79,61 @@ async def play(
     rng: random.Random,
     tally: Tally,
     think: float,
-) -> None:
+    until: float | None = None,
+) -> dict:
     for _ in range(moves):
         board = board_of(message)
-        if board.is_over():
+        if board.is_over() or (until is not None and time.perf_counter() > until):
             break
         await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
         cell = rng.choice(board.legal_moves())
         res = await emu.click(user, message, cells(message)[cell]["custom_id"])
         if res.type is None:
             tally.unanswered += 1
-            return
+            return message
         tally.latencies.append(res.latency)
         if res.type in (5, 6):
             tally.deferred += 1
             await res.wait_for_edit(timeout=10)
         if res.ephemeral:
             tally.refused += 1
-            return
+            return message
         message = emu.message(message["id"])
         after = board_of(message)
         tally.member_moves += 1
         tally.bot_replies += after.move_count - board.move_count - 1
     if board_of(message).is_over():
         tally.finished_games += 1
+    return message
+
+
+async def slot(
+    emu: DiscordEmulator, user, channel, rng: random.Random, tally: Tally, think: float,
+    until: float,
+) -> None:  # fmt: skip
+    """One channel kept busy until ``until``: a game, then another, and so on."""
+    while time.perf_counter() < until:
+        await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
+        res = await emu.invoke(user, "ttt start", {"difficulty": "hard", "first": "me"},
+                               channel=channel)  # fmt: skip
+        if res.type is None:
+            tally.unanswered += 1
+            return
+        tally.start_latencies.append(res.latency)
+        if res.ephemeral:
+            tally.refused += 1
+            return
+        await play(emu, user, res.message, 1000, rng, tally, think, until)
+
+
+def rss_kb(pid: int) -> tuple[int, int]:
+    """(current, peak) resident set size of a process, in KB, from /proc."""
+    fields = {}
+    with open(f"/proc/{pid}/status", encoding="ascii") as status:
+        for line in status:
+            key, _, value = line.partition(":")
+            fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
 
 
 async def wait_until_ready(emu: DiscordEmulator, proc: subprocess.Popen[bytes]) -> None:
@@ -116,7 +149,9 @@ async def wait_until_ready(emu: DiscordEmulator, proc: subprocess.Popen[bytes]) 
     raise SystemExit("the bot did not get ready within 15 s")
 
 
-async def bench(games: int, moves: int, seed: int, validate: bool, think: float) -> None:
+async def bench(
+    games: int, moves: int, seed: int, validate: bool, think: float, duration: float | None
+) -> None:
     spec = default_spec_path()
     validate = validate and spec.is_file()
     loaded = time.perf_counter()
@@ -133,22 +168,47 @@ async def bench(games: int, moves: int, seed: int, validate: bool, think: float)
                 await wait_until_ready(emu, proc)
                 players = [emu.create_user(f"player{i}") for i in range(games)]
                 channels = [emu.create_channel(emu.guild, f"game-{i}") for i in range(games)]
-                starts = await asyncio.gather(
-                    *(
-                        emu.invoke(p, "ttt start", {"difficulty": "hard", "first": "me"}, channel=c)
-                        for p, c in zip(players, channels, strict=True)
-                    )
-                )
-                tally.start_latencies = [r.latency for r in starts if r.latency is not None]
-                tally.unanswered += sum(r.type is None for r in starts)
+                await asyncio.sleep(0.5)
+                baseline = rss_kb(proc.pid)[0]
                 began = time.perf_counter()
-                await asyncio.gather(
-                    *(
-                        play(emu, p, r.message, moves, random.Random(rng.random()), tally, think)
-                        for p, r in zip(players, starts, strict=True)
-                        if r.message is not None
+                if duration is not None:
+                    until = began + duration
+                    samples: list[int] = []
+
+                    async def sample() -> None:
+                        while True:
+                            samples.append(rss_kb(proc.pid)[0])
+                            await asyncio.sleep(0.5)
+
+                    sampler = asyncio.create_task(sample())
+                    await asyncio.gather(
+                        *(
+                            slot(emu, p, c, random.Random(rng.random()), tally, think, until)
+                            for p, c in zip(players, channels, strict=True)
+                        )
                     )
-                )
+                    sampler.cancel()
+                    tally.rss = (baseline, max(samples), rss_kb(proc.pid)[1])
+                else:
+                    starts = await asyncio.gather(
+                        *(
+                            emu.invoke(
+                                p, "ttt start", {"difficulty": "hard", "first": "me"}, channel=c
+                            )
+                            for p, c in zip(players, channels, strict=True)
+                        )
+                    )
+                    tally.start_latencies = [r.latency for r in starts if r.latency is not None]
+                    tally.unanswered += sum(r.type is None for r in starts)
+                    began = time.perf_counter()
+                    await asyncio.gather(
+                        *(
+                            play(emu, p, r.message, moves, random.Random(rng.random()), tally,
+                                 think)
+                            for p, r in zip(players, starts, strict=True)
+                            if r.message is not None
+                        )
+                    )  # fmt: skip
                 wall = time.perf_counter() - began
             finally:
                 proc.terminate()
@@ -160,8 +220,9 @@ async def bench(games: int, moves: int, seed: int, validate: bool, think: float)
     total = tally.member_moves + tally.bot_replies
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(
-        f"bot latency: {games} concurrent games vs hard, member first, up to {moves} moves "
-        f"each, {think:g} s mean think time; bot in its own process"
+        f"bot latency: {games} concurrent games vs hard, member first, "
+        + (f"for {duration:g} s" if duration else f"up to {moves} moves each")
+        + f", {think:g} s mean think time; bot in its own process"
     )
     print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
     print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
@@ -191,6 +252,13 @@ async def bench(games: int, moves: int, seed: int, validate: bool, think: float)
         f"{tally.refused} refused, {len(emu.violations)} violations, "
         f"{len(emu.error_responses)} error responses"
     )
+    if tally.rss is not None:
+        base, high, peak = tally.rss
+        per_game = (high - base) / games
+        print(
+            f"memory:      bot RSS {base / 1024:.1f} MB idle, {high / 1024:.1f} MB with {games} "
+            f"running games (peak {peak / 1024:.1f} MB): {per_game:.1f} KB per running game"
+        )
     for violation in emu.violations:
         print(f"  violation: {violation}")
     for method, path, status, body in emu.error_responses:
@@ -202,6 +270,13 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=50, help="concurrent games (default 50)")
     parser.add_argument("--moves-per-game", type=int, default=4, help="member moves per game")
     parser.add_argument("--seed", type=int, default=1, help="seed for the members' squares")
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=None,
+        help="keep every channel playing game after game for this many seconds, and "
+        "measure the bot's memory",
+    )
     parser.add_argument(
         "--think",
         type=float,
@@ -217,7 +292,16 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 1 or args.moves_per_game < 1:
         parser.error("--games and --moves-per-game must be at least 1")
-    asyncio.run(bench(args.games, args.moves_per_game, args.seed, not args.no_validate, args.think))
+    asyncio.run(
+        bench(
+            args.games,
+            args.moves_per_game,
+            args.seed,
+            not args.no_validate,
+            args.think,
+            args.duration,
+        )
+    )
 
 
 if __name__ == "__main__":
