@@ -21,6 +21,7 @@ from bot.service import GameService
 from bot.settings import Settings
 from bot.storage import GameRepository
 from bot.timekeeper import Timekeeper
+from bot.translator import CatalogTranslator
 from engine import EnginePool
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,7 @@ class TTTBot(commands.Bot):
         self.controller = Controller(self)
         self.records = RecordsController(self)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(self))
         await self.add_cog(Timekeeper(self))
         await self.sync_commands_if_changed()
@@ -115,7 +117,12 @@ class TTTBot(commands.Bot):
         if self.settings.dev_guild_id is not None:
             guild = discord.Object(self.settings.dev_guild_id)
             self.tree.copy_global_to(guild=guild)
-        payload = [command.to_dict(self.tree) for command in self.tree.get_commands(guild=guild)]
+        translator = self.tree.translator
+        commands_ = self.tree.get_commands(guild=guild)
+        if translator is None:
+            payload = [command.to_dict(self.tree) for command in commands_]
+        else:  # what sync will send, translations included, so a new wording resyncs
+            payload = [await c.get_translated_payload(self.tree, translator) for c in commands_]
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
         key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
         if await self.repo.get_meta(key) == digest:

@@ -1,4 +1,8 @@
-"""The /ttt slash commands. They route to the controller; nothing is decided here."""
+"""The /ttt slash commands. They route to the controllers; nothing is decided here.
+
+Every name, description and choice is a catalog key (see ``bot.translator``), so Discord
+shows each member the commands in their own language.
+"""
 
 from __future__ import annotations
 
@@ -6,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
+from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.settings import DIFFICULTIES
@@ -14,28 +19,44 @@ from bot.texts import text
 if TYPE_CHECKING:
     from bot.client import TTTBot
 
+
+def L(catalog_key: str, **params: object) -> locale_str:
+    """The English text of a catalog key, carrying the key for the translator."""
+    return locale_str(text(catalog_key, **params), key=catalog_key, params=params)
+
+
+def name(word: str) -> locale_str:
+    return locale_str(word, key=f"name.{word}")
+
+
 FIRST_CHOICES = [
-    app_commands.Choice(name=text(f"choice.first.{value}"), value=value)
+    app_commands.Choice(name=L(f"choice.first.{value}"), value=value)
     for value in ("random", "me", "opponent")
 ]
-DIFFICULTY_CHOICES = [app_commands.Choice(name=name, value=name) for name in DIFFICULTIES]
+DIFFICULTY_CHOICES = [
+    app_commands.Choice(name=L(f"choice.difficulty.{level}"), value=level) for level in DIFFICULTIES
+]
 SIZE_CHOICES = [
-    app_commands.Choice(name=text(f"choice.size.{size}"), value=size) for size in (3, 4, 5)
+    app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in (3, 4, 5)
 ]
 
 
 @app_commands.guild_only()
-class TicTacToe(commands.GroupCog, group_name="ttt", group_description=text("cmd.group")):
+class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
     def __init__(self, bot: TTTBot) -> None:
         self.bot = bot
         super().__init__()
 
-    @app_commands.command(name="start", description=text("cmd.start"))
+    @app_commands.command(name=name("start"), description=L("cmd.start"))
+    @app_commands.rename(
+        opponent=name("opponent"), difficulty=name("difficulty"), first=name("first"),
+        size=name("size"),
+    )  # fmt: skip
     @app_commands.describe(
-        opponent=text("cmd.start.opponent"),
-        difficulty=text("cmd.start.difficulty", default="medium"),
-        first=text("cmd.start.first"),
-        size=text("cmd.start.size"),
+        opponent=L("cmd.start.opponent"),
+        difficulty=L("cmd.start.difficulty", default="medium"),
+        first=L("cmd.start.first"),
+        size=L("cmd.start.size"),
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)
     async def start(
@@ -54,36 +75,38 @@ class TicTacToe(commands.GroupCog, group_name="ttt", group_description=text("cmd
             size.value if size else 3,
         )
 
-    @app_commands.command(name="resign", description=text("cmd.resign"))
+    @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:
         await self.bot.controller.on_resign_command(interaction)
 
-    @app_commands.command(name="stats", description=text("cmd.stats"))
-    @app_commands.describe(member=text("cmd.stats.member"))
+    @app_commands.command(name=name("stats"), description=L("cmd.stats"))
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.stats.member"))
     async def stats(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
         await self.bot.records.on_stats(interaction, member)
 
-    @app_commands.command(name="leaderboard", description=text("cmd.leaderboard"))
+    @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         await self.bot.records.on_leaderboard(interaction)
 
-    @app_commands.command(name="history", description=text("cmd.history"))
-    @app_commands.describe(member=text("cmd.history.member"))
+    @app_commands.command(name=name("history"), description=L("cmd.history"))
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.history.member"))
     async def history(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
         await self.bot.records.on_history(interaction, member)
 
-    @app_commands.command(name="review", description=text("cmd.review"))
+    @app_commands.command(name=name("review"), description=L("cmd.review"))
     async def review(self, interaction: discord.Interaction) -> None:
         await self.bot.records.on_review(interaction)
 
-    @app_commands.command(name="forget-me", description=text("cmd.forget"))
+    @app_commands.command(name=name("forget-me"), description=L("cmd.forget"))
     async def forget_me(self, interaction: discord.Interaction) -> None:
         await self.bot.records.on_forget(interaction)
 
-    @app_commands.command(name="help", description=text("cmd.help"))
+    @app_commands.command(name=name("help"), description=L("cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
         await self.bot.controller.on_help(interaction)

@@ -25,6 +25,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 NO_MENTIONS = discord.AllowedMentions.none()
+CHANNEL_PERMISSIONS = (
+    ("view_channel", "perm.view_channel"),
+    ("send_messages", "perm.send_messages"),
+    ("embed_links", "perm.embed_links"),
+)
 
 
 class Controller:
@@ -48,6 +53,7 @@ class Controller:
         async with self.answering(interaction):
             if interaction.channel_id is None:
                 raise Refusal("start.not_in_guild")
+            self.require_channel_permissions(interaction)
             me = self.bot.user
             common = {
                 "guild_id": interaction.guild_id,
@@ -82,7 +88,9 @@ class Controller:
     async def on_resign_command(self, interaction: discord.Interaction) -> None:
         async with self.answering(interaction):
             game = await self.service.resign(interaction.user.id, channel_id=interaction.channel_id)
-            await interaction.response.send_message(text("resign.done"), ephemeral=True)
+            await interaction.response.send_message(
+                text("resign.done", interaction.locale), ephemeral=True
+            )
             await self.publish(game)
 
     async def on_help(self, interaction: discord.Interaction) -> None:
@@ -90,6 +98,7 @@ class Controller:
         await interaction.response.send_message(
             text(
                 "help",
+                interaction.locale,
                 default=settings.default_difficulty,
                 challenge=int(settings.challenge_timeout),
                 turn=int(settings.turn_timeout),
@@ -113,8 +122,8 @@ class Controller:
                 await self._update_game(interaction, game)
                 game = await reply
                 await interaction.edit_original_response(
-                    content=render.game_content(game),
-                    view=render.game_view(game),
+                    content=render.game_content(game, interaction.guild_locale),
+                    view=render.game_view(game, interaction.guild_locale),
                     allowed_mentions=NO_MENTIONS,
                 )
                 return
@@ -147,15 +156,18 @@ class Controller:
         async with self.answering(interaction):
             challenge = await self.service.decline(challenge_id, interaction.user.id)
             await interaction.response.edit_message(
-                content=render.challenge_content(challenge), view=None, allowed_mentions=NO_MENTIONS
+                content=render.challenge_content(challenge, interaction.guild_locale),
+                view=None,
+                allowed_mentions=NO_MENTIONS,
             )
 
     # --- showing ------------------------------------------------------------------------
 
     async def _send_game(self, interaction: discord.Interaction, game: Game) -> None:
         try:
+            where = interaction.guild_locale
             response = await interaction.response.send_message(
-                render.game_content(game), view=render.game_view(game),
+                render.game_content(game, where), view=render.game_view(game, where),
                 allowed_mentions=NO_MENTIONS,
             )  # fmt: skip
         except discord.HTTPException as exc:
@@ -169,8 +181,8 @@ class Controller:
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
         try:
             response = await interaction.response.send_message(
-                render.challenge_content(challenge),
-                view=render.challenge_view(challenge),
+                render.challenge_content(challenge, interaction.guild_locale),
+                view=render.challenge_view(challenge, interaction.guild_locale),
                 allowed_mentions=discord.AllowedMentions(
                     users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
                 ),
@@ -185,8 +197,8 @@ class Controller:
     async def _update_game(self, interaction: discord.Interaction, game: Game) -> None:
         try:
             await interaction.response.edit_message(
-                content=render.game_content(game),
-                view=render.game_view(game),
+                content=render.game_content(game, interaction.guild_locale),
+                view=render.game_view(game, interaction.guild_locale),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:
@@ -211,11 +223,14 @@ class Controller:
 
     async def publish(self, item: Game | Challenge) -> None:
         """Edit the message of a game or challenge that changed without a click on it
-        (a timeout, an expiry, /ttt resign)."""
+        (a timeout, an expiry, /ttt resign), in the server's language."""
+        guild = self.bot.get_guild(item.guild_id) if item.guild_id else None
+        locale = guild.preferred_locale if guild is not None else None
         if isinstance(item, Game):
-            content, view = render.game_content(item), render.game_view(item)
+            content, view = render.game_content(item, locale), render.game_view(item, locale)
         else:
-            content, view = render.challenge_content(item), render.challenge_view(item)
+            content = render.challenge_content(item, locale)
+            view = render.challenge_view(item, locale)
         channel = self.bot.get_partial_messageable(item.channel_id)
         try:
             if item.message_id is None:
@@ -241,6 +256,20 @@ class Controller:
             log.warning("could not update message %s in channel %s: %s",
                         item.message_id, item.channel_id, exc)  # fmt: skip
 
+    @staticmethod
+    def require_channel_permissions(interaction: discord.Interaction) -> None:
+        """Refuse, naming them, when the bot lacks what a game needs in this channel:
+        answers reach members regardless, but timeouts and restarts edit or post messages
+        on the bot's own account.
+
+        Raises:
+            Refusal: ``perm.missing``.
+        """
+        granted = interaction.app_permissions
+        missing = [key for attr, key in CHANNEL_PERMISSIONS if not getattr(granted, attr)]
+        if missing:
+            raise Refusal("perm.missing", permission_keys=missing)
+
     # --- answering ----------------------------------------------------------------------
 
     @contextlib.asynccontextmanager
@@ -251,11 +280,11 @@ class Controller:
             with self.bot.handling():
                 yield
         except Refusal as refusal:
-            await self._reply_private(interaction, self._refusal_text(refusal))
+            await self._reply_private(interaction, self._refusal_text(refusal, interaction.locale))
         except Exception:
             log.exception("interaction %s failed", interaction.id)
             with contextlib.suppress(discord.HTTPException):
-                await self._reply_private(interaction, text("error.generic"))
+                await self._reply_private(interaction, text("error.generic", interaction.locale))
 
     async def _reply_private(self, interaction: discord.Interaction, message: str) -> None:
         if interaction.response.is_done():
@@ -264,12 +293,15 @@ class Controller:
             await interaction.response.send_message(message, ephemeral=True)
 
     @staticmethod
-    def _refusal_text(refusal: Refusal) -> str:
+    def _refusal_text(refusal: Refusal, locale: object) -> str:
         params = dict(refusal.params)
         game = params.pop("game", None)
         challenge = params.pop("challenge", None)
+        if "permission_keys" in params:
+            keys = params.pop("permission_keys")
+            params["permissions"] = ", ".join(text(k, locale) for k in keys)
         if refusal.key == "move.not_your_turn" and game is not None:
-            params["player"] = render.player_name(game, params.pop("mark"))
+            params["player"] = render.player_name(game, params.pop("mark"), locale)
         elif game is not None:
             params["link"] = render.message_link(game.guild_id, game.channel_id, game.message_id)
         elif challenge is not None:
@@ -278,4 +310,4 @@ class Controller:
             )
         elif refusal.key == "start.busy_challenge":
             params["link"] = ""
-        return text(refusal.key, **params)
+        return text(refusal.key, locale, **params)

@@ -46,13 +46,16 @@ class RecordsController:
             games = await self.repo.finished_games_of(interaction.guild_id or 0, user.id)
             if not games:
                 raise Refusal("stats.none", name=user.mention)
-            embed = render_records.stats_embed(user.mention, player_stats(games, user.id))
+            embed = render_records.stats_embed(
+                user.mention, player_stats(games, user.id), interaction.locale
+            )
             await interaction.response.send_message(
                 embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
 
     async def on_leaderboard(self, interaction: discord.Interaction) -> None:
         async with self._answering(interaction):
+            self.bot.controller.require_channel_permissions(interaction)
             guild = interaction.guild_id or 0
             top = await self.repo.leaderboard(guild, LEADERBOARD_SIZE)
             mine = await self.repo.rank_of(guild, interaction.user.id)
@@ -60,7 +63,9 @@ class RecordsController:
                 level: await self.repo.best_against_bot(guild, level, BOT_BOARD_SIZE)
                 for level in CHAMPION_LEVELS
             }
-            embed = render_records.leaderboard_embed(top, mine, against_bot)
+            embed = render_records.leaderboard_embed(
+                top, mine, against_bot, interaction.guild_locale
+            )
             await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
 
     async def on_history(self, interaction: discord.Interaction, member: discord.abc.User | None):
@@ -71,7 +76,7 @@ class RecordsController:
             )
             if not games:
                 raise Refusal("history.none", name=user.mention)
-            embed = render_records.history_embed(user.mention, user.id, games)
+            embed = render_records.history_embed(user.mention, user.id, games, interaction.locale)
             await interaction.response.send_message(
                 embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
@@ -94,7 +99,7 @@ class RecordsController:
                 raise Refusal("review.running")
             if not reviewable(game):
                 raise Refusal("review.too_big")
-            content = render_records.review_text(game, review(game))
+            content = render_records.review_text(game, review(game), interaction.locale)
             await interaction.response.send_message(
                 content, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
@@ -104,12 +109,16 @@ class RecordsController:
         view = discord.ui.View(timeout=None)
         for confirmed, style in ((True, discord.ButtonStyle.danger),
                                  (False, discord.ButtonStyle.secondary)):  # fmt: skip
-            label = text("button.forget_yes" if confirmed else "button.forget_no")
+            label = text(
+                "button.forget_yes" if confirmed else "button.forget_no", interaction.locale
+            )
             button = discord.ui.Button(
                 custom_id=custom_ids.forget(user_id, confirmed), label=label, style=style
             )
             view.add_item(ForgetButton(user_id, confirmed, button))
-        await interaction.response.send_message(text("forget.ask"), view=view, ephemeral=True)
+        await interaction.response.send_message(
+            text("forget.ask", interaction.locale), view=view, ephemeral=True
+        )
 
     async def on_forget_answer(
         self, interaction: discord.Interaction, user_id: int, confirmed: bool
@@ -118,10 +127,12 @@ class RecordsController:
             if interaction.user.id != user_id:
                 raise Refusal("forget.not_yours")
             if not confirmed:
-                message = text("forget.cancelled")
+                message = text("forget.cancelled", interaction.locale)
             else:
                 running = [g for g in await self.repo.running_games() if g.mark_of(user_id)]
                 if running:
                     raise Refusal("forget.running")
-                message = text("forget.done", count=await self.repo.forget_player(user_id))
+                message = text(
+                    "forget.done", interaction.locale, count=await self.repo.forget_player(user_id)
+                )
             await interaction.response.edit_message(content=message, view=None)

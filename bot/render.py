@@ -34,9 +34,10 @@ def relative_time(timestamp: float) -> str:
     return f"<t:{int(timestamp)}:R>"
 
 
-def player_name(game: Game, mark: str) -> str:
+def player_name(game: Game, mark: str, locale: object = None) -> str:
     if game.bot_side == mark:
-        return text("bot.name", difficulty=game.difficulty)
+        level = text(f"choice.difficulty.{game.difficulty}", locale)
+        return text("bot.name", locale, difficulty=level)
     return f"<@{game.player(mark)}>"
 
 
@@ -49,38 +50,54 @@ def grid(game: Game) -> str:
     return "\n".join(rows)
 
 
-def status_line(game: Game) -> str:
+def status_line(game: Game, locale: object = None) -> str:
     board = game.board
     if game.running:
         mover = board.to_move
         if game.bot_side == mover:
-            return text("game.bot_turn", player=player_name(game, mover))
+            return text("game.bot_turn", locale, player=player_name(game, mover, locale))
         deadline = relative_time(game.turn_deadline) if game.turn_deadline else ""
         return text(
-            "game.turn", player=player_name(game, mover), mark=MARK_EMOJI[mover], deadline=deadline
+            "game.turn",
+            locale,
+            player=player_name(game, mover, locale),
+            mark=MARK_EMOJI[mover],
+            deadline=deadline,
         )
+    if game.end_reason == "abandoned":
+        return text("game.abandoned", locale)
     if game.result == "draw":
-        return text("game.draw")
+        return text("game.draw", locale)
     winner = game.result or "X"
     loser = "O" if winner == "X" else "X"
     if game.end_reason == "resign":
         return text(
-            "game.resigned", loser=player_name(game, loser), winner=player_name(game, winner)
+            "game.resigned",
+            locale,
+            loser=player_name(game, loser, locale),
+            winner=player_name(game, winner, locale),
         )
     if game.end_reason == "timeout":
         return text(
-            "game.timeout", loser=player_name(game, loser), winner=player_name(game, winner)
+            "game.timeout",
+            locale,
+            loser=player_name(game, loser, locale),
+            winner=player_name(game, winner, locale),
         )
     key = "game.won" if game.k == 3 else "game.won_k"
-    return text(key, player=player_name(game, winner), mark=MARK_EMOJI[winner], k=game.k)
+    return text(
+        key, locale, player=player_name(game, winner, locale), mark=MARK_EMOJI[winner], k=game.k
+    )
 
 
-def game_content(game: Game) -> str:
-    header = text("game.vs", x=player_name(game, "X"), o=player_name(game, "O"))
-    return f"{header}\n{grid(game)}\n{status_line(game)}"
+def game_content(game: Game, locale: object = None) -> str:
+    header = text(
+        "game.vs", locale, x=player_name(game, "X", locale), o=player_name(game, "O", locale)
+    )
+    return f"{header}\n{grid(game)}\n{status_line(game, locale)}"
 
 
-def game_view(game: Game) -> discord.ui.View:
+def game_view(game: Game, locale: object = None) -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
     the game runs, Rematch and Review buttons after, when a row is free for them."""
@@ -105,7 +122,7 @@ def game_view(game: Game) -> discord.ui.View:
                     game.id,
                     discord.ui.Button(
                         custom_id=custom_ids.resign(game.id),
-                        label=text("button.resign"),
+                        label=text("button.resign", locale),
                         style=discord.ButtonStyle.danger,
                         row=board.size,
                     ),
@@ -117,7 +134,7 @@ def game_view(game: Game) -> discord.ui.View:
                     game.id,
                     discord.ui.Button(
                         custom_id=custom_ids.rematch(game.id),
-                        label=text("button.rematch"),
+                        label=text("button.rematch", locale),
                         style=discord.ButtonStyle.primary,
                         row=board.size,
                     ),
@@ -129,7 +146,7 @@ def game_view(game: Game) -> discord.ui.View:
                         game.id,
                         discord.ui.Button(
                             custom_id=custom_ids.review(game.id),
-                            label=text("button.review"),
+                            label=text("button.review", locale),
                             style=discord.ButtonStyle.secondary,
                             row=board.size,
                         ),
@@ -138,19 +155,23 @@ def game_view(game: Game) -> discord.ui.View:
     return view
 
 
-def challenge_content(challenge: Challenge) -> str:
+def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
     if challenge.status == "declined":
-        return text("challenge.declined", challenger=challenger, opponent=opponent)
+        return text("challenge.declined", locale, challenger=challenger, opponent=opponent)
     if challenge.status == "expired":
-        return text("challenge.expired", challenger=challenger, opponent=opponent)
+        return text("challenge.expired", locale, challenger=challenger, opponent=opponent)
     key = "challenge.rematch" if challenge.rematch_of else "challenge.content"
     return text(
-        key, challenger=challenger, opponent=opponent, deadline=relative_time(challenge.expires_at)
+        key,
+        locale,
+        challenger=challenger,
+        opponent=opponent,
+        deadline=relative_time(challenge.expires_at),
     )
 
 
-def challenge_view(challenge: Challenge) -> discord.ui.View | None:
+def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:
     """Accept and Decline while the challenge is pending; no buttons once it is closed."""
     if challenge.status != "pending":
         return None
@@ -160,7 +181,7 @@ def challenge_view(challenge: Challenge) -> discord.ui.View | None:
             challenge.id,
             discord.ui.Button(
                 custom_id=custom_ids.accept(challenge.id),
-                label=text("button.accept"),
+                label=text("button.accept", locale),
                 style=discord.ButtonStyle.success,
             ),
         )
@@ -170,7 +191,7 @@ def challenge_view(challenge: Challenge) -> discord.ui.View | None:
             challenge.id,
             discord.ui.Button(
                 custom_id=custom_ids.decline(challenge.id),
-                label=text("button.decline"),
+                label=text("button.decline", locale),
                 style=discord.ButtonStyle.danger,
             ),
         )

@@ -24,21 +24,27 @@ VERDICTS = {
 MARKS = {"X": "❌", "O": "⭕"}
 
 
-def stats_embed(name: str, stats: PlayerStats) -> discord.Embed:
-    embed = discord.Embed(title=text("stats.title", name=name), colour=COLOUR)
+def stats_embed(name: str, stats: PlayerStats, locale: object = None) -> discord.Embed:
+    embed = discord.Embed(title=text("stats.title", locale, name=name), colour=COLOUR)
     kinds = sorted(stats.by_opponent, key=lambda k: (k != MEMBERS, k))
     for kind in kinds:
         record = stats.by_opponent[kind]
-        label = text("stats.members") if kind == MEMBERS else text("stats.bot", difficulty=kind)
+        label = (
+            text("stats.members", locale)
+            if kind == MEMBERS
+            else text("stats.bot", locale, difficulty=text(f"choice.difficulty.{kind}", locale))
+        )
         embed.add_field(
             name=label,
-            value=text("stats.record", wins=record.wins, losses=record.losses,
+            value=text("stats.record", locale, wins=record.wins, losses=record.losses,
                        draws=record.draws),
             inline=False,
         )  # fmt: skip
     embed.add_field(
-        name=text("stats.streak"),
-        value=text("stats.streak_value", current=stats.current_streak, best=stats.best_streak),
+        name=text("stats.streak", locale),
+        value=text(
+            "stats.streak_value", locale, current=stats.current_streak, best=stats.best_streak
+        ),
         inline=False,
     )
     return embed
@@ -48,78 +54,106 @@ def leaderboard_embed(
     top: list[Rating],
     mine: tuple[int, Rating] | None,
     against_bot: dict[str, list[BotRecord]],
+    locale: object = None,
 ) -> discord.Embed:
     lines = [
-        text("board.row", rank=i, name=f"<@{r.user_id}>", rating=round(r.rating),
+        text("board.row", locale, rank=i, name=f"<@{r.user_id}>", rating=round(r.rating),
              wins=r.wins, losses=r.losses, draws=r.draws)
         for i, r in enumerate(top, start=1)
     ]  # fmt: skip
     embed = discord.Embed(
-        title=text("board.title"),
-        description=text("board.rated", initial=int(INITIAL_RATING))
+        title=text("board.title", locale),
+        description=text("board.rated", locale, initial=int(INITIAL_RATING))
         + "\n"
-        + ("\n".join(lines) if lines else text("board.empty")),
+        + ("\n".join(lines) if lines else text("board.empty", locale)),
         colour=COLOUR,
     )
     if mine is None:
-        embed.add_field(name=text("board.you"), value=text("board.you_unrated"), inline=False)
+        embed.add_field(
+            name=text("board.you", locale), value=text("board.you_unrated", locale), inline=False
+        )
     else:
         rank, r = mine
         embed.add_field(
-            name=text("board.you"),
-            value=text("board.you_value", rank=rank, rating=round(r.rating), wins=r.wins,
+            name=text("board.you", locale),
+            value=text("board.you_value", locale, rank=rank, rating=round(r.rating), wins=r.wins,
                        losses=r.losses, draws=r.draws),
             inline=False,
         )  # fmt: skip
     for difficulty, records in against_bot.items():
         rows = [
-            text("board.vs_bot_row", rank=i, name=f"<@{r.user_id}>", wins=r.wins,
+            text("board.vs_bot_row", locale, rank=i, name=f"<@{r.user_id}>", wins=r.wins,
                  losses=r.losses, draws=r.draws)
             for i, r in enumerate(records, start=1)
         ]  # fmt: skip
         embed.add_field(
-            name=text("board.vs_bot", difficulty=difficulty),
-            value="\n".join(rows) or text("board.vs_bot_empty", difficulty=difficulty),
+            name=text(
+                "board.vs_bot", locale, difficulty=text(f"choice.difficulty.{difficulty}", locale)
+            ),
+            value="\n".join(rows)
+            or text(
+                "board.vs_bot_empty",
+                locale,
+                difficulty=text(f"choice.difficulty.{difficulty}", locale),
+            ),
             inline=True,
         )
     return embed
 
 
-def history_embed(name: str, user_id: int, games: list[Game]) -> discord.Embed:
+def history_embed(
+    name: str, user_id: int, games: list[Game], locale: object = None
+) -> discord.Embed:
     lines = []
     for game in games:
         score = score_of(game, user_id)
-        result = {1.0: "history.win", 0.0: "history.loss", 0.5: "history.draw"}[score or 0.0]
+        result = {
+            1.0: "history.win",
+            0.0: "history.loss",
+            0.5: "history.draw",
+            None: "history.abandoned",
+        }[score]
         mark = game.mark_of(user_id) or "X"
         lines.append(
             text(
                 "history.row",
-                result=text(result),
-                opponent=player_name(game, "O" if mark == "X" else "X"),
-                how=text(f"how.{game.end_reason}"),
+                locale,
+                result=text(result, locale),
+                opponent=player_name(game, "O" if mark == "X" else "X", locale),
+                how=text(f"how.{game.end_reason}", locale),
                 when=relative_time(game.finished_at or game.updated_at),
                 link=message_link(game.guild_id, game.channel_id, game.message_id),
             )
         )
     return discord.Embed(
-        title=text("history.title", name=name), description="\n".join(lines), colour=COLOUR
+        title=text("history.title", locale, name=name), description="\n".join(lines), colour=COLOUR
     )
 
 
-def review_text(game: Game, verdicts: list[MoveVerdict]) -> str:
-    lines = [text("review.title", x=player_name(game, "X"), o=player_name(game, "O"))]
+def review_text(game: Game, verdicts: list[MoveVerdict], locale: object = None) -> str:
+    lines = [
+        text(
+            "review.title",
+            locale,
+            x=player_name(game, "X", locale),
+            o=player_name(game, "O", locale),
+        )
+    ]
     for v in verdicts:
         line = text(
             "review.move",
+            locale,
             number=v.number,
             mark=MARKS[v.mark],
             square=cell_name(v.cell, game.size),
-            verdict=text(VERDICTS[(v.before, v.after)]),
+            verdict=text(VERDICTS[(v.before, v.after)], locale),
         )
         if v.mistake:
             squares = ", ".join(cell_name(c, game.size) for c in v.best)
-            line += text("review.best", squares=squares)
+            line += text("review.best", locale, squares=squares)
         lines.append(line)
     mistakes = sum(v.mistake for v in verdicts)
-    lines.append(text("review.summary", count=mistakes) if mistakes else text("review.clean"))
+    lines.append(
+        text("review.summary", locale, count=mistakes) if mistakes else text("review.clean", locale)
+    )
     return "\n".join(lines)

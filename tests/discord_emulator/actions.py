@@ -33,7 +33,7 @@ class InteractionActions:
             "member": member,
             "token": rec.token,
             "version": 1,
-            "app_permissions": str(DEFAULT_PERMISSIONS),
+            "app_permissions": str(channel.app_permissions),
             "locale": locale,
             "guild_locale": guild.locale,
             "entitlements": [],

@@ -88,6 +88,9 @@ class EmuChannel:
     name: str
     type: int = 0
     position: int = 0
+    app_permissions: int = field(default_factory=lambda: DEFAULT_PERMISSIONS)
+    """What the bot may do here, sent as every interaction's app_permissions (a test may
+    take bits away to play a channel where the bot lacks a permission)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
