@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 
 from bot.models import Game
 from bot.rating import INITIAL_RATING, elo_update
+from bot.storage.transactions import transaction
 
 T = TypeVar("T")
 
@@ -153,12 +154,10 @@ class RecordQueries:
         return how many games went. Running games are left to finish."""
 
         def run() -> int:
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                mine = "(player_x = :u OR player_o = :u) AND status = 'finished'"
-                ids = f"SELECT id FROM games WHERE {mine}"
-                params = {"u": user_id}
+            mine = "(player_x = :u OR player_o = :u) AND status = 'finished'"
+            ids = f"SELECT id FROM games WHERE {mine}"
+            params = {"u": user_id}
+            with transaction(self.conn) as conn:
                 conn.execute(f"UPDATE games SET rematch_of = NULL WHERE rematch_of IN ({ids})",
                              params)  # fmt: skip
                 # a pending challenge still on screen survives; it just forgets its origin
@@ -175,10 +174,6 @@ class RecordQueries:
                 deleted = conn.execute(f"DELETE FROM games WHERE {mine}", params).rowcount
                 conn.execute("DELETE FROM ratings WHERE user_id = :u", params)
                 conn.execute("DELETE FROM bot_records WHERE user_id = :u", params)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             return deleted
 
         return await self._run(run)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 from bot.models import Challenge, Game
 from bot.storage.migrations import MIGRATIONS
 from bot.storage.records import RecordQueries, apply_result
+from bot.storage.transactions import transaction
 
 T = TypeVar("T")
 
@@ -111,16 +112,11 @@ class GameRepository(RecordQueries):
                 f"schema version {version} is newer than this bot knows ({len(MIGRATIONS)})"
             )
         for number in range(version + 1, len(MIGRATIONS) + 1):
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(conn):
                 for statement in MIGRATIONS[number - 1].split(";"):
                     if statement.strip():
                         conn.execute(statement)
                 conn.execute(f"PRAGMA user_version = {number}")
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
 
     async def close(self) -> None:
         if self._conn is not None:
@@ -177,17 +173,11 @@ class GameRepository(RecordQueries):
         transaction: for imports and benchmarks, not for games being played."""
 
         def run() -> None:
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(self.conn) as conn:
                 for game in games:
                     if game.status != "finished":
                         raise ValueError(f"game {game.id} is still running")
                     _insert_game(conn, game)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
 
         await self._run(run)
 
@@ -211,9 +201,7 @@ class GameRepository(RecordQueries):
         """
 
         def run() -> None:
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
-            try:
+            with transaction(self.conn) as conn:
                 cursor = conn.execute(
                     "UPDATE games SET message_id = :message_id, moves = :moves, ply = :ply,"
                     " status = :status, result = :result, end_reason = :end_reason,"
@@ -226,10 +214,6 @@ class GameRepository(RecordQueries):
                     raise Conflict(f"game {game.id} changed before this write")
                 if game.status == "finished":  # the game and its records change together
                     apply_result(conn, game)
-                conn.execute("COMMIT")
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
 
         await self._run(run)
 
@@ -331,18 +315,12 @@ class GameRepository(RecordQueries):
         """
 
         def run() -> Game:
-            conn = self.conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                created = _insert_game(conn, game)
-                self._close_challenge(challenge.id, "accepted", created.id)
-                conn.execute("COMMIT")
+                with transaction(self.conn) as conn:
+                    created = _insert_game(conn, game)
+                    self._close_challenge(challenge.id, "accepted", created.id)
             except sqlite3.IntegrityError as exc:
-                conn.execute("ROLLBACK")
                 raise Conflict(str(exc)) from None
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
             return created
 
         return await self._run(run)
