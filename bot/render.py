@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import discord
 
 from bot import custom_ids
@@ -116,43 +118,36 @@ def game_view(game: Game, locale: object = None) -> discord.ui.View:
         )
         view.add_item(CellButton(game.id, game.ply, cell, button))
     if board.size < MAX_ROWS:
+        Style, row = discord.ButtonStyle, board.size
         if game.running:
+            label = text("button.resign", locale)
             view.add_item(
-                ResignButton(
-                    game.id,
-                    discord.ui.Button(
-                        custom_id=custom_ids.resign(game.id),
-                        label=text("button.resign", locale),
-                        style=discord.ButtonStyle.danger,
-                        row=board.size,
-                    ),
-                )
+                _action(ResignButton, game.id, custom_ids.resign, label, Style.danger, row)
             )
         else:
+            label = text("button.rematch", locale)
             view.add_item(
-                RematchButton(
-                    game.id,
-                    discord.ui.Button(
-                        custom_id=custom_ids.rematch(game.id),
-                        label=text("button.rematch", locale),
-                        style=discord.ButtonStyle.primary,
-                        row=board.size,
-                    ),
-                )
+                _action(RematchButton, game.id, custom_ids.rematch, label, Style.primary, row)
             )
             if reviewable(game):
+                label = text("button.review", locale)
                 view.add_item(
-                    ReviewButton(
-                        game.id,
-                        discord.ui.Button(
-                            custom_id=custom_ids.review(game.id),
-                            label=text("button.review", locale),
-                            style=discord.ButtonStyle.secondary,
-                            row=board.size,
-                        ),
-                    )
+                    _action(ReviewButton, game.id, custom_ids.review, label, Style.secondary, row)
                 )
     return view
+
+
+def _action(
+    item: Callable[[int, discord.ui.Button], discord.ui.Item],
+    target: int,
+    custom_id: Callable[[int], str],
+    label: str,
+    style: discord.ButtonStyle,
+    row: int | None = None,
+) -> discord.ui.Item:
+    """One of the buttons that act on a game or challenge (``custom_id`` builds its id)."""
+    button = discord.ui.Button(custom_id=custom_id(target), label=label, style=style, row=row)
+    return item(target, button)
 
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
@@ -176,24 +171,8 @@ def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.Vi
     if challenge.status != "pending":
         return None
     view = discord.ui.View(timeout=None)
-    view.add_item(
-        AcceptButton(
-            challenge.id,
-            discord.ui.Button(
-                custom_id=custom_ids.accept(challenge.id),
-                label=text("button.accept", locale),
-                style=discord.ButtonStyle.success,
-            ),
-        )
-    )
-    view.add_item(
-        DeclineButton(
-            challenge.id,
-            discord.ui.Button(
-                custom_id=custom_ids.decline(challenge.id),
-                label=text("button.decline", locale),
-                style=discord.ButtonStyle.danger,
-            ),
-        )
-    )
+    accept, decline = text("button.accept", locale), text("button.decline", locale)
+    Style = discord.ButtonStyle
+    view.add_item(_action(AcceptButton, challenge.id, custom_ids.accept, accept, Style.success))
+    view.add_item(_action(DeclineButton, challenge.id, custom_ids.decline, decline, Style.danger))
     return view
