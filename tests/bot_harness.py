@@ -115,13 +115,17 @@ class BotProcess:
                 raise TimeoutError(f"no READY #{count} within {START_TIMEOUT}s:\n{self.stderr}")
             await asyncio.sleep(0.02)
 
-    async def kill(self) -> int:
-        """SIGKILL (if still running) and reap, without blocking the event loop."""
+    async def stop(self, sig: int = signal.SIGKILL) -> int:
+        """Send ``sig`` (if still running) and reap, without blocking the event loop."""
         if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGKILL)
+            self.proc.send_signal(sig)
         code = await asyncio.to_thread(self.proc.wait, 10)
         await asyncio.to_thread(self._reader.join, 5)
         return code
+
+    async def kill(self) -> int:
+        """SIGKILL: no chance to clean up."""
+        return await self.stop(signal.SIGKILL)
 
 
 @contextlib.asynccontextmanager

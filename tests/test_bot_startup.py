@@ -7,14 +7,11 @@ import asyncio
 import os
 import signal
 import socket
-import subprocess
-import threading
-import time
 from pathlib import Path
 
 import pytest
 
-from bot_harness import bot_process_env, running_bot, settings_for, start_bot_process
+from bot_harness import BotProcess, bot_process_env, running_bot, settings_for, start_bot_process
 from discord_emulator import DiscordEmulator
 
 RUN_TIMEOUT = 20.0
@@ -187,48 +184,12 @@ def test_an_unreachable_discord_is_one_line(tmp_path: Path) -> None:
     assert len([line for line in lines if line.startswith("ttt-bot:")]) == 1, lines
 
 
-class Child:
-    """A bot process with stderr drained on a thread (a full pipe would stall it)."""
-
-    def __init__(self, env: dict[str, str], cwd: Path) -> None:
-        self.proc = start_bot_process(env, cwd)
-        self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._drain, daemon=True)
-        self._reader.start()
-
-    def _drain(self) -> None:
-        assert self.proc.stderr is not None
-        for raw in self.proc.stderr:
-            self.lines.append(raw.decode(errors="replace").rstrip("\n"))
-
-    async def wait_until_ready(self, emu: DiscordEmulator) -> None:
-        deadline = time.monotonic() + RUN_TIMEOUT
-        while emu.ready_count < 1:
-            if self.proc.poll() is not None:
-                log = "\n".join(self.lines)
-                raise AssertionError(f"bot exited with {self.proc.returncode}:\n{log}")
-            if time.monotonic() > deadline:
-                raise TimeoutError("no READY from the bot process")
-            await asyncio.sleep(0.02)
-
-    async def stop(self, sig: int = signal.SIGKILL) -> int:
-        if self.proc.poll() is None:
-            self.proc.send_signal(sig)
-        try:
-            code = await asyncio.to_thread(self.proc.wait, 10)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            code = await asyncio.to_thread(self.proc.wait, 10)
-        await asyncio.to_thread(self._reader.join, 5)
-        return code
-
-
 async def test_a_bot_with_only_the_required_settings_starts(
     emulator: DiscordEmulator, tmp_path: Path
 ) -> None:
-    child = Child(bot_process_env(emulator, tmp_path / "ttt.sqlite3"), tmp_path)
+    child = BotProcess(bot_process_env(emulator, tmp_path / "ttt.sqlite3"), tmp_path)
     try:
-        await child.wait_until_ready(emulator)
+        await child.wait_until_ready(emulator, 1)
         res = await emulator.invoke(emulator.create_user("alice"), "ttt help")
         # the documented defaults: medium, a 60 s challenge, a 300 s turn
         assert "default difficulty is **medium**" in res.content
@@ -243,9 +204,9 @@ async def test_the_token_never_appears_in_debug_logs(
     env = bot_process_env(
         emulator, tmp_path / "ttt.sqlite3", **(VALID | {"TTT_LOG_LEVEL": "DEBUG"})
     )
-    child = Child(env, tmp_path)
+    child = BotProcess(env, tmp_path)
     try:
-        await child.wait_until_ready(emulator)
+        await child.wait_until_ready(emulator, 1)
         alice = emulator.create_user("alice")
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})
         assert res.type == 4
