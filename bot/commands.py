@@ -72,7 +72,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             opponent,
             difficulty.value if difficulty else None,
             first.value if first else "random",  # type: ignore[arg-type]
-            size.value if size else 3,
+            size.value if size else None,
         )
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))

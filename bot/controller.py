@@ -48,7 +48,7 @@ class Controller:
         opponent: discord.abc.User | None,
         difficulty: str | None,
         first: First,
-        size: int = 3,
+        size: int | None = None,
     ) -> None:
         async with self.answering(interaction):
             if interaction.channel_id is None:
@@ -60,7 +60,7 @@ class Controller:
                 "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id,
                 "first": first,
-                "size": size,
+                "size": size or self.bot.settings.default_size,
             }
             vs_bot = opponent is None or (me is not None and opponent.id == me.id)
             if not vs_bot and opponent.bot:

@@ -82,7 +82,7 @@ class GameService:
             bot_side="O" if human_x else "X", difficulty=difficulty,
         )  # fmt: skip
         async with self.locks.channel(channel_id):
-            await self._ensure_free(channel_id)
+            await self.check_start(guild_id=guild_id, channel_id=channel_id, user_id=user_id)
             if human_x:
                 game = game_state.start_clock(game, self.clock(), self.settings.turn_timeout)
             else:
@@ -115,7 +115,7 @@ class GameService:
             rematch_of=rematch_of,
         )  # fmt: skip
         async with self.locks.channel(channel_id):
-            await self._ensure_free(channel_id)
+            await self.check_start(guild_id=guild_id, channel_id=channel_id, user_id=user_id)
             try:
                 challenge = await self.repo.create_challenge(challenge)
             except Conflict:
@@ -123,18 +123,44 @@ class GameService:
         self.deadlines_changed.set()
         return challenge
 
+    async def check_start(self, *, guild_id: int | None, channel_id: int, user_id: int) -> None:
+        """The server's rules for starting a game or a challenge here and now.
+
+        Raises:
+            Refusal: a channel games are not allowed in, one game per member, the start
+                cooldown, or a busy channel.
+        """
+        rules = self.settings
+        if rules.allowed_channels and channel_id not in rules.allowed_channels:
+            channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
+            raise Refusal("start.channel_not_allowed", channels=channels)
+        if rules.one_game_per_member:
+            running = await self.repo.running_game_of(guild_id, user_id)
+            if running is not None:
+                raise Refusal("start.member_busy", game=running)
+        if rules.start_cooldown:
+            last = await self.repo.last_start(guild_id, user_id)
+            if last is not None and last + rules.start_cooldown > self.clock():
+                raise Refusal("start.cooldown", when=f"<t:{int(last + rules.start_cooldown)}:R>")
+        await self._ensure_free(channel_id)
+
     async def _ensure_free(self, channel_id: int) -> None:
-        if await self.repo.running_game_in(channel_id) or await self.repo.pending_challenge_in(
-            channel_id
-        ):
-            raise await self._busy(channel_id)
+        running = await self.repo.running_games_in(channel_id)
+        if len(running) >= self.settings.games_per_channel:
+            if self.settings.games_per_channel == 1:
+                raise Refusal("start.busy_game", game=running[0])
+            raise Refusal("start.channel_full", count=len(running))
+        challenge = await self.repo.pending_challenge_in(channel_id)
+        if challenge is not None:
+            raise Refusal("start.busy_challenge", challenge=challenge)
 
     async def _busy(self, channel_id: int) -> Refusal:
-        game = await self.repo.running_game_in(channel_id)
-        if game is not None:
-            return Refusal("start.busy_game", game=game)
-        challenge = await self.repo.pending_challenge_in(channel_id)
-        return Refusal("start.busy_challenge", challenge=challenge)
+        """The refusal for a channel found busy only when writing (a race lost)."""
+        try:
+            await self._ensure_free(channel_id)
+        except Refusal as refusal:
+            return refusal
+        return Refusal("start.busy_challenge", challenge=None)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
@@ -244,10 +270,12 @@ class GameService:
             Refusal: no such running game, or the user does not play in it.
         """
         if game_id is None:
-            game = await self.repo.running_game_in(channel_id or 0)
-            if game is None or game.mark_of(user_id) is None:
+            mine = [
+                g for g in await self.repo.running_games_in(channel_id or 0) if g.mark_of(user_id)
+            ]
+            if not mine:
                 raise Refusal("resign.none")
-            game_id = game.id
+            game_id = mine[0].id
         async with self.locks.game(game_id):
             game = await self._running_game(game_id)
             mark = game.mark_of(user_id)

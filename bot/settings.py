@@ -30,6 +30,13 @@ class Settings:
     """Seconds the bot's reply may take before the member's move is shown on its own
     (Discord wants an answer within 3)."""
     log_level: str = "INFO"
+    default_size: int = 3
+    allowed_channels: tuple[int, ...] = ()
+    """Channels where games may start; empty means every channel."""
+    games_per_channel: int = 1
+    one_game_per_member: bool = False
+    start_cooldown: float = 0.0
+    """Seconds a member waits between starting two games."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -80,7 +87,20 @@ class Settings:
             think_time=_seconds(get("TTT_THINK_TIME"), "TTT_THINK_TIME", defaults.think_time),
             default_difficulty=difficulty,
             log_level=log_level,
-        )
+            default_size=_choice(get("TTT_DEFAULT_SIZE"), "TTT_DEFAULT_SIZE", (3, 4, 5),
+                                 defaults.default_size),
+            allowed_channels=tuple(
+                _integer(part.strip(), "TTT_ALLOWED_CHANNELS") or 0
+                for part in (get("TTT_ALLOWED_CHANNELS") or "").split(",")
+                if part.strip()
+            ),
+            games_per_channel=_choice(get("TTT_GAMES_PER_CHANNEL"), "TTT_GAMES_PER_CHANNEL",
+                                      tuple(range(1, 11)), defaults.games_per_channel),
+            one_game_per_member=_flag(get("TTT_ONE_GAME_PER_MEMBER"), "TTT_ONE_GAME_PER_MEMBER",
+                                      defaults.one_game_per_member),
+            start_cooldown=_seconds(get("TTT_START_COOLDOWN"), "TTT_START_COOLDOWN",
+                                    defaults.start_cooldown, allow_zero=True),
+        )  # fmt: skip
 
 
 def _integer(raw: str | None, name: str) -> int | None:
@@ -91,13 +111,31 @@ def _integer(raw: str | None, name: str) -> int | None:
     return int(raw)
 
 
-def _seconds(raw: str | None, name: str, default: float) -> float:
+def _choice(raw: str | None, name: str, allowed: tuple[int, ...], default: int) -> int:
+    if raw is None:
+        return default
+    if not (raw.isascii() and raw.isdigit()) or int(raw) not in allowed:
+        raise SettingsError(f"{name} must be one of {', '.join(map(str, allowed))}, got {raw!r}")
+    return int(raw)
+
+
+def _flag(raw: str | None, name: str, default: bool) -> bool:
+    if raw is None:
+        return default
+    value = raw.lower()
+    if value not in ("true", "false", "yes", "no", "1", "0", "on", "off"):
+        raise SettingsError(f"{name} must be true or false, got {raw!r}")
+    return value in ("true", "yes", "1", "on")
+
+
+def _seconds(raw: str | None, name: str, default: float, allow_zero: bool = False) -> float:
     if raw is None:
         return default
     try:
         value = float(raw)
     except ValueError:
         raise SettingsError(f"{name} must be a number of seconds, got {raw!r}") from None
-    if not 0 < value <= 7 * 24 * 3600:
+    low_ok = value >= 0 if allow_zero else value > 0
+    if not (low_ok and value <= 7 * 24 * 3600):
         raise SettingsError(f"{name} must be between 0 and 604800 seconds, got {raw!r}")
     return value

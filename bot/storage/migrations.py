@@ -129,4 +129,9 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_finished_by_o ON games(player_o, guild_id, finished_at)
         WHERE status = 'finished';
     """,
+    # 4: a server may allow several games per channel; the service enforces the limit.
+    """
+    DROP INDEX games_one_running_per_channel;
+    CREATE INDEX games_running_in_channel ON games(channel_id) WHERE status = 'running';
+    """,
 )

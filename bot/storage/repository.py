@@ -184,10 +184,36 @@ class GameRepository(RecordQueries):
     async def get_game(self, game_id: int) -> Game | None:
         return await self._run(self._one_game, "WHERE id = ?", (game_id,))
 
-    async def running_game_in(self, channel_id: int) -> Game | None:
+    async def running_games_in(self, channel_id: int) -> list[Game]:
         return await self._run(
-            self._one_game, "WHERE channel_id = ? AND status = 'running'", (channel_id,)
+            self._games_where, "WHERE channel_id = ? AND status = 'running' ORDER BY id",
+            (channel_id,),
+        )  # fmt: skip
+
+    async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
+        """A member's running game in a server, if any (the bot's own id is no member)."""
+        games = await self._run(
+            self._games_where,
+            "WHERE status = 'running' AND guild_id IS :g AND ((player_x = :u AND"
+            " bot_side IS NOT 'X') OR (player_o = :u AND bot_side IS NOT 'O'))",
+            {"g": guild_id, "u": user_id},
         )
+        return games[0] if games else None
+
+    async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
+        """When the member last started something: a challenge, or a game against the bot."""
+
+        def run() -> float | None:
+            row = self.conn.execute(
+                "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM challenges"
+                " WHERE challenger_id = :u AND guild_id IS :g UNION ALL"
+                " SELECT MAX(created_at) FROM games WHERE guild_id IS :g AND bot_side IS NOT NULL"
+                " AND (player_x = :u OR player_o = :u))",
+                {"g": guild_id, "u": user_id},
+            ).fetchone()
+            return row[0]
+
+        return await self._run(run)
 
     def _one_game(self, where: str, params: tuple[Any, ...]) -> Game | None:
         row = self.conn.execute(f"SELECT {_GAME_COLUMNS} FROM games {where}", params).fetchone()

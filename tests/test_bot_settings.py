@@ -1,0 +1,97 @@
+"""Server owners' settings from the environment: each changes the behaviour it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.settings import Settings, SettingsError
+
+from bot_harness import running_bot, settings_for
+from discord_emulator import DiscordEmulator, buttons, find_button
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("TTT_DEFAULT_SIZE", "6"),
+        ("TTT_GAMES_PER_CHANNEL", "0"),
+        ("TTT_ONE_GAME_PER_MEMBER", "maybe"),
+        ("TTT_ALLOWED_CHANNELS", "123,general"),
+        ("TTT_START_COOLDOWN", "-1"),
+    ],
+)
+def test_malformed_server_settings_name_themselves(name: str, value: str) -> None:
+    with pytest.raises(SettingsError, match=name):
+        Settings.from_env({"DISCORD_TOKEN": "x", name: value})
+
+
+def test_server_settings_parse() -> None:
+    settings = Settings.from_env(
+        {
+            "DISCORD_TOKEN": "x",
+            "TTT_DEFAULT_SIZE": "5",
+            "TTT_ALLOWED_CHANNELS": "11, 22",
+            "TTT_GAMES_PER_CHANNEL": "3",
+            "TTT_ONE_GAME_PER_MEMBER": "yes",
+            "TTT_START_COOLDOWN": "30",
+        }
+    )
+    assert (settings.default_size, settings.allowed_channels, settings.games_per_channel) == (
+        5, (11, 22), 3,
+    )  # fmt: skip
+    assert settings.one_game_per_member and settings.start_cooldown == 30.0
+    assert Settings.from_env({"DISCORD_TOKEN": "x"}).games_per_channel == 1
+
+
+async def start(emu: DiscordEmulator, user, channel=None, **options):
+    return await emu.invoke(user, "ttt start", {"first": "me", **options}, channel=channel)
+
+
+async def test_default_size(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", default_size=4)
+    async with running_bot(emulator, settings):
+        res = await start(emulator, emulator.create_user("alice"))
+        assert [len(row) for row in buttons(res.message)] == [4, 4, 4, 4, 1]
+
+
+async def test_allowed_channels(emulator: DiscordEmulator, tmp_path) -> None:
+    games = emulator.create_channel(emulator.guild.id, "games")
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", allowed_channels=(games.id,))
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        res = await start(emulator, alice)
+        assert res.ephemeral and f"<#{games.id}>" in res.content
+        res = await start(emulator, alice, channel=games)
+        assert res.type == 4 and not res.ephemeral
+
+
+async def test_games_per_channel(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", games_per_channel=2)
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    async with running_bot(emulator, settings):
+        assert not (await start(emulator, alice)).ephemeral
+        assert not (await start(emulator, bob)).ephemeral
+        res = await start(emulator, carol)
+        assert res.ephemeral and "already has 2 games running" in res.content
+
+
+async def test_one_game_per_member(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", one_game_per_member=True)
+    other = emulator.create_channel(emulator.guild.id, "other")
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        first = await start(emulator, alice)
+        res = await start(emulator, alice, channel=other)
+        assert res.ephemeral and "already have a game running" in res.content
+        assert f"/{first.message['id']}" in res.content
+
+
+async def test_start_cooldown(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", start_cooldown=60)
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        first = await start(emulator, alice)
+        resign = find_button(first.message, label="Resign")["custom_id"]
+        await emulator.click(alice, first.message, resign)  # the channel is free again
+        res = await start(emulator, alice)
+        assert res.ephemeral and res.content.startswith("You can start another game <t:")
