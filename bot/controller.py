@@ -32,6 +32,11 @@ CHANNEL_PERMISSIONS = (
 )
 
 
+def role_ids(interaction: discord.Interaction) -> list[int]:
+    """The clicker's roles in the server (none outside one)."""
+    return [role.id for role in getattr(interaction.user, "roles", ())]
+
+
 class Controller:
     def __init__(self, bot: TTTBot) -> None:
         self.bot = bot
@@ -55,12 +60,14 @@ class Controller:
                 raise Refusal("start.not_in_guild")
             self.require_channel_permissions(interaction)
             me = self.bot.user
+            rules = await self.service.policy(interaction.guild_id)
             common = {
                 "guild_id": interaction.guild_id,
                 "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id,
                 "first": first,
-                "size": size or self.bot.settings.default_size,
+                "size": size or rules.default_size,
+                "role_ids": role_ids(interaction),
             }
             vs_bot = opponent is None or (me is not None and opponent.id == me.id)
             if not vs_bot and opponent.bot:
@@ -68,7 +75,7 @@ class Controller:
             for attempt in (1, 2):
                 try:
                     if vs_bot:
-                        level = difficulty or self.bot.settings.default_difficulty
+                        level = difficulty or rules.default_difficulty
                         game = await self.service.start_bot_game(**common, difficulty=level)
                         await self._send_game(interaction, game)
                     else:
@@ -94,7 +101,7 @@ class Controller:
             await self.publish(game)
 
     async def on_help(self, interaction: discord.Interaction) -> None:
-        settings = self.bot.settings
+        settings = await self.service.policy(interaction.guild_id)
         await interaction.response.send_message(
             text(
                 "help",
@@ -122,8 +129,7 @@ class Controller:
                 await self._update_game(interaction, game)
                 game = await reply
                 await interaction.edit_original_response(
-                    content=render.game_content(game, interaction.guild_locale),
-                    view=render.game_view(game, interaction.guild_locale),
+                    **await self._game_message(game, interaction.guild_locale),
                     allowed_mentions=NO_MENTIONS,
                 )
                 return
@@ -140,7 +146,9 @@ class Controller:
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.answering(interaction):
-            result = await self.service.rematch(game_id, interaction.user.id)
+            result = await self.service.rematch(
+                game_id, interaction.user.id, role_ids=role_ids(interaction)
+            )
             if isinstance(result, Game):
                 await self._send_game(interaction, result)
             else:
@@ -165,9 +173,8 @@ class Controller:
 
     async def _send_game(self, interaction: discord.Interaction, game: Game) -> None:
         try:
-            where = interaction.guild_locale
             response = await interaction.response.send_message(
-                render.game_content(game, where), view=render.game_view(game, where),
+                **await self._game_message(game, interaction.guild_locale),
                 allowed_mentions=NO_MENTIONS,
             )  # fmt: skip
         except discord.HTTPException as exc:
@@ -197,8 +204,7 @@ class Controller:
     async def _update_game(self, interaction: discord.Interaction, game: Game) -> None:
         try:
             await interaction.response.edit_message(
-                content=render.game_content(game, interaction.guild_locale),
-                view=render.game_view(game, interaction.guild_locale),
+                **await self._game_message(game, interaction.guild_locale),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:
@@ -207,6 +213,14 @@ class Controller:
             log.warning("interaction %s expired before its answer (%s); editing the game "
                         "message instead", interaction.id, exc)  # fmt: skip
             await self.publish(game)
+
+    async def _game_message(self, game: Game, locale: object) -> dict[str, object]:
+        """Content and buttons of a game message, in the server's emoji set."""
+        emoji_set = (await self.service.policy(game.guild_id)).emoji_set
+        return {
+            "content": render.game_content(game, locale, emoji_set),
+            "view": render.game_view(game, locale, emoji_set),
+        }
 
     async def _message_gone(self, game: Game) -> bool:
         """True if Discord says the game's message no longer exists."""
@@ -227,7 +241,8 @@ class Controller:
         guild = self.bot.get_guild(item.guild_id) if item.guild_id else None
         locale = guild.preferred_locale if guild is not None else None
         if isinstance(item, Game):
-            content, view = render.game_content(item, locale), render.game_view(item, locale)
+            shown = await self._game_message(item, locale)
+            content, view = shown["content"], shown["view"]
         else:
             content = render.challenge_content(item, locale)
             view = render.challenge_view(item, locale)

@@ -35,6 +35,9 @@ class RecordsController:
     def repo(self):
         return self.bot.repo
 
+    async def _colour(self, interaction: discord.Interaction) -> int:
+        return (await self.bot.service.policy(interaction.guild_id)).embed_colour
+
     def _answering(self, interaction: discord.Interaction):
         return self.bot.controller.answering(interaction)
 
@@ -47,8 +50,9 @@ class RecordsController:
             if not games:
                 raise Refusal("stats.none", name=user.mention)
             embed = render_records.stats_embed(
-                user.mention, player_stats(games, user.id), interaction.locale
-            )
+                user.mention, player_stats(games, user.id), interaction.locale,
+                await self._colour(interaction),
+            )  # fmt: skip
             await interaction.response.send_message(
                 embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
             )
@@ -64,7 +68,7 @@ class RecordsController:
                 for level in CHAMPION_LEVELS
             }
             embed = render_records.leaderboard_embed(
-                top, mine, against_bot, interaction.guild_locale
+                top, mine, against_bot, interaction.guild_locale, await self._colour(interaction)
             )
             await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
 
@@ -76,7 +80,9 @@ class RecordsController:
             )
             if not games:
                 raise Refusal("history.none", name=user.mention)
-            embed = render_records.history_embed(user.mention, user.id, games, interaction.locale)
+            embed = render_records.history_embed(
+                user.mention, user.id, games, interaction.locale, await self._colour(interaction)
+            )
             await interaction.response.send_message(
                 embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
             )

@@ -17,9 +17,17 @@ from bot.components import (
 )
 from bot.models import Challenge, Game
 from bot.review import reviewable
+from bot.settings import EMOJI_SETS
 from bot.texts import text
 
 MARK_EMOJI = {"X": "❌", "O": "⭕"}
+
+
+def marks(emoji_set: str) -> dict[str, str]:
+    """The emoji for X and O in one of the settings' sets (classic when unknown)."""
+    return dict(zip("XO", EMOJI_SETS.get(emoji_set, EMOJI_SETS["classic"]), strict=True))
+
+
 EMPTY_EMOJI = "⬜"
 EMPTY_LABEL = "\u200b"  # a button needs a label or an emoji; empty squares show neither
 MAX_ROWS = 5  # Discord's limit of action rows per message
@@ -43,16 +51,16 @@ def player_name(game: Game, mark: str, locale: object = None) -> str:
     return f"<@{game.player(mark)}>"
 
 
-def grid(game: Game) -> str:
+def grid(game: Game, emoji: dict[str, str] = MARK_EMOJI) -> str:
     board = game.board
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
-        rows.append("".join(MARK_EMOJI.get(board[c] or "", EMPTY_EMOJI) for c in cells))
+        rows.append("".join(emoji.get(board[c] or "", EMPTY_EMOJI) for c in cells))
     return "\n".join(rows)
 
 
-def status_line(game: Game, locale: object = None) -> str:
+def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_EMOJI) -> str:
     board = game.board
     if game.running:
         mover = board.to_move
@@ -63,7 +71,7 @@ def status_line(game: Game, locale: object = None) -> str:
             "game.turn",
             locale,
             player=player_name(game, mover, locale),
-            mark=MARK_EMOJI[mover],
+            mark=emoji[mover],
             deadline=deadline,
         )
     if game.end_reason == "abandoned":
@@ -87,23 +95,22 @@ def status_line(game: Game, locale: object = None) -> str:
             winner=player_name(game, winner, locale),
         )
     key = "game.won" if game.k == 3 else "game.won_k"
-    return text(
-        key, locale, player=player_name(game, winner, locale), mark=MARK_EMOJI[winner], k=game.k
-    )
+    return text(key, locale, player=player_name(game, winner, locale), mark=emoji[winner], k=game.k)
 
 
-def game_content(game: Game, locale: object = None) -> str:
+def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:
+    emoji = marks(emoji_set)
     header = text(
         "game.vs", locale, x=player_name(game, "X", locale), o=player_name(game, "O", locale)
     )
-    return f"{header}\n{grid(game)}\n{status_line(game, locale)}"
+    return f"{header}\n{grid(game, emoji)}\n{status_line(game, locale, emoji)}"
 
 
-def game_view(game: Game, locale: object = None) -> discord.ui.View:
+def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
     the game runs, Rematch and Review buttons after, when a row is free for them."""
-    board = game.board
+    board, emoji = game.board, marks(emoji_set)
     winning = set(board.winning_line() or ()) if game.end_reason == "line" else set()
     view = discord.ui.View(timeout=None)
     for cell in range(board.size * board.size):
@@ -111,7 +118,7 @@ def game_view(game: Game, locale: object = None) -> discord.ui.View:
         button = discord.ui.Button(
             custom_id=custom_ids.cell(game.id, game.ply, cell),
             style=discord.ButtonStyle.success if cell in winning else discord.ButtonStyle.secondary,
-            emoji=MARK_EMOJI[mark] if mark else None,
+            emoji=emoji[mark] if mark else None,
             label=None if mark else EMPTY_LABEL,
             disabled=mark is not None or not game.running,
             row=cell // board.size,

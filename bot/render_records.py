@@ -12,7 +12,7 @@ from bot.stats import MEMBERS, PlayerStats, score_of
 from bot.storage.records import BotRecord, Rating
 from bot.texts import text
 
-COLOUR = discord.Colour.blurple()
+DEFAULT_COLOUR = discord.Colour.blurple().value
 VERDICTS = {
     (1, 1): "verdict.keeps_win",
     (0, 0): "verdict.keeps_draw",
@@ -24,8 +24,10 @@ VERDICTS = {
 MARKS = {"X": "❌", "O": "⭕"}
 
 
-def stats_embed(name: str, stats: PlayerStats, locale: object = None) -> discord.Embed:
-    embed = discord.Embed(title=text("stats.title", locale, name=name), colour=COLOUR)
+def stats_embed(
+    name: str, stats: PlayerStats, locale: object = None, colour: int = DEFAULT_COLOUR
+) -> discord.Embed:
+    embed = discord.Embed(title=text("stats.title", locale, name=name), colour=colour)
     kinds = sorted(stats.by_opponent, key=lambda k: (k != MEMBERS, k))
     for kind in kinds:
         record = stats.by_opponent[kind]
@@ -55,6 +57,7 @@ def leaderboard_embed(
     mine: tuple[int, Rating] | None,
     against_bot: dict[str, list[BotRecord]],
     locale: object = None,
+    colour: int = DEFAULT_COLOUR,
 ) -> discord.Embed:
     lines = [
         text("board.row", locale, rank=i, name=f"<@{r.user_id}>", rating=round(r.rating),
@@ -66,7 +69,7 @@ def leaderboard_embed(
         description=text("board.rated", locale, initial=int(INITIAL_RATING))
         + "\n"
         + ("\n".join(lines) if lines else text("board.empty", locale)),
-        colour=COLOUR,
+        colour=colour,
     )
     if mine is None:
         embed.add_field(
@@ -102,7 +105,11 @@ def leaderboard_embed(
 
 
 def history_embed(
-    name: str, user_id: int, games: list[Game], locale: object = None
+    name: str,
+    user_id: int,
+    games: list[Game],
+    locale: object = None,
+    colour: int = DEFAULT_COLOUR,
 ) -> discord.Embed:
     lines = []
     for game in games:
@@ -126,7 +133,7 @@ def history_embed(
             )
         )
     return discord.Embed(
-        title=text("history.title", locale, name=name), description="\n".join(lines), colour=COLOUR
+        title=text("history.title", locale, name=name), description="\n".join(lines), colour=colour
     )
 
 

@@ -12,7 +12,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Literal
 
 from bot import game_state
@@ -57,8 +57,33 @@ class GameService:
         self.pool = pool
         self.locks = LockRegistry()
         self.agents: dict[str, Agent] = {}
+        self._policies: dict[int, Settings] = {}
         self.deadlines_changed = asyncio.Event()
         """Set whenever a deadline may have moved, to wake the timekeeper."""
+
+    async def policy(self, guild_id: int | None) -> Settings:
+        """The settings in force in a server: the environment's, with what its admins
+        chose in /ttt config on top. Cached until :meth:`configure` changes them."""
+        if guild_id is None:
+            return self.settings
+        rules = self._policies.get(guild_id)
+        if rules is None:
+            overrides = await self.repo.guild_overrides(guild_id)
+            rules = self._policies[guild_id] = self.settings.with_overrides(overrides)
+        return rules
+
+    async def configure(self, guild_id: int, changes: dict[str, object]) -> Settings:
+        """Store a server's new choices (merged into its earlier ones) and return the
+        settings now in force there."""
+        overrides = await self.repo.guild_overrides(guild_id)
+        overrides.update(changes)
+        for name, value in changes.items():
+            if value is None:
+                overrides.pop(name, None)  # back to the environment's default
+        await self.repo.set_guild_overrides(guild_id, overrides)
+        self._policies.pop(guild_id, None)
+        self.deadlines_changed.set()
+        return await self.policy(guild_id)
 
     def _first_is_me(self, first: First) -> bool:
         return {"me": True, "opponent": False}.get(first, self.rng.random() < 0.5)
@@ -67,7 +92,7 @@ class GameService:
 
     async def start_bot_game(
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
-        first: First, size: int = 3,
+        first: First, size: int = 3, role_ids: Collection[int] = (),
     ) -> Game:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
 
@@ -82,11 +107,14 @@ class GameService:
             bot_side="O" if human_x else "X", difficulty=difficulty,
         )  # fmt: skip
         async with self.locks.channel(channel_id):
-            await self.check_start(guild_id=guild_id, channel_id=channel_id, user_id=user_id)
+            await self.check_start(
+                guild_id=guild_id, channel_id=channel_id, user_id=user_id, role_ids=role_ids
+            )
             if human_x:
-                game = game_state.start_clock(game, self.clock(), self.settings.turn_timeout)
+                rules = await self.policy(guild_id)
+                game = game_state.start_clock(game, self.clock(), rules.turn_timeout)
             else:
-                game = self._advance(game, await self._bot_move(game))
+                game = await self._advance(game, await self._bot_move(game))
             try:
                 game = await self.repo.create_game(game)
             except Conflict:
@@ -97,6 +125,7 @@ class GameService:
     async def challenge(
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int,
         first: First, size: int = 3, rematch_of: int | None = None,
+        role_ids: Collection[int] = (),
     ) -> Challenge:  # fmt: skip
         """Challenge a member; it waits for their answer until it expires.
 
@@ -111,11 +140,13 @@ class GameService:
             id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
             challenger_id=user_id, opponent_id=opponent_id, x_player=x_player,
             size=board.size, k=board.k, status="pending",
-            expires_at=now + self.settings.challenge_timeout, created_at=now,
+            expires_at=now + (await self.policy(guild_id)).challenge_timeout, created_at=now,
             rematch_of=rematch_of,
         )  # fmt: skip
         async with self.locks.channel(channel_id):
-            await self.check_start(guild_id=guild_id, channel_id=channel_id, user_id=user_id)
+            await self.check_start(
+                guild_id=guild_id, channel_id=channel_id, user_id=user_id, role_ids=role_ids
+            )
             try:
                 challenge = await self.repo.create_challenge(challenge)
             except Conflict:
@@ -123,14 +154,23 @@ class GameService:
         self.deadlines_changed.set()
         return challenge
 
-    async def check_start(self, *, guild_id: int | None, channel_id: int, user_id: int) -> None:
+    async def check_start(
+        self,
+        *,
+        guild_id: int | None,
+        channel_id: int,
+        user_id: int,
+        role_ids: Collection[int] = (),
+    ) -> None:
         """The server's rules for starting a game or a challenge here and now.
 
         Raises:
             Refusal: a channel games are not allowed in, one game per member, the start
                 cooldown, or a busy channel.
         """
-        rules = self.settings
+        rules = await self.policy(guild_id)
+        if rules.start_role is not None and rules.start_role not in role_ids:
+            raise Refusal("start.role_required", role=f"<@&{rules.start_role}>")
         if rules.allowed_channels and channel_id not in rules.allowed_channels:
             channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
             raise Refusal("start.channel_not_allowed", channels=channels)
@@ -142,12 +182,12 @@ class GameService:
             last = await self.repo.last_start(guild_id, user_id)
             if last is not None and last + rules.start_cooldown > self.clock():
                 raise Refusal("start.cooldown", when=f"<t:{int(last + rules.start_cooldown)}:R>")
-        await self._ensure_free(channel_id)
+        await self._ensure_free(channel_id, rules.games_per_channel)
 
-    async def _ensure_free(self, channel_id: int) -> None:
+    async def _ensure_free(self, channel_id: int, games_per_channel: int = 1) -> None:
         running = await self.repo.running_games_in(channel_id)
-        if len(running) >= self.settings.games_per_channel:
-            if self.settings.games_per_channel == 1:
+        if len(running) >= games_per_channel:
+            if games_per_channel == 1:
                 raise Refusal("start.busy_game", game=running[0])
             raise Refusal("start.channel_full", count=len(running))
         challenge = await self.repo.pending_challenge_in(channel_id)
@@ -191,7 +231,8 @@ class GameService:
             player_o=opponent if challenger_x else challenger,
             message_id=message_id or challenge.message_id, rematch_of=challenge.rematch_of,
         )  # fmt: skip
-        game = game_state.start_clock(game, now, self.settings.turn_timeout)
+        rules = await self.policy(challenge.guild_id)
+        game = game_state.start_clock(game, now, rules.turn_timeout)
         async with self.locks.channel(challenge.channel_id):
             try:
                 game = await self.repo.accept_challenge(challenge, game)
@@ -240,7 +281,7 @@ class GameService:
             if game.board.to_move != mark:
                 raise Refusal("move.not_your_turn", game=game, mark=game.board.to_move)
             try:
-                moved = self._advance(game, cell)
+                moved = await self._advance(game, cell)
             except IllegalMove:
                 raise Refusal("move.taken") from None
             game = await self._save(game, moved)
@@ -257,7 +298,7 @@ class GameService:
             if current is None or current.ply != game.ply or not current.running:
                 return current or game
             cell = await self._bot_move(current)
-            game = await self._save(current, self._advance(current, cell))
+            game = await self._save(current, await self._advance(current, cell))
         self.deadlines_changed.set()
         return game
 
@@ -287,7 +328,9 @@ class GameService:
         self.deadlines_changed.set()
         return game
 
-    async def rematch(self, game_id: int, user_id: int) -> Game | Challenge:
+    async def rematch(
+        self, game_id: int, user_id: int, role_ids: Collection[int] = ()
+    ) -> Game | Challenge:
         """Same players, sides swapped: a new bot game at once, or a challenge to the other
         member.
 
@@ -304,7 +347,10 @@ class GameService:
             raise Refusal("rematch.not_player")
         # whoever played O now moves first
         first: First = "me" if mark == "O" else "opponent"
-        where = {"guild_id": game.guild_id, "channel_id": game.channel_id, "size": game.size}
+        where = {
+            "guild_id": game.guild_id, "channel_id": game.channel_id, "size": game.size,
+            "role_ids": role_ids,
+        }  # fmt: skip
         if game.bot_side is not None:
             difficulty = game.difficulty or self.settings.default_difficulty
             return await self.start_bot_game(
@@ -393,8 +439,9 @@ class GameService:
             log.warning("game %s: %s took too long; playing a quick move instead", game.id, name)
             return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
 
-    def _advance(self, game: Game, cell: int) -> Game:
-        return game_state.advance(game, cell, self.clock(), self.settings.turn_timeout)
+    async def _advance(self, game: Game, cell: int) -> Game:
+        rules = await self.policy(game.guild_id)
+        return game_state.advance(game, cell, self.clock(), rules.turn_timeout)
 
     async def _save(self, before: Game, after: Game) -> Game:
         await self.repo.save_game(after, expected_ply=before.ply)

@@ -4,9 +4,17 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 DIFFICULTIES = ("easy", "medium", "hard", "unbeatable")
+EMOJI_SETS = {"classic": ("❌", "⭕"), "hearts": ("❤️", "💙"), "animals": ("🐱", "🐶"),
+              "fruit": ("🍎", "🍐")}  # fmt: skip
+SERVER_SETTINGS = (
+    "challenge_timeout", "turn_timeout", "default_difficulty", "default_size",
+    "allowed_channels", "start_role", "games_per_channel", "one_game_per_member",
+    "start_cooldown", "embed_colour", "emoji_set",
+)  # fmt: skip
+"""What a server's admins may choose for their server with /ttt config."""
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -37,6 +45,18 @@ class Settings:
     one_game_per_member: bool = False
     start_cooldown: float = 0.0
     """Seconds a member waits between starting two games."""
+    start_role: int | None = None
+    """A role members need to start games; None lets everyone."""
+    embed_colour: int = 0x5865F2
+    emoji_set: str = "classic"
+
+    def with_overrides(self, overrides: Mapping[str, object]) -> Settings:
+        """These settings with a server's own choices (from /ttt config) on top; unknown
+        keys (from a newer or older bot) are ignored."""
+        known = {k: v for k, v in overrides.items() if k in SERVER_SETTINGS}
+        if "allowed_channels" in known:
+            known["allowed_channels"] = tuple(known["allowed_channels"])  # JSON has lists
+        return replace(self, **known)
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -100,6 +120,10 @@ class Settings:
                                       defaults.one_game_per_member),
             start_cooldown=_seconds(get("TTT_START_COOLDOWN"), "TTT_START_COOLDOWN",
                                     defaults.start_cooldown, allow_zero=True),
+            start_role=_integer(get("TTT_START_ROLE"), "TTT_START_ROLE"),
+            embed_colour=_colour(get("TTT_EMBED_COLOUR"), defaults.embed_colour),
+            emoji_set=_member(get("TTT_EMOJI_SET"), "TTT_EMOJI_SET", tuple(EMOJI_SETS),
+                              defaults.emoji_set),
         )  # fmt: skip
 
 
@@ -117,6 +141,31 @@ def _choice(raw: str | None, name: str, allowed: tuple[int, ...], default: int) 
     if not (raw.isascii() and raw.isdigit()) or int(raw) not in allowed:
         raise SettingsError(f"{name} must be one of {', '.join(map(str, allowed))}, got {raw!r}")
     return int(raw)
+
+
+def parse_colour(raw: str) -> int | None:
+    """``#5865F2`` (or without the #) as an int; None if it is not a colour."""
+    digits = raw.strip().removeprefix("#")
+    if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
+        return None
+    return int(digits, 16)
+
+
+def _colour(raw: str | None, default: int) -> int:
+    if raw is None:
+        return default
+    value = parse_colour(raw)
+    if value is None:
+        raise SettingsError(f"TTT_EMBED_COLOUR must look like #5865F2, got {raw!r}")
+    return value
+
+
+def _member(raw: str | None, name: str, allowed: tuple[str, ...], default: str) -> str:
+    if raw is None:
+        return default
+    if raw.lower() not in allowed:
+        raise SettingsError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
+    return raw.lower()
 
 
 def _flag(raw: str | None, name: str, default: bool) -> bool:

@@ -95,3 +95,47 @@ async def test_start_cooldown(emulator: DiscordEmulator, tmp_path) -> None:
         await emulator.click(alice, first.message, resign)  # the channel is free again
         res = await start(emulator, alice)
         assert res.ephemeral and res.content.startswith("You can start another game <t:")
+
+
+async def test_start_role(emulator: DiscordEmulator, tmp_path) -> None:
+    players = emulator.create_role("players")
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", start_role=players)
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    bob.role_ids.append(players)
+    async with running_bot(emulator, settings):
+        res = await start(emulator, alice)
+        assert res.ephemeral and f"<@&{players}>" in res.content
+        assert not (await start(emulator, bob)).ephemeral
+
+
+async def test_emoji_set_and_embed_colour(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(
+        emulator, tmp_path / "db.sqlite3", emoji_set="fruit", embed_colour=0x123456
+    )
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings):
+        res = await start(emulator, alice, difficulty="easy")
+        cell = buttons(res.message)[0][0]["custom_id"]
+        res = await emulator.click(alice, res.message, cell)
+        assert res.content.splitlines()[1].startswith("🍎")
+        assert buttons(res.message)[0][0]["emoji"]["name"] == "🍎"
+        assert "🍐" in res.content and "❌" not in res.content.split("\n", 1)[1]
+        res = await emulator.invoke(alice, "ttt leaderboard")
+        assert res.embeds[0]["color"] == 0x123456
+
+
+async def test_a_servers_own_choices_override_the_environment(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    other = emulator.create_guild("Other")
+    alice = emulator.create_user("alice", guilds=[other])
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "db.sqlite3")) as bot:
+        await emulator.wait_until_ready()
+        await bot.service.configure(emulator.guild.id, {"default_size": 5, "emoji_set": "hearts"})
+        res = await start(emulator, alice)
+        assert [len(row) for row in buttons(res.message)] == [5] * 5
+        res = await start(emulator, alice, channel=other.channels[0])
+        assert [len(row) for row in buttons(res.message)] == [3, 3, 3, 1]  # untouched
+        await bot.service.configure(emulator.guild.id, {"default_size": None})
+        assert (await bot.service.policy(emulator.guild.id)).default_size == 3
+        assert (await bot.service.policy(emulator.guild.id)).emoji_set == "hearts"

@@ -134,4 +134,11 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX games_one_running_per_channel;
     CREATE INDEX games_running_in_channel ON games(channel_id) WHERE status = 'running';
     """,
+    # 5: per-server settings chosen with /ttt config, over the environment's defaults.
+    """
+    CREATE TABLE guild_settings (
+        guild_id INTEGER PRIMARY KEY,
+        overrides TEXT NOT NULL
+    );
+    """,
 )

@@ -7,6 +7,7 @@ runs on the event loop. Schema changes are numbered migrations applied at start-
 from __future__ import annotations
 
 import asyncio
+import json
 import sqlite3
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -132,6 +133,26 @@ class GameRepository(RecordQueries):
 
     async def schema_version(self) -> int:
         return await self._run(lambda: self.conn.execute("PRAGMA user_version").fetchone()[0])
+
+    # --- per-server settings ------------------------------------------------------------
+
+    async def guild_overrides(self, guild_id: int) -> dict[str, object]:
+        def run() -> dict[str, object]:
+            row = self.conn.execute(
+                "SELECT overrides FROM guild_settings WHERE guild_id = ?", (guild_id,)
+            ).fetchone()
+            return json.loads(row[0]) if row else {}
+
+        return await self._run(run)
+
+    async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
+        await self._run(
+            lambda: self.conn.execute(
+                "INSERT INTO guild_settings (guild_id, overrides) VALUES (?, ?)"
+                " ON CONFLICT (guild_id) DO UPDATE SET overrides = excluded.overrides",
+                (guild_id, json.dumps(overrides, sort_keys=True)),
+            )
+        )
 
     # --- meta ---------------------------------------------------------------------------
 

@@ -158,6 +158,16 @@ class DiscordEmulator(InteractionActions):
             self.gateway.dispatch("CHANNEL_CREATE", channel.to_dict())
         return channel
 
+    def create_role(self, name: str, guild: EmuGuild | None = None) -> int:
+        """A role in ``guild`` (default: the default guild); give it to members through
+        ``user.role_ids``. Returns its id."""
+        guild = guild or self.guild
+        role_id = self.snowflakes.next()
+        guild.extra_roles[role_id] = name
+        payload = {"guild_id": str(guild.id), "role": guild.role_dict(role_id, name)}
+        self.gateway.dispatch("GUILD_ROLE_CREATE", payload)
+        return role_id
+
     def create_user(
         self, name: str, bot: bool = False, locale: str = "en-US", guilds: list[Any] | None = None
     ) -> EmuUser:

@@ -59,6 +59,7 @@ class EmuUser:
     bot: bool = False
     locale: str = "en-US"
     global_name: str | None = None
+    role_ids: list[int] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -118,6 +119,12 @@ class EmuGuild:
     channels: list[EmuChannel] = field(default_factory=list)
     member_ids: list[int] = field(default_factory=list)
     joined_at: str = field(default_factory=iso_now)
+    extra_roles: dict[int, str] = field(default_factory=dict)
+    """Roles besides @everyone, by id (see DiscordEmulator.create_role)."""
+
+    def role_dict(self, role_id: int, name: str) -> dict[str, Any]:
+        return self.everyone_role() | {"id": str(role_id), "name": name, "position": 1,
+                                       "permissions": "0"}  # fmt: skip
 
     def everyone_role(self) -> dict[str, Any]:
         return {
@@ -148,7 +155,8 @@ class EmuGuild:
             "verification_level": 0,
             "default_message_notifications": 0,
             "explicit_content_filter": 0,
-            "roles": [self.everyone_role()],
+            "roles": [self.everyone_role()]
+            + [self.role_dict(rid, name) for rid, name in self.extra_roles.items()],
             "emojis": [],
             "stickers": [],
             "features": [],
@@ -173,7 +181,7 @@ class EmuGuild:
 
 def member_dict(user: EmuUser, guild: EmuGuild, *, with_user: bool = True) -> dict[str, Any]:
     data: dict[str, Any] = {
-        "roles": [],
+        "roles": [str(r) for r in user.role_ids if r in guild.extra_roles],
         "nick": None,
         "avatar": None,
         "banner": None,
