@@ -15,6 +15,7 @@ from discord.ext import commands
 from bot import custom_ids
 from bot.commands import TicTacToe
 from bot.components import DYNAMIC_ITEMS
+from bot.config_controller import ConfigController
 from bot.controller import Controller
 from bot.records_controller import RecordsController
 from bot.service import GameService
@@ -41,6 +42,7 @@ class TTTBot(commands.Bot):
     service: GameService
     controller: Controller
     records: RecordsController
+    config: ConfigController
 
     def __init__(self, settings: Settings, repo: GameRepository) -> None:
         # A text-only bot: without this, every start warns that voice libraries are missing.
@@ -63,6 +65,7 @@ class TTTBot(commands.Bot):
         self.service = GameService(self.repo, self.settings, self.user.id, pool=self.pool)
         self.controller = Controller(self)
         self.records = RecordsController(self)
+        self.config = ConfigController(self)
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(self))

@@ -13,7 +13,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.settings import DIFFICULTIES
+from bot.settings import DIFFICULTIES, EMOJI_SETS
 from bot.texts import text
 
 if TYPE_CHECKING:
@@ -35,6 +35,9 @@ FIRST_CHOICES = [
 ]
 DIFFICULTY_CHOICES = [
     app_commands.Choice(name=L(f"choice.difficulty.{level}"), value=level) for level in DIFFICULTIES
+]
+EMOJI_CHOICES = [
+    app_commands.Choice(name=L(f"choice.emoji.{style}"), value=style) for style in EMOJI_SETS
 ]
 SIZE_CHOICES = [
     app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in (3, 4, 5)
@@ -106,6 +109,58 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("forget-me"), description=L("cmd.forget"))
     async def forget_me(self, interaction: discord.Interaction) -> None:
         await self.bot.records.on_forget(interaction)
+
+    @app_commands.command(name=name("config"), description=L("cmd.config"))
+    @app_commands.rename(
+        challenge_timeout=name("challenge_timeout"), turn_timeout=name("turn_timeout"),
+        difficulty=name("difficulty"), size=name("size"), allow_channel=name("allow_channel"),
+        reset_channels=name("reset_channels"), role=name("role"), reset_role=name("reset_role"),
+        games_per_channel=name("games_per_channel"),
+        one_game_per_member=name("one_game_per_member"), cooldown=name("cooldown"),
+        colour=name("colour"), emoji=name("emoji"),
+    )  # fmt: skip
+    @app_commands.describe(
+        challenge_timeout=L("cmd.config.challenge_timeout"),
+        turn_timeout=L("cmd.config.turn_timeout"),
+        difficulty=L("cmd.config.difficulty"),
+        size=L("cmd.config.size"),
+        allow_channel=L("cmd.config.allow_channel"),
+        reset_channels=L("cmd.config.reset_channels"),
+        role=L("cmd.config.role"),
+        reset_role=L("cmd.config.reset_role"),
+        games_per_channel=L("cmd.config.games_per_channel"),
+        one_game_per_member=L("cmd.config.one_game_per_member"),
+        cooldown=L("cmd.config.cooldown"),
+        colour=L("cmd.config.colour"),
+        emoji=L("cmd.config.emoji"),
+    )
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES)
+    async def config(
+        self,
+        interaction: discord.Interaction,
+        challenge_timeout: app_commands.Range[int, 10, 3600] | None = None,
+        turn_timeout: app_commands.Range[int, 30, 86400] | None = None,
+        difficulty: app_commands.Choice[str] | None = None,
+        size: app_commands.Choice[int] | None = None,
+        allow_channel: discord.TextChannel | None = None,
+        reset_channels: bool | None = None,
+        role: discord.Role | None = None,
+        reset_role: bool | None = None,
+        games_per_channel: app_commands.Range[int, 1, 10] | None = None,
+        one_game_per_member: bool | None = None,
+        cooldown: app_commands.Range[int, 0, 3600] | None = None,
+        colour: app_commands.Range[str, 1, 9] | None = None,
+        emoji: app_commands.Choice[str] | None = None,
+    ) -> None:
+        await self.bot.config.on_config(
+            interaction,
+            challenge_timeout=challenge_timeout, turn_timeout=turn_timeout,
+            difficulty=difficulty.value if difficulty else None,
+            size=size.value if size else None, allow_channel=allow_channel,
+            reset_channels=reset_channels, role=role, reset_role=reset_role,
+            games_per_channel=games_per_channel, one_game_per_member=one_game_per_member,
+            cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
+        )  # fmt: skip
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:

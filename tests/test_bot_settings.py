@@ -139,3 +139,68 @@ async def test_a_servers_own_choices_override_the_environment(
         await bot.service.configure(emulator.guild.id, {"default_size": None})
         assert (await bot.service.policy(emulator.guild.id)).default_size == 3
         assert (await bot.service.policy(emulator.guild.id)).emoji_set == "hearts"
+
+
+MANAGE_GUILD = 1 << 5
+
+
+async def test_only_admins_can_use_config(emulator: DiscordEmulator, tmp_path) -> None:
+    member = emulator.create_user("member")
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "db.sqlite3")) as bot:
+        res = await emulator.invoke(member, "ttt config", {"games_per_channel": 3})
+        assert res.ephemeral and "Manage Server" in res.content
+        assert (await bot.service.policy(emulator.guild.id)).games_per_channel == 1
+
+
+async def test_config_shows_and_changes_the_servers_settings(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    admin = emulator.create_user("admin")
+    admin.permissions = MANAGE_GUILD | (1 << 10) | (1 << 11)
+    games = emulator.create_channel(emulator.guild.id, "games")
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "db.sqlite3")):
+        res = await emulator.invoke(admin, "ttt config")
+        fields = {f["name"]: f["value"] for f in res.embeds[0]["fields"]}
+        assert res.ephemeral and fields["Games per channel"] == "1"
+        assert fields["Channels"] == "every channel" and fields["Marks"] == "❌ ⭕ classic"
+        res = await emulator.invoke(
+            admin,
+            "ttt config",
+            {
+                "games_per_channel": 2,
+                "emoji": "animals",
+                "allow_channel": games,
+                "colour": "#00ff00",
+            },
+        )
+        fields = {f["name"]: f["value"] for f in res.embeds[0]["fields"]}
+        assert res.content.startswith("Saved.")
+        assert fields["Games per channel"] == "2" and fields["Channels"] == f"<#{games.id}>"
+        assert fields["Embed colour"] == "#00FF00" and res.embeds[0]["color"] == 0x00FF00
+        # the behaviour follows: only #games, two games there, animal marks
+        assert (await start(emulator, alice)).ephemeral
+        first = await start(emulator, alice, channel=games, difficulty="easy")
+        assert not first.ephemeral and not (await start(emulator, bob, channel=games)).ephemeral
+        res = await emulator.click(alice, first.message, buttons(first.message)[0][0]["custom_id"])
+        assert buttons(res.message)[0][0]["emoji"]["name"] == "🐱"
+        res = await emulator.invoke(admin, "ttt config", {"colour": "green"})
+        assert res.ephemeral and "#5865F2" in res.content
+
+
+async def test_config_survives_a_restart(emulator: DiscordEmulator, tmp_path) -> None:
+    admin = emulator.create_user("admin")
+    admin.permissions = MANAGE_GUILD
+    settings = settings_for(emulator, tmp_path / "db.sqlite3")
+    async with running_bot(emulator, settings):
+        await emulator.invoke(admin, "ttt config", {"size": 4})
+    async with running_bot(emulator, settings):
+        res = await start(emulator, emulator.create_user("alice"))
+        assert [len(row) for row in buttons(res.message)] == [4, 4, 4, 4, 1]
+
+
+async def test_default_difficulty(emulator: DiscordEmulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "db.sqlite3", default_difficulty="unbeatable")
+    async with running_bot(emulator, settings):
+        res = await start(emulator, emulator.create_user("alice"))
+        assert "the bot (unbeatable)" in res.content

@@ -240,6 +240,7 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
         [group] = emulator.commands(guild_id=guild_id)
         assert group["name"] == "ttt"
         assert sorted(o["name"] for o in group["options"]) == [
+            "config",
             "forget-me",
             "help",
             "history",

@@ -21,7 +21,10 @@ class InteractionActions:
         self: DiscordEmulator, rec: InteractionRecord, channel: EmuChannel, locale: str
     ) -> dict[str, Any]:
         guild = self.guilds[channel.guild_id]
-        member = member_dict(rec.user, guild) | {"permissions": str(DEFAULT_PERMISSIONS)}
+        permissions = (
+            rec.user.permissions if rec.user.permissions is not None else DEFAULT_PERMISSIONS
+        )
+        member = member_dict(rec.user, guild) | {"permissions": str(permissions)}
         return {
             "id": str(rec.id),
             "application_id": str(self.application_id),

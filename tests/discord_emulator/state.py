@@ -60,6 +60,8 @@ class EmuUser:
     locale: str = "en-US"
     global_name: str | None = None
     role_ids: list[int] = field(default_factory=list)
+    permissions: int | None = None
+    """The member's permissions in interactions (default: an ordinary member's)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,94 @@
+"""/ttt config: a server's admins choose its settings; without options it shows them."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import discord
+
+from bot.service import Refusal
+from bot.settings import Settings, parse_colour
+from bot.texts import text
+
+if TYPE_CHECKING:
+    from bot.client import TTTBot
+
+
+class ConfigController:
+    def __init__(self, bot: TTTBot) -> None:
+        self.bot = bot
+
+    async def on_config(self, interaction: discord.Interaction, **options: object) -> None:
+        async with self.bot.controller.answering(interaction):
+            if interaction.guild_id is None:
+                raise Refusal("start.not_in_guild")
+            if not interaction.permissions.manage_guild:
+                raise Refusal("config.not_admin")
+            service = self.bot.service
+            current = await service.policy(interaction.guild_id)
+            changes = self._changes(current, options, interaction.locale)
+            if changes:
+                current = await service.configure(interaction.guild_id, changes)
+            embed = self.embed(current, interaction.locale)
+            saved = text("config.saved", interaction.locale) if changes else None
+            await interaction.response.send_message(saved, embed=embed, ephemeral=True)
+
+    @staticmethod
+    def _changes(current: Settings, options: dict[str, object], locale: object) -> dict:
+        """Map the command's options onto setting names (None: back to the default).
+
+        Raises:
+            Refusal: a colour that is not one.
+        """
+        simple = {
+            "challenge_timeout": "challenge_timeout", "turn_timeout": "turn_timeout",
+            "difficulty": "default_difficulty", "size": "default_size",
+            "games_per_channel": "games_per_channel",
+            "one_game_per_member": "one_game_per_member", "cooldown": "start_cooldown",
+            "emoji": "emoji_set",
+        }  # fmt: skip
+        changes: dict[str, object] = {
+            simple[k]: v for k, v in options.items() if k in simple and v is not None
+        }
+        if options.get("colour") is not None:
+            colour = parse_colour(str(options["colour"]))
+            if colour is None:
+                raise Refusal("config.bad_colour", value=options["colour"])
+            changes["embed_colour"] = colour
+        if options.get("reset_channels"):
+            changes["allowed_channels"] = None
+        if options.get("allow_channel") is not None:
+            channel_id = options["allow_channel"].id  # type: ignore[attr-defined]
+            kept = () if options.get("reset_channels") else current.allowed_channels
+            changes["allowed_channels"] = [*dict.fromkeys([*kept, channel_id])]
+        if options.get("reset_role"):
+            changes["start_role"] = None
+        if options.get("role") is not None:
+            changes["start_role"] = options["role"].id  # type: ignore[attr-defined]
+        return changes
+
+    @staticmethod
+    def embed(rules: Settings, locale: object) -> discord.Embed:
+        def seconds(value: float) -> str:
+            return text("config.seconds", locale, seconds=int(value))
+
+        yes_no = {True: text("config.yes", locale), False: text("config.no", locale)}
+        channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
+        rows = {
+            "config.challenge_timeout": seconds(rules.challenge_timeout),
+            "config.turn_timeout": seconds(rules.turn_timeout),
+            "config.difficulty": text(f"choice.difficulty.{rules.default_difficulty}", locale),
+            "config.size": text(f"choice.size.{rules.default_size}", locale),
+            "config.channels": channels or text("config.all_channels", locale),
+            "config.role": f"<@&{rules.start_role}>" if rules.start_role
+            else text("config.anyone", locale),
+            "config.games_per_channel": str(rules.games_per_channel),
+            "config.one_game_per_member": yes_no[rules.one_game_per_member],
+            "config.cooldown": seconds(rules.start_cooldown),
+            "config.colour": f"#{rules.embed_colour:06X}",
+            "config.emoji": text(f"choice.emoji.{rules.emoji_set}", locale),
+        }  # fmt: skip
+        embed = discord.Embed(title=text("config.title", locale), colour=rules.embed_colour)
+        for key, value in rows.items():
+            embed.add_field(name=text(key, locale), value=value, inline=True)
+        return embed
