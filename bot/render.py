@@ -80,16 +80,10 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
         return text("game.draw", locale)
     winner = game.result or "X"
     loser = "O" if winner == "X" else "X"
-    if game.end_reason == "resign":
+    ending = {"resign": "game.resigned", "timeout": "game.timeout"}.get(game.end_reason or "")
+    if ending is not None:
         return text(
-            "game.resigned",
-            locale,
-            loser=player_name(game, loser, locale),
-            winner=player_name(game, winner, locale),
-        )
-    if game.end_reason == "timeout":
-        return text(
-            "game.timeout",
+            ending,
             locale,
             loser=player_name(game, loser, locale),
             winner=player_name(game, winner, locale),

@@ -151,3 +151,14 @@ def board_of(message: dict) -> str:
 def cell_id(message: dict, cell: int) -> str:
     cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
     return cells[cell]["custom_id"]
+
+
+async def accepted_member_game(
+    emu: DiscordEmulator, challenger, opponent, first: str = "me"
+) -> dict:
+    """A challenge from ``challenger``, accepted by ``opponent``: the new board message."""
+    res = await emu.invoke(challenger, "ttt start", {"opponent": opponent, "first": first})
+    accept = next(b for row in buttons(res.message) for b in row if b.get("label") == "Accept")
+    res = await emu.click(opponent, res.message, accept["custom_id"])
+    assert res.type == 7, res
+    return res.message

@@ -7,7 +7,7 @@ import pytest
 from bot.rating import INITIAL_RATING, K_FACTOR, elo_update
 from engine import Board, get_agent
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, find_button
 
 
@@ -41,11 +41,7 @@ async def bot(emulator: DiscordEmulator, tmp_path):
 
 async def member_game(emu, challenger, opponent, first: str, script: list[int]) -> dict:
     """Play ``script`` (cells in order) in a member game; returns the final message."""
-    res = await emu.invoke(challenger, "ttt start", {"opponent": opponent, "first": first})
-    res = await emu.click(
-        opponent, res.message, find_button(res.message, label="Accept")["custom_id"]
-    )
-    message = res.message
+    message = await accepted_member_game(emu, challenger, opponent, first)
     x, o = (challenger, opponent) if first == "me" else (opponent, challenger)
     for i, cell in enumerate(script):
         res = await emu.click(x if i % 2 == 0 else o, message, cell_id(message, cell))

@@ -8,8 +8,8 @@ import pytest
 
 from engine import Board
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
-from discord_emulator import DiscordEmulator, buttons, find_button
+from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for
+from discord_emulator import DiscordEmulator, buttons
 
 
 @pytest.fixture
@@ -43,12 +43,8 @@ async def test_only_the_player_to_move_can_move(emulator: DiscordEmulator, bot) 
 
 async def test_member_game_turns(emulator: DiscordEmulator, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
-    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me"})
-    res = await emulator.click(
-        bob, res.message, find_button(res.message, label="Accept")["custom_id"]
-    )
-    message = res.message
-    assert res.type == 7 and board_of(message) == "........."
+    message = await accepted_member_game(emulator, alice, bob)
+    assert board_of(message) == "........."  # the helper checked the type-7 update
     res = await emulator.click(bob, message, cell_id(message, 0))  # alice is X and moves first
     assert res.ephemeral and "not your turn" in res.content and f"<@{alice.id}>" in res.content
     res = await emulator.click(alice, message, cell_id(message, 0))
@@ -70,11 +66,7 @@ async def test_a_stale_board_never_gets_a_move(emulator: DiscordEmulator, bot) -
 
 async def test_double_click_applies_exactly_one_move(emulator: DiscordEmulator, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
-    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me"})
-    res = await emulator.click(
-        bob, res.message, find_button(res.message, label="Accept")["custom_id"]
-    )
-    message = res.message
+    message = await accepted_member_game(emulator, alice, bob)
     first, second = await asyncio.gather(
         emulator.click(alice, message, cell_id(message, 0)),
         emulator.click(alice, message, cell_id(message, 1)),
@@ -88,11 +80,7 @@ async def test_double_click_applies_exactly_one_move(emulator: DiscordEmulator, 
 
 async def test_both_players_clicking_at_once(emulator: DiscordEmulator, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
-    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me"})
-    res = await emulator.click(
-        bob, res.message, find_button(res.message, label="Accept")["custom_id"]
-    )
-    message = res.message
+    message = await accepted_member_game(emulator, alice, bob)
     a, b = await asyncio.gather(
         emulator.click(alice, message, cell_id(message, 0)),
         emulator.click(bob, message, cell_id(message, 1)),
@@ -105,11 +93,7 @@ async def test_resign_command_updates_the_game(emulator: DiscordEmulator, bot) -
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     res = await emulator.invoke(bob, "ttt resign")
     assert res.ephemeral and "no running game" in res.content
-    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me"})
-    res = await emulator.click(
-        bob, res.message, find_button(res.message, label="Accept")["custom_id"]
-    )
-    game_id = res.message["id"]
+    game_id = (await accepted_member_game(emulator, alice, bob))["id"]
     res = await emulator.invoke(bob, "ttt resign")
     assert res.ephemeral and "resigned" in res.content
     edited = await emulator.wait_for_message(
