@@ -106,7 +106,9 @@ class Controller:
             text(
                 "help",
                 interaction.locale,
-                default=settings.default_difficulty,
+                default=text(
+                    f"choice.difficulty.{settings.default_difficulty}", interaction.locale
+                ),
                 challenge=int(settings.challenge_timeout),
                 turn=int(settings.turn_timeout),
             ),

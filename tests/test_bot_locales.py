@@ -103,3 +103,10 @@ async def test_a_missing_permission_is_named_privately(emulator, bot) -> None:
     assert res.ephemeral
     assert "Intégrer des liens" in res.content
     assert emulator.channel_messages(channel.id) == []
+
+
+async def test_help_names_the_commands_as_the_member_sees_them(emulator, bot) -> None:
+    amelie = emulator.create_user("amelie", locale="fr")
+    res = await emulator.invoke(amelie, "ttt help")
+    assert "`/ttt commencer`" in res.content and "**moyen**" in res.content
+    assert "/ttt start" not in res.content
