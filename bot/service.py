@@ -115,10 +115,7 @@ class GameService:
                 game = game_state.start_clock(game, self.clock(), rules.turn_timeout)
             else:
                 game = await self._advance(game, await self._bot_move(game))
-            try:
-                game = await self.repo.create_game(game)
-            except Conflict:
-                raise await self._busy(channel_id) from None
+            game = await self.repo.create_game(game)
         self.deadlines_changed.set()
         return game
 
@@ -150,7 +147,7 @@ class GameService:
             try:
                 challenge = await self.repo.create_challenge(challenge)
             except Conflict:
-                raise await self._busy(channel_id) from None
+                raise await self._challenge_won_the_race(channel_id) from None
         self.deadlines_changed.set()
         return challenge
 
@@ -194,13 +191,11 @@ class GameService:
         if challenge is not None:
             raise Refusal("start.busy_challenge", challenge=challenge)
 
-    async def _busy(self, channel_id: int) -> Refusal:
-        """The refusal for a channel found busy only when writing (a race lost)."""
-        try:
-            await self._ensure_free(channel_id)
-        except Refusal as refusal:
-            return refusal
-        return Refusal("start.busy_challenge", challenge=None)
+    async def _challenge_won_the_race(self, channel_id: int) -> Refusal:
+        """The refusal when another challenge reached the channel first: the schema keeps
+        one pending challenge per channel, so the insert lost."""
+        challenge = await self.repo.pending_challenge_in(channel_id)
+        return Refusal("start.busy_challenge", challenge=challenge)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)

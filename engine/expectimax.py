@@ -15,7 +15,6 @@ from engine.geometry import iter_cells
 from engine.search import (
     SearchTables,
     child_score,
-    key_of,
     negamax,
     tables_for,
     winning_cells,
@@ -152,6 +151,3 @@ def likeliest_wins(board: Board, moves: list[int]) -> list[int]:
     chances = win_chances(board, moves)
     top = max(chances.values())
     return [c for c in moves if chances[c] >= top - TIE_TOLERANCE]
-
-
-__all__ = ["key_of", "likeliest_wins", "win_chances"]

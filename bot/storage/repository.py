@@ -175,19 +175,10 @@ class GameRepository(RecordQueries):
     # --- games --------------------------------------------------------------------------
 
     async def create_game(self, game: Game) -> Game:
-        """Insert ``game`` (its id is ignored) and return it with its new id.
-
-        Raises:
-            Conflict: the channel already has a running game.
-        """
-
-        def run() -> Game:
-            try:
-                return _insert_game(self.conn, game)
-            except sqlite3.IntegrityError as exc:
-                raise Conflict(str(exc)) from None
-
-        return await self._run(run)
+        """Insert ``game`` (its id is ignored) and return it with its new id. How many
+        games a channel may hold is the service's rule (a server setting), not the
+        schema's."""
+        return await self._run(_insert_game, self.conn, game)
 
     async def import_finished_games(self, games: list[Game]) -> None:
         """Store already-finished games (and fold them into the records) in one
@@ -358,7 +349,7 @@ class GameRepository(RecordQueries):
         """Atomically mark the challenge accepted and create its game.
 
         Raises:
-            Conflict: the challenge was no longer pending, or the channel is busy.
+            Conflict: the challenge was no longer pending.
         """
 
         def run() -> Game:
