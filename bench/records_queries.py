@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.game_state import finish, new_game
-from bot.models import Game
-from bot.stats import player_stats
-from bot.storage import GameRepository
+from bot.core.models import Game, Outcome
+from bot.core.rules import finish, new_game
+from bot.core.stats import player_stats
+from bot.storage import SqliteRepository
 from engine import Board
 
 GUILD, CHANNEL, BOT = 1, 2, 3
@@ -47,9 +47,10 @@ def random_game(rng: random.Random, members: int, when: float) -> Game:
     while board.outcome() is None:
         cell = rng.choice(board.legal_moves())
         board, moves = board.play(cell), [*moves, cell]
-    outcome = board.outcome() or "draw"
+    result = board.outcome() or "draw"
     game = game.with_changes(moves=tuple(moves), message_id=int(when * 1000))
-    return finish(game, outcome, "draw" if outcome == "draw" else "line", when + 30)
+    outcome = Outcome("draw") if result == "draw" else Outcome("line", result)
+    return finish(game, outcome, when + 30)
 
 
 async def timed(fn, *args) -> float:
@@ -61,7 +62,7 @@ async def timed(fn, *args) -> float:
 async def bench(games: int, members: int, samples: int, seed: int) -> None:
     rng = random.Random(seed)
     with tempfile.TemporaryDirectory() as tmp:
-        repo = GameRepository(Path(tmp) / "ttt.sqlite3")
+        repo = SqliteRepository(Path(tmp) / "ttt.sqlite3")
         await repo.open()
         try:
             began = time.perf_counter()

@@ -15,9 +15,10 @@ import discord
 import yarl
 from dotenv import find_dotenv, load_dotenv
 
-from bot.client import TTTBot
+from bot.app import TTTBot
+from bot.core.repository import DatabaseError
 from bot.settings import Settings, SettingsError
-from bot.storage import DatabaseError, GameRepository
+from bot.storage import SqliteRepository
 
 log = logging.getLogger("bot")
 
@@ -32,7 +33,7 @@ def point_at(settings: Settings) -> None:
 
 
 async def run(settings: Settings) -> None:
-    repo = GameRepository(settings.database)
+    repo = SqliteRepository(settings.database)
     await repo.open()
     try:
         async with TTTBot(settings, repo) as bot:

@@ -1,20 +1,18 @@
-"""Settings from the environment (and a ``.env`` file, loaded by ``bot.__main__``)."""
+"""Settings from the environment (and a ``.env`` file, loaded by ``bot.__main__``).
+
+Two kinds: the process's own (token, database, where Discord is, think time, logging),
+and the defaults of the per-server :class:`~bot.core.policy.ServerPolicy`, which each
+server's admins may override with /ttt config.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 
-DIFFICULTIES = ("easy", "medium", "hard", "unbeatable")
-EMOJI_SETS = {"classic": ("❌", "⭕"), "hearts": ("❤️", "💙"), "animals": ("🐱", "🐶"),
-              "fruit": ("🍎", "🍐")}  # fmt: skip
-SERVER_SETTINGS = (
-    "challenge_timeout", "turn_timeout", "default_difficulty", "default_size",
-    "allowed_channels", "start_role", "games_per_channel", "one_game_per_member",
-    "start_cooldown", "embed_colour", "emoji_set",
-)  # fmt: skip
-"""What a server's admins may choose for their server with /ttt config."""
+from bot.core.policy import DIFFICULTIES, EMOJI_SETS, SIZES, ServerPolicy, parse_colour
+
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
@@ -29,34 +27,14 @@ class Settings:
     api_base: str | None = None
     gateway_url: str | None = None
     dev_guild_id: int | None = None
-    challenge_timeout: float = 60.0
-    turn_timeout: float = 300.0
-    default_difficulty: str = "medium"
     think_time: float = 2.0
     """Seconds hard and unbeatable may think on boards too large to solve (5×5)."""
     defer_after: float = 1.0
     """Seconds the bot's reply may take before the member's move is shown on its own
     (Discord wants an answer within 3)."""
     log_level: str = "INFO"
-    default_size: int = 3
-    allowed_channels: tuple[int, ...] = ()
-    """Channels where games may start; empty means every channel."""
-    games_per_channel: int = 1
-    one_game_per_member: bool = False
-    start_cooldown: float = 0.0
-    """Seconds a member waits between starting two games."""
-    start_role: int | None = None
-    """A role members need to start games; None lets everyone."""
-    embed_colour: int = 0x5865F2
-    emoji_set: str = "classic"
-
-    def with_overrides(self, overrides: Mapping[str, object]) -> Settings:
-        """These settings with a server's own choices (from /ttt config) on top; unknown
-        keys (from a newer or older bot) are ignored."""
-        known = {k: v for k, v in overrides.items() if k in SERVER_SETTINGS}
-        if "allowed_channels" in known:
-            known["allowed_channels"] = tuple(known["allowed_channels"])  # JSON has lists
-        return replace(self, **known)
+    policy: ServerPolicy = field(default_factory=ServerPolicy)
+    """The game rules of every server that chose nothing else."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -80,7 +58,8 @@ class Settings:
         # A slots dataclass keeps its defaults on instances only: cls.turn_timeout is a
         # member descriptor, not 300.0.
         defaults = cls(token=token)
-        difficulty = (get("TTT_DEFAULT_DIFFICULTY") or defaults.default_difficulty).lower()
+        rules = defaults.policy
+        difficulty = (get("TTT_DEFAULT_DIFFICULTY") or rules.default_difficulty).lower()
         if difficulty not in DIFFICULTIES:
             raise SettingsError(
                 f"TTT_DEFAULT_DIFFICULTY must be one of {', '.join(DIFFICULTIES)}, "
@@ -92,39 +71,40 @@ class Settings:
             raise SettingsError(
                 f"TTT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {raw_level!r}"
             )
-        return cls(
-            token=token,
-            database=get("TTT_DATABASE") or defaults.database,
-            api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
-            gateway_url=get("DISCORD_GATEWAY_URL"),
-            dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),
+        policy = ServerPolicy(
             challenge_timeout=_seconds(
-                get("TTT_CHALLENGE_TIMEOUT"), "TTT_CHALLENGE_TIMEOUT", defaults.challenge_timeout
+                get("TTT_CHALLENGE_TIMEOUT"), "TTT_CHALLENGE_TIMEOUT", rules.challenge_timeout
             ),
-            turn_timeout=_seconds(
-                get("TTT_TURN_TIMEOUT"), "TTT_TURN_TIMEOUT", defaults.turn_timeout
-            ),
-            think_time=_seconds(get("TTT_THINK_TIME"), "TTT_THINK_TIME", defaults.think_time),
+            turn_timeout=_seconds(get("TTT_TURN_TIMEOUT"), "TTT_TURN_TIMEOUT", rules.turn_timeout),
             default_difficulty=difficulty,
-            log_level=log_level,
-            default_size=_choice(get("TTT_DEFAULT_SIZE"), "TTT_DEFAULT_SIZE", (3, 4, 5),
-                                 defaults.default_size),
+            default_size=_choice(get("TTT_DEFAULT_SIZE"), "TTT_DEFAULT_SIZE", SIZES,
+                                 rules.default_size),
             allowed_channels=tuple(
                 _integer(part.strip(), "TTT_ALLOWED_CHANNELS") or 0
                 for part in (get("TTT_ALLOWED_CHANNELS") or "").split(",")
                 if part.strip()
             ),
             games_per_channel=_choice(get("TTT_GAMES_PER_CHANNEL"), "TTT_GAMES_PER_CHANNEL",
-                                      tuple(range(1, 11)), defaults.games_per_channel),
+                                      tuple(range(1, 11)), rules.games_per_channel),
             one_game_per_member=_flag(get("TTT_ONE_GAME_PER_MEMBER"), "TTT_ONE_GAME_PER_MEMBER",
-                                      defaults.one_game_per_member),
+                                      rules.one_game_per_member),
             start_cooldown=_seconds(get("TTT_START_COOLDOWN"), "TTT_START_COOLDOWN",
-                                    defaults.start_cooldown, allow_zero=True),
+                                    rules.start_cooldown, allow_zero=True),
             start_role=_integer(get("TTT_START_ROLE"), "TTT_START_ROLE"),
-            embed_colour=_colour(get("TTT_EMBED_COLOUR"), defaults.embed_colour),
+            embed_colour=_colour(get("TTT_EMBED_COLOUR"), rules.embed_colour),
             emoji_set=_member(get("TTT_EMOJI_SET"), "TTT_EMOJI_SET", tuple(EMOJI_SETS),
-                              defaults.emoji_set),
+                              rules.emoji_set),
         )  # fmt: skip
+        return cls(
+            token=token,
+            database=get("TTT_DATABASE") or defaults.database,
+            api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
+            gateway_url=get("DISCORD_GATEWAY_URL"),
+            dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),
+            think_time=_seconds(get("TTT_THINK_TIME"), "TTT_THINK_TIME", defaults.think_time),
+            log_level=log_level,
+            policy=policy,
+        )
 
 
 def _integer(raw: str | None, name: str) -> int | None:
@@ -141,14 +121,6 @@ def _choice(raw: str | None, name: str, allowed: tuple[int, ...], default: int) 
     if not (raw.isascii() and raw.isdigit()) or int(raw) not in allowed:
         raise SettingsError(f"{name} must be one of {', '.join(map(str, allowed))}, got {raw!r}")
     return int(raw)
-
-
-def parse_colour(raw: str) -> int | None:
-    """``#5865F2`` (or without the #) as an int; None if it is not a colour."""
-    digits = raw.strip().removeprefix("#")
-    if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
-        return None
-    return int(digits, 16)
 
 
 def _colour(raw: str | None, default: int) -> int:

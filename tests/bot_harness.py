@@ -18,9 +18,10 @@ import discord
 import yarl
 from discord.http import Route
 
-from bot.client import TTTBot
+from bot.app import TTTBot
+from bot.core.policy import SERVER_SETTINGS
 from bot.settings import Settings
-from bot.storage import GameRepository
+from bot.storage import SqliteRepository
 
 from discord_emulator import DiscordEmulator, buttons
 
@@ -28,10 +29,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> Settings:
+    """Settings for a bot on ``emu``; ``overrides`` may name process settings and server
+    policy defaults alike (``turn_timeout=1.5``)."""
     base = Settings(
         token=emu.token, database=str(database), api_base=emu.api_base, gateway_url=emu.gateway_url
     )
-    return dataclasses.replace(base, **overrides)
+    policy = {k: v for k, v in overrides.items() if k in SERVER_SETTINGS}
+    process = {k: v for k, v in overrides.items() if k not in SERVER_SETTINGS}
+    return dataclasses.replace(base, policy=dataclasses.replace(base.policy, **policy), **process)
 
 
 @contextlib.asynccontextmanager
@@ -40,7 +45,7 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
     old_base, old_gateway = Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     Route.BASE = emu.api_base
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
-    repo = GameRepository(settings.database)
+    repo = SqliteRepository(settings.database)
     await repo.open()
     bot = TTTBot(settings, repo)
     ready = emu.ready_count + 1

@@ -7,7 +7,7 @@ import string
 
 import pytest
 
-from bot.texts import catalogs, language_of, text
+from bot.i18n import catalogs, language_of, text
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, find_button

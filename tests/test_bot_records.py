@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.rating import INITIAL_RATING, K_FACTOR, elo_update
+from bot.core.rating import INITIAL_RATING, K_FACTOR, elo_update
 from engine import Board, get_agent
 
 from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for

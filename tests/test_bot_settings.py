@@ -36,11 +36,12 @@ def test_server_settings_parse() -> None:
             "TTT_START_COOLDOWN": "30",
         }
     )
-    assert (settings.default_size, settings.allowed_channels, settings.games_per_channel) == (
+    policy = settings.policy
+    assert (policy.default_size, policy.allowed_channels, policy.games_per_channel) == (
         5, (11, 22), 3,
     )  # fmt: skip
-    assert settings.one_game_per_member and settings.start_cooldown == 30.0
-    assert Settings.from_env({"DISCORD_TOKEN": "x"}).games_per_channel == 1
+    assert policy.one_game_per_member and policy.start_cooldown == 30.0
+    assert Settings.from_env({"DISCORD_TOKEN": "x"}).policy.games_per_channel == 1
 
 
 async def start(emu: DiscordEmulator, user, channel=None, **options):
@@ -131,14 +132,16 @@ async def test_a_servers_own_choices_override_the_environment(
     alice = emulator.create_user("alice", guilds=[other])
     async with running_bot(emulator, settings_for(emulator, tmp_path / "db.sqlite3")) as bot:
         await emulator.wait_until_ready()
-        await bot.service.configure(emulator.guild.id, {"default_size": 5, "emoji_set": "hearts"})
+        await bot.games.policies.configure(
+            emulator.guild.id, {"default_size": 5, "emoji_set": "hearts"}
+        )
         res = await start(emulator, alice)
         assert [len(row) for row in buttons(res.message)] == [5] * 5
         res = await start(emulator, alice, channel=other.channels[0])
         assert [len(row) for row in buttons(res.message)] == [3, 3, 3, 1]  # untouched
-        await bot.service.configure(emulator.guild.id, {"default_size": None})
-        assert (await bot.service.policy(emulator.guild.id)).default_size == 3
-        assert (await bot.service.policy(emulator.guild.id)).emoji_set == "hearts"
+        await bot.games.policies.configure(emulator.guild.id, {"default_size": None})
+        assert (await bot.games.policies.policy(emulator.guild.id)).default_size == 3
+        assert (await bot.games.policies.policy(emulator.guild.id)).emoji_set == "hearts"
 
 
 MANAGE_GUILD = 1 << 5
@@ -149,7 +152,7 @@ async def test_only_admins_can_use_config(emulator: DiscordEmulator, tmp_path) -
     async with running_bot(emulator, settings_for(emulator, tmp_path / "db.sqlite3")) as bot:
         res = await emulator.invoke(member, "ttt config", {"games_per_channel": 3})
         assert res.ephemeral and "Manage Server" in res.content
-        assert (await bot.service.policy(emulator.guild.id)).games_per_channel == 1
+        assert (await bot.games.policies.policy(emulator.guild.id)).games_per_channel == 1
 
 
 async def test_config_shows_and_changes_the_servers_settings(

@@ -7,8 +7,9 @@ import time
 
 import pytest
 
-from bot.models import Game
-from bot.storage import MIGRATIONS, Conflict, DatabaseError, GameRepository
+from bot.core.models import Game, Outcome
+from bot.core.repository import Conflict, DatabaseError
+from bot.storage import MIGRATIONS, SqliteRepository
 from engine import Board
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
@@ -29,9 +30,6 @@ def a_game(channel_id: int = 1, moves: tuple[int, ...] = ()) -> Game:
         bot_side=None,
         difficulty=None,
         moves=moves,
-        status="running",
-        result=None,
-        end_reason=None,
         turn_deadline=now + 60,
         created_at=now,
         updated_at=now,
@@ -39,22 +37,22 @@ def a_game(channel_id: int = 1, moves: tuple[int, ...] = ()) -> Game:
 
 
 async def test_wal_mode_and_schema_version(tmp_path) -> None:
-    repo = GameRepository(tmp_path / "ttt.sqlite3")
+    repo = SqliteRepository(tmp_path / "ttt.sqlite3")
     await repo.open()
     try:
         assert await repo.schema_version() == len(MIGRATIONS)
-        mode = await repo._run(lambda: repo.conn.execute("PRAGMA journal_mode").fetchone()[0])
+        mode = await repo._call(lambda conn: conn.execute("PRAGMA journal_mode").fetchone()[0])
         assert mode == "wal"
     finally:
         await repo.close()
-    again = GameRepository(tmp_path / "ttt.sqlite3")  # migrations run once; reopening is fine
+    again = SqliteRepository(tmp_path / "ttt.sqlite3")  # migrations run once; reopening is fine
     await again.open()
     assert await again.schema_version() == len(MIGRATIONS)
     await again.close()
 
 
 async def test_round_trip_and_compare_and_set(tmp_path) -> None:
-    repo = GameRepository(tmp_path / "ttt.sqlite3")
+    repo = SqliteRepository(tmp_path / "ttt.sqlite3")
     await repo.open()
     try:
         game = await repo.create_game(a_game(moves=(4,)))
@@ -75,7 +73,7 @@ async def test_round_trip_and_compare_and_set(tmp_path) -> None:
 async def test_missing_folder_is_a_one_line_error_and_creates_nothing(tmp_path) -> None:
     path = tmp_path / "nowhere" / "ttt.sqlite3"
     with pytest.raises(DatabaseError, match=str(path)) as info:
-        await GameRepository(path).open()
+        await SqliteRepository(path).open()
     assert "\n" not in str(info.value)
     assert not path.parent.exists()
 
@@ -85,7 +83,7 @@ async def test_not_a_database_is_refused_and_left_untouched(tmp_path) -> None:
     path.write_bytes(b"these are my notes, not a database\n" * 200)
     before = path.read_bytes()
     with pytest.raises(DatabaseError, match=str(path)):
-        await GameRepository(path).open()
+        await SqliteRepository(path).open()
     assert path.read_bytes() == before
 
 
@@ -94,7 +92,7 @@ async def test_a_newer_schema_is_refused(tmp_path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute(f"PRAGMA user_version = {len(MIGRATIONS) + 1}")
     with pytest.raises(DatabaseError, match="newer than this bot knows"):
-        await GameRepository(path).open()
+        await SqliteRepository(path).open()
 
 
 async def test_game_continues_after_a_restart_and_commands_sync_once(
@@ -182,17 +180,19 @@ async def test_migrating_a_version_2_database_keeps_its_games(tmp_path) -> None:
             " k, status, expires_at, created_at, game_id) VALUES (2, 10, 20, 'random', 3, 3,"
             " 'accepted', 5, 1, 1)"
         )
-    repo = GameRepository(path)
+    repo = SqliteRepository(path)
     await repo.open()
     try:
         assert await repo.schema_version() == len(MIGRATIONS) >= 3
         game = await repo.get_game(1)
-        assert game is not None and game.moves == (0, 3, 1, 4, 2) and game.result == "X"
+        assert (
+            game is not None
+            and game.moves == (0, 3, 1, 4, 2)
+            and game.outcome == Outcome("line", "X")
+        )
         assert (await repo.get_challenge(1)).game_id == 1
         running = await repo.create_game(a_game(channel_id=9))
-        await repo.save_game(
-            running.with_changes(status="finished", end_reason="abandoned"), expected_ply=0
-        )
-        assert (await repo.get_game(running.id)).end_reason == "abandoned"
+        await repo.save_game(running.with_changes(outcome=Outcome("abandoned")), expected_ply=0)
+        assert (await repo.get_game(running.id)).outcome == Outcome("abandoned")
     finally:
         await repo.close()

@@ -11,7 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bot.storage import GameRepository
+from bot.storage import SqliteRepository
 from engine import Board
 
 from bot_harness import board_of, running_bot, settings_for
@@ -101,7 +101,7 @@ async def play(emu: DiscordEmulator, steps: list[tuple], database: Path) -> None
         await check_consistency(emu, bot.repo, [u.id for u in users])
 
 
-async def check_consistency(emu: DiscordEmulator, repo: GameRepository, users: list[int]) -> None:
+async def check_consistency(emu: DiscordEmulator, repo: SqliteRepository, users: list[int]) -> None:
     games = {g.id: g for g in await repo.running_games()}
     for user in users:
         games.update({g.id: g for g in await repo.finished_games_of(emu.guild.id, user)})
@@ -111,8 +111,8 @@ async def check_consistency(emu: DiscordEmulator, repo: GameRepository, users: l
             board = board.play(cell)  # raises if any stored move was illegal
         if game.running:
             assert board.outcome() is None
-        elif game.end_reason in ("line", "draw"):
-            assert board.outcome() == game.result
+        elif game.outcome is not None and game.outcome.reason in ("line", "draw"):
+            assert board.outcome() == game.outcome.result
         if game.message_id is not None and emu.has_message(game.message_id):
             shown = board_of(emu.message(game.message_id))
             if shown:  # a challenge message before acceptance has no board

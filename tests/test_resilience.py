@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.models import Outcome
 from engine import Board, get_agent
 
 from bot_harness import board_of, bot_process, bot_process_env, cell_id, running_bot, settings_for
@@ -93,9 +94,7 @@ async def test_a_deleted_game_message_frees_the_channel(emulator, settings, capl
             res = await emulator.invoke(bob, "ttt start", {"first": "me"})
         assert res.type == 4 and not res.ephemeral  # the channel is free again
         games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-        assert [(g.status, g.end_reason, g.result) for g in games] == [
-            ("finished", "abandoned", None)
-        ]
+        assert [g.outcome for g in games] == [Outcome("abandoned")]
     assert "abandoned" in caplog.text
 
 
@@ -112,7 +111,7 @@ async def test_a_deleted_message_at_timeout_is_logged_and_recorded(
                 if games and "was deleted" in caplog.text:
                     break
                 await asyncio.sleep(0.05)
-    assert [(g.end_reason, g.result) for g in games] == [("timeout", "O")]
+    assert [g.outcome for g in games] == [Outcome("timeout", "O")]
     assert f"message {old['id']} of game" in caplog.text and "was deleted" in caplog.text
 
 
@@ -128,7 +127,7 @@ async def test_missing_permissions_on_an_edit_is_logged(emulator, quick_timeouts
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.1)
         games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-    assert [g.end_reason for g in games] == ["timeout"]  # recorded all the same
+    assert [g.outcome.reason for g in games if g.outcome] == ["timeout"]  # recorded all the same
     assert "missing permissions" in caplog.text
     assert "ran out of time" not in emulator.message(int(old["id"]))["content"]
 

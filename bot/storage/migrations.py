@@ -85,7 +85,7 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 3: a game whose message a moderator deleted ends as 'abandoned', with no result.
     # SQLite cannot change a CHECK in place, so the table is rebuilt (foreign keys are
-    # off while migrations run; see GameRepository._open).
+    # off while migrations run; see bot.storage.sqlite).
     """
     CREATE TABLE games_new (
         id INTEGER PRIMARY KEY AUTOINCREMENT,

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import discord
 
-from bot.models import Game
-from bot.rating import INITIAL_RATING
-from bot.render import message_link, player_name, relative_time
-from bot.review import MoveVerdict, cell_name
-from bot.stats import MEMBERS, PlayerStats, score_of
-from bot.storage.records import BotRecord, Rating
-from bot.texts import text
+from bot.core.models import Game
+from bot.core.rating import INITIAL_RATING
+from bot.core.records import Leaderboard, Review
+from bot.core.review import cell_name
+from bot.core.stats import MEMBERS, PlayerStats
+from bot.discord_ui.render_game import message_link, player_name, relative_time
+from bot.i18n import text
 
 DEFAULT_COLOUR = discord.Colour.blurple().value
 VERDICTS = {
@@ -53,12 +53,9 @@ def stats_embed(
 
 
 def leaderboard_embed(
-    top: list[Rating],
-    mine: tuple[int, Rating] | None,
-    against_bot: dict[str, list[BotRecord]],
-    locale: object = None,
-    colour: int = DEFAULT_COLOUR,
+    board: Leaderboard, locale: object = None, colour: int = DEFAULT_COLOUR
 ) -> discord.Embed:
+    top, mine, against_bot = board.top, board.mine, board.against_bot
     lines = [
         text("board.row", locale, rank=i, name=f"<@{r.user_id}>", rating=round(r.rating),
              wins=r.wins, losses=r.losses, draws=r.draws)
@@ -113,7 +110,7 @@ def history_embed(
 ) -> discord.Embed:
     lines = []
     for game in games:
-        score = score_of(game, user_id)
+        score = game.score_of(user_id)
         result = {
             1.0: "history.win",
             0.0: "history.loss",
@@ -127,7 +124,7 @@ def history_embed(
                 locale,
                 result=text(result, locale),
                 opponent=player_name(game, "O" if mark == "X" else "X", locale),
-                how=text(f"how.{game.end_reason}", locale),
+                how=text(f"how.{game.outcome.reason if game.outcome else 'abandoned'}", locale),
                 when=relative_time(game.finished_at or game.updated_at),
                 link=message_link(game.guild_id, game.channel_id, game.message_id),
             )
@@ -137,7 +134,8 @@ def history_embed(
     )
 
 
-def review_text(game: Game, verdicts: list[MoveVerdict], locale: object = None) -> str:
+def review_text(review: Review, locale: object = None) -> str:
+    game, verdicts = review.game, review.verdicts
     lines = [
         text(
             "review.title",

@@ -2,39 +2,36 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import discord
 
-from bot.service import Refusal
-from bot.settings import Settings, parse_colour
-from bot.texts import text
-
-if TYPE_CHECKING:
-    from bot.client import TTTBot
+from bot.core.policies import PolicyBook
+from bot.core.policy import ServerPolicy, parse_colour
+from bot.core.refusals import Refusal
+from bot.discord_ui.responder import Responder
+from bot.i18n import text
 
 
 class ConfigController:
-    def __init__(self, bot: TTTBot) -> None:
-        self.bot = bot
+    def __init__(self, policies: PolicyBook, responder: Responder) -> None:
+        self.policies = policies
+        self.responder = responder
 
     async def on_config(self, interaction: discord.Interaction, **options: object) -> None:
-        async with self.bot.controller.answering(interaction):
+        async with self.responder.answering(interaction):
             if interaction.guild_id is None:
                 raise Refusal("start.not_in_guild")
             if not interaction.permissions.manage_guild:
                 raise Refusal("config.not_admin")
-            service = self.bot.service
-            current = await service.policy(interaction.guild_id)
-            changes = self._changes(current, options, interaction.locale)
+            current = await self.policies.policy(interaction.guild_id)
+            changes = self._changes(current, options)
             if changes:
-                current = await service.configure(interaction.guild_id, changes)
+                current = await self.policies.configure(interaction.guild_id, changes)
             embed = self.embed(current, interaction.locale)
             saved = text("config.saved", interaction.locale) if changes else None
             await interaction.response.send_message(saved, embed=embed, ephemeral=True)
 
     @staticmethod
-    def _changes(current: Settings, options: dict[str, object], locale: object) -> dict:
+    def _changes(current: ServerPolicy, options: dict[str, object]) -> dict[str, object]:
         """Map the command's options onto setting names (None: back to the default).
 
         Raises:
@@ -68,7 +65,7 @@ class ConfigController:
         return changes
 
     @staticmethod
-    def embed(rules: Settings, locale: object) -> discord.Embed:
+    def embed(rules: ServerPolicy, locale: object) -> discord.Embed:
         def seconds(value: float) -> str:
             return text("config.seconds", locale, seconds=int(value))
 

@@ -1,23 +1,21 @@
 """The /ttt slash commands. They route to the controllers; nothing is decided here.
 
-Every name, description and choice is a catalog key (see ``bot.translator``), so Discord
+Every name, description and choice is a catalog key (see ``bot.i18n.translator``), so Discord
 shows each member the commands in their own language.
 """
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 import discord
 from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.settings import DIFFICULTIES, EMOJI_SETS
-from bot.texts import text
-
-if TYPE_CHECKING:
-    from bot.client import TTTBot
+from bot.core.policy import DIFFICULTIES, EMOJI_SETS, SIZES
+from bot.discord_ui.config_controller import ConfigController
+from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.records_controller import RecordsController
+from bot.i18n import text
 
 
 def L(catalog_key: str, **params: object) -> locale_str:
@@ -39,15 +37,17 @@ DIFFICULTY_CHOICES = [
 EMOJI_CHOICES = [
     app_commands.Choice(name=L(f"choice.emoji.{style}"), value=style) for style in EMOJI_SETS
 ]
-SIZE_CHOICES = [
-    app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in (3, 4, 5)
-]
+SIZE_CHOICES = [app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in SIZES]
 
 
 @app_commands.guild_only()
 class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
-    def __init__(self, bot: TTTBot) -> None:
-        self.bot = bot
+    def __init__(
+        self, games: GameController, records: RecordsController, config: ConfigController
+    ) -> None:
+        self.games = games
+        self.records = records
+        self.config = config
         super().__init__()
 
     @app_commands.command(name=name("start"), description=L("cmd.start"))
@@ -70,7 +70,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
     ) -> None:
-        await self.bot.controller.on_start(
+        await self.games.on_start(
             interaction,
             opponent,
             difficulty.value if difficulty else None,
@@ -80,7 +80,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:
-        await self.bot.controller.on_resign_command(interaction)
+        await self.games.on_resign_command(interaction)
 
     @app_commands.command(name=name("stats"), description=L("cmd.stats"))
     @app_commands.rename(member=name("member"))
@@ -88,11 +88,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def stats(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
-        await self.bot.records.on_stats(interaction, member)
+        await self.records.on_stats(interaction, member)
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     async def leaderboard(self, interaction: discord.Interaction) -> None:
-        await self.bot.records.on_leaderboard(interaction)
+        await self.records.on_leaderboard(interaction)
 
     @app_commands.command(name=name("history"), description=L("cmd.history"))
     @app_commands.rename(member=name("member"))
@@ -100,15 +100,15 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def history(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
-        await self.bot.records.on_history(interaction, member)
+        await self.records.on_history(interaction, member)
 
     @app_commands.command(name=name("review"), description=L("cmd.review"))
     async def review(self, interaction: discord.Interaction) -> None:
-        await self.bot.records.on_review(interaction)
+        await self.records.on_review(interaction)
 
     @app_commands.command(name=name("forget-me"), description=L("cmd.forget"))
     async def forget_me(self, interaction: discord.Interaction) -> None:
-        await self.bot.records.on_forget(interaction)
+        await self.records.on_forget(interaction)
 
     @app_commands.command(name=name("config"), description=L("cmd.config"))
     @app_commands.rename(
@@ -152,7 +152,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         colour: app_commands.Range[str, 1, 9] | None = None,
         emoji: app_commands.Choice[str] | None = None,
     ) -> None:
-        await self.bot.config.on_config(
+        await self.config.on_config(
             interaction,
             challenge_timeout=challenge_timeout, turn_timeout=turn_timeout,
             difficulty=difficulty.value if difficulty else None,
@@ -164,4 +164,4 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
-        await self.bot.controller.on_help(interaction)
+        await self.games.on_help(interaction)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.models import Game
+from bot.core.models import Game
 
 MEMBERS = "members"
 
@@ -39,20 +39,12 @@ class PlayerStats:
         return Record(wins, losses, sum(r.draws for r in self.by_opponent.values()))
 
 
-def score_of(game: Game, user_id: int) -> float | None:
-    """1 for a win, 0.5 a draw, 0 a loss; None if the member did not play or it still runs."""
-    mark = game.mark_of(user_id)
-    if mark is None or game.result is None:
-        return None
-    return 0.5 if game.result == "draw" else float(game.result == mark)
-
-
 def player_stats(games_newest_first: list[Game], user_id: int) -> PlayerStats:
     by_opponent: dict[str, Record] = {}
     streak = best = 0
     current = None
     for game in reversed(games_newest_first):
-        score = score_of(game, user_id)
+        score = game.score_of(user_id)
         if score is None:
             continue
         kind = MEMBERS if game.bot_side is None else (game.difficulty or "?")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bot.models import Game
+from bot.core.models import Game
 from engine import Board, best_moves, solve, to_rowcol
 
 REVIEWABLE_CELLS = 9

@@ -11,12 +11,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
 
 from discord.ext import commands
 
-if TYPE_CHECKING:
-    from bot.client import TTTBot
+from bot.core.deadlines import Deadlines
+from bot.discord_ui.publisher import Publisher
 
 log = logging.getLogger(__name__)
 
@@ -25,8 +24,9 @@ MAX_SLEEP = 60.0
 
 
 class Timekeeper(commands.Cog):
-    def __init__(self, bot: TTTBot) -> None:
-        self.bot = bot
+    def __init__(self, deadlines: Deadlines, publisher: Publisher) -> None:
+        self.deadlines = deadlines
+        self.publisher = publisher
         self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
@@ -39,26 +39,28 @@ class Timekeeper(commands.Cog):
                 await self._task
 
     async def _run(self) -> None:
-        service = self.bot.service
+        deadlines = self.deadlines
         try:
-            for game in await service.resume_bot_turns():
-                await self.bot.controller.publish(game)
+            for update in await deadlines.resume_bot_turns():
+                await self.publisher.publish(update)
         except Exception:
             log.exception("could not resume games waiting on the bot")
         while True:
             try:
-                service.deadlines_changed.clear()
-                for item in await service.expire_due():
-                    log.info("%s %s ended by its deadline", type(item).__name__.lower(), item.id)
-                    await self.bot.controller.publish(item)
-                soonest = await service.next_deadline()
+                deadlines.changed.clear()
+                for item in await deadlines.expire_due():
+                    target = getattr(item, "game", item)
+                    log.info("%s %s ended by its deadline", type(target).__name__.lower(),
+                             target.id)  # fmt: skip
+                    await self.publisher.publish(item)
+                soonest = await deadlines.next_deadline()
             except Exception:
                 log.exception("timekeeper pass failed; retrying")
                 soonest = None
                 await asyncio.sleep(1)
-            delay = MAX_SLEEP if soonest is None else max(0.0, soonest - service.clock())
+            delay = MAX_SLEEP if soonest is None else max(0.0, soonest - deadlines.clock())
             # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation that
             # arrives as the event is set, and cog_unload would then wait forever.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(min(delay, MAX_SLEEP)):
-                    await service.deadlines_changed.wait()
+                    await deadlines.changed.wait()

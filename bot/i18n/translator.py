@@ -9,7 +9,7 @@ from __future__ import annotations
 import discord
 from discord import app_commands
 
-from bot.texts import FALLBACK, catalogs, language_of
+from bot.i18n.texts import FALLBACK, catalogs, language_of
 
 
 class CatalogTranslator(app_commands.Translator):

@@ -2,25 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import discord
 
-from bot import custom_ids
-from bot.components import (
-    AcceptButton,
-    CellButton,
-    DeclineButton,
-    RematchButton,
-    ResignButton,
-    ReviewButton,
-)
-from bot.models import Challenge, Game
-from bot.review import reviewable
-from bot.settings import EMOJI_SETS
-from bot.texts import text
+from bot.core.models import Challenge, Game, GameUpdate
+from bot.core.policy import EMOJI_SETS
+from bot.core.review import reviewable
+from bot.discord_ui import custom_ids
+from bot.i18n import text
 
 MARK_EMOJI = {"X": "❌", "O": "⭕"}
+
+
+class Unlistened(discord.ui.View):
+    """Buttons to send that discord.py never listens to: every click is routed from its
+    custom_id by :class:`~bot.discord_ui.router.ComponentRouter`, so a click works the
+    same after a restart and no view object is kept per message."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    def is_finished(self) -> bool:
+        return True
 
 
 def marks(emoji_set: str) -> dict[str, str]:
@@ -74,13 +76,15 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             mark=emoji[mover],
             deadline=deadline,
         )
-    if game.end_reason == "abandoned":
+    outcome = game.outcome
+    assert outcome is not None  # not running
+    if outcome.reason == "abandoned":
         return text("game.abandoned", locale)
-    if game.result == "draw":
+    if outcome.winner is None:
         return text("game.draw", locale)
-    winner = game.result or "X"
+    winner = outcome.winner
     loser = "O" if winner == "X" else "X"
-    ending = {"resign": "game.resigned", "timeout": "game.timeout"}.get(game.end_reason or "")
+    ending = {"resign": "game.resigned", "timeout": "game.timeout"}.get(outcome.reason)
     if ending is not None:
         return text(
             ending,
@@ -90,6 +94,14 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
         )
     key = "game.won" if game.k == 3 else "game.won_k"
     return text(key, locale, player=player_name(game, winner, locale), mark=emoji[winner], k=game.k)
+
+
+def game_message(update: GameUpdate, locale: object = None) -> dict[str, object]:
+    """Content and buttons of a game message, as keyword arguments for send and edit."""
+    return {
+        "content": game_content(update.game, locale, update.emoji_set),
+        "view": game_view(update.game, locale, update.emoji_set),
+    }
 
 
 def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:
@@ -105,50 +117,41 @@ def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> 
     the end every square is disabled and the winning line is green. A Resign button while
     the game runs, Rematch and Review buttons after, when a row is free for them."""
     board, emoji = game.board, marks(emoji_set)
-    winning = set(board.winning_line() or ()) if game.end_reason == "line" else set()
-    view = discord.ui.View(timeout=None)
+    won = game.outcome is not None and game.outcome.reason == "line"
+    winning = set(board.winning_line() or ()) if won else set()
+    view = Unlistened()
     for cell in range(board.size * board.size):
         mark = board[cell]
-        button = discord.ui.Button(
-            custom_id=custom_ids.cell(game.id, game.ply, cell),
-            style=discord.ButtonStyle.success if cell in winning else discord.ButtonStyle.secondary,
-            emoji=emoji[mark] if mark else None,
-            label=None if mark else EMPTY_LABEL,
-            disabled=mark is not None or not game.running,
-            row=cell // board.size,
-        )
-        view.add_item(CellButton(game.id, game.ply, cell, button))
+        view.add_item(
+            discord.ui.Button(
+                custom_id=custom_ids.cell(game.id, game.ply, cell),
+                style=discord.ButtonStyle.success if cell in winning
+                else discord.ButtonStyle.secondary,
+                emoji=emoji[mark] if mark else None,
+                label=None if mark else EMPTY_LABEL,
+                disabled=mark is not None or not game.running,
+                row=cell // board.size,
+            )
+        )  # fmt: skip
     if board.size < MAX_ROWS:
         Style, row = discord.ButtonStyle, board.size
         if game.running:
             label = text("button.resign", locale)
-            view.add_item(
-                _action(ResignButton, game.id, custom_ids.resign, label, Style.danger, row)
-            )
+            view.add_item(_action(custom_ids.resign(game.id), label, Style.danger, row))
         else:
             label = text("button.rematch", locale)
-            view.add_item(
-                _action(RematchButton, game.id, custom_ids.rematch, label, Style.primary, row)
-            )
+            view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))
             if reviewable(game):
                 label = text("button.review", locale)
-                view.add_item(
-                    _action(ReviewButton, game.id, custom_ids.review, label, Style.secondary, row)
-                )
+                view.add_item(_action(custom_ids.review(game.id), label, Style.secondary, row))
     return view
 
 
 def _action(
-    item: Callable[[int, discord.ui.Button], discord.ui.Item],
-    target: int,
-    custom_id: Callable[[int], str],
-    label: str,
-    style: discord.ButtonStyle,
-    row: int | None = None,
-) -> discord.ui.Item:
-    """One of the buttons that act on a game or challenge (``custom_id`` builds its id)."""
-    button = discord.ui.Button(custom_id=custom_id(target), label=label, style=style, row=row)
-    return item(target, button)
+    custom_id: str, label: str, style: discord.ButtonStyle, row: int | None = None
+) -> discord.ui.Button[discord.ui.View]:
+    """One of the buttons that act on a game or challenge."""
+    return discord.ui.Button(custom_id=custom_id, label=label, style=style, row=row)
 
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
@@ -169,11 +172,11 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
 
 def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:
     """Accept and Decline while the challenge is pending; no buttons once it is closed."""
-    if challenge.status != "pending":
+    if not challenge.pending:
         return None
-    view = discord.ui.View(timeout=None)
+    view = Unlistened()
     accept, decline = text("button.accept", locale), text("button.decline", locale)
     Style = discord.ButtonStyle
-    view.add_item(_action(AcceptButton, challenge.id, custom_ids.accept, accept, Style.success))
-    view.add_item(_action(DeclineButton, challenge.id, custom_ids.decline, decline, Style.danger))
+    view.add_item(_action(custom_ids.accept(challenge.id), accept, Style.success))
+    view.add_item(_action(custom_ids.decline(challenge.id), decline, Style.danger))
     return view

@@ -2,16 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Literal
-
-from bot.models import EndReason, Game
+from bot.core.models import EndReason, Game, Mark, Outcome
 from engine import Board
-
-Mark = Literal["X", "O"]
-
-
-def other(mark: str) -> Mark:
-    return "O" if mark == "X" else "X"
 
 
 def new_game(
@@ -32,9 +24,8 @@ def new_game(
     return Game(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=message_id,
         size=board.size, k=board.k, player_x=player_x, player_o=player_o,
-        bot_side=bot_side, difficulty=difficulty, moves=(), status="running", result=None,
-        end_reason=None, turn_deadline=None, created_at=now, updated_at=now,
-        rematch_of=rematch_of,
+        bot_side=bot_side, difficulty=difficulty, moves=(), turn_deadline=None,
+        created_at=now, updated_at=now, rematch_of=rematch_of,
     )  # fmt: skip
 
 
@@ -51,15 +42,20 @@ def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
     Raises:
         IllegalMove: the cell is taken or off the board, or the game is over.
     """
-    outcome = game.board.play(cell).outcome()
+    result = game.board.play(cell).outcome()
     game = game.with_changes(moves=(*game.moves, cell), updated_at=now)
-    if outcome is not None:
-        return finish(game, outcome, "draw" if outcome == "draw" else "line", now)
+    if result == "draw":
+        return finish(game, Outcome("draw"), now)
+    if result is not None:
+        return finish(game, Outcome("line", result), now)
     return start_clock(game, now, turn_timeout)
 
 
-def finish(game: Game, result: str | None, reason: EndReason, now: float) -> Game:
-    return game.with_changes(
-        status="finished", result=result, end_reason=reason, turn_deadline=None,
-        updated_at=now, finished_at=now,
-    )  # fmt: skip
+def finish(game: Game, outcome: Outcome, now: float) -> Game:
+    return game.with_changes(outcome=outcome, turn_deadline=None, updated_at=now, finished_at=now)
+
+
+def ended(game: Game, reason: EndReason, loser: Mark | None, now: float) -> Game:
+    """The game ended without a line: resigned or timed out by ``loser``, or abandoned."""
+    winner: Mark | None = None if loser is None else ("O" if loser == "X" else "X")
+    return finish(game, Outcome(reason, winner), now)

@@ -1,0 +1,122 @@
+"""The composition root: a thin discord.py client that builds every part and hands each
+one what it uses. Nothing else constructs services, and no part reaches a sibling
+through the bot object."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+
+import discord
+from discord.ext import commands
+
+from bot.core.deadlines import Deadlines
+from bot.core.opponent import BotOpponent
+from bot.core.policies import PolicyBook
+from bot.core.records import RecordsService
+from bot.core.repository import Repository
+from bot.core.service import GameService
+from bot.discord_ui.commands import TicTacToe
+from bot.discord_ui.config_controller import ConfigController
+from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.responder import Responder
+from bot.discord_ui.router import ComponentRouter
+from bot.discord_ui.timekeeper import Timekeeper
+from bot.i18n.translator import CatalogTranslator
+from bot.settings import Settings
+from engine import EnginePool
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 15.0
+"""Seconds a shutdown waits for moves in flight (a 5×5 search takes up to 2)."""
+
+
+def intents() -> discord.Intents:
+    """Only guilds: slash commands and buttons need no message content or member list."""
+    result = discord.Intents.none()
+    result.guilds = True
+    return result
+
+
+class TTTBot(commands.Bot):
+    games: GameService
+    router: ComponentRouter
+
+    def __init__(self, settings: Settings, repo: Repository) -> None:
+        # A text-only bot: without this, every start warns that voice libraries are missing.
+        discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        super().__init__(
+            command_prefix=commands.when_mentioned, intents=intents(), help_command=None
+        )
+        self.settings = settings
+        self.repo = repo
+        self.responder = Responder()
+        # Workers start on the first big-board move, not here: most bots only ever play
+        # 3×3, which never needs them, and a start-up should not pay for two interpreters.
+        self.pool = EnginePool()
+
+    async def setup_hook(self) -> None:
+        assert self.user is not None  # setup_hook runs after login
+        settings, repo, responder = self.settings, self.repo, self.responder
+        games = GameService(
+            repo,
+            PolicyBook(repo, settings.policy),
+            BotOpponent(think_time=settings.think_time, pool=self.pool),
+            bot_user_id=self.user.id,
+            patience=settings.defer_after,
+        )
+        publisher = Publisher(self, games)
+        game_controller = GameController(games, responder, publisher)
+        records = RecordsController(RecordsService(repo, self.user.id), games.policies, responder)
+        config = ConfigController(games.policies, responder)
+        self.games = games
+        self.router = ComponentRouter(game_controller, records, responder)
+        await self.tree.set_translator(CatalogTranslator())
+        await self.add_cog(TicTacToe(game_controller, records, config))
+        await self.add_cog(Timekeeper(Deadlines(games), publisher))
+        await self.sync_commands_if_changed()
+
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        """Buttons: the router answers every click (commands go to the command tree)."""
+        await self.router.route(interaction)
+
+    async def close(self) -> None:
+        """Let the moves being made finish and be stored, then disconnect."""
+        in_flight = self.responder.in_flight
+        if in_flight:
+            log.info("shutting down: waiting for %d interaction(s) in flight", in_flight)
+            try:
+                await asyncio.wait_for(self.responder.idle.wait(), SHUTDOWN_GRACE)
+            except TimeoutError:
+                log.warning("shutting down with %d interaction(s) unfinished",
+                            self.responder.in_flight)  # fmt: skip
+        await super().close()
+        self.pool.close()
+
+    async def sync_commands_if_changed(self) -> bool:
+        """Sync the command tree only when it differs from the last sync (to the dev
+        guild at once when TTT_DEV_GUILD_ID is set). Returns whether it synced."""
+        guild = None
+        if self.settings.dev_guild_id is not None:
+            guild = discord.Object(self.settings.dev_guild_id)
+            self.tree.copy_global_to(guild=guild)
+        translator = self.tree.translator
+        commands_ = self.tree.get_commands(guild=guild)
+        if translator is None:
+            payload = [command.to_dict(self.tree) for command in commands_]
+        else:  # what sync will send, translations included, so a new wording resyncs
+            payload = [await c.get_translated_payload(self.tree, translator) for c in commands_]
+        digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+        key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
+        if await self.repo.get_meta(key) == digest:
+            log.info("slash commands unchanged since the last sync; not syncing")
+            return False
+        await self.tree.sync(guild=guild)
+        await self.repo.set_meta(key, digest)
+        log.info("synced %d slash commands (%s)", len(payload), key)
+        return True

@@ -1,0 +1,48 @@
+"""Turn timeouts and challenge expiries: what is due, resolved through the game service.
+
+Deadlines live in the database, so they survive restarts: the first pass after a start
+resolves what passed while the bot was down.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.core.models import Challenge, GameUpdate
+from bot.core.service import GameService
+
+
+class Deadlines:
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.repo = games.repo
+        self.clock = games.clock
+
+    @property
+    def changed(self) -> asyncio.Event:
+        """Set whenever a deadline may have moved (an ``asyncio.Event``)."""
+        return self.games.deadlines_changed
+
+    async def next_deadline(self) -> float | None:
+        return await self.repo.next_deadline()
+
+    async def expire_due(self) -> list[GameUpdate | Challenge]:
+        """Resolve every turn timeout and challenge expiry that has passed (also those that
+        passed while the bot was down) and return what changed."""
+        now = self.clock()
+        changed: list[GameUpdate | Challenge] = []
+        for due in await self.repo.games_due(now):
+            ended = await self.games.time_out(due.id)
+            if ended is not None:
+                changed.append(ended)
+        for challenge in await self.repo.challenges_due(now):
+            expired = await self.games.expire(challenge)
+            if expired is not None:
+                changed.append(expired)
+        return changed
+
+    async def resume_bot_turns(self) -> list[GameUpdate]:
+        """Make the bot moves that a crash interrupted."""
+        waiting = [g for g in await self.repo.running_games() if g.bot_side == g.board.to_move]
+        resumed = [await self.games.resume_bot_turn(game.id) for game in waiting]
+        return [update for update in resumed if update is not None]

@@ -1,0 +1,142 @@
+"""Domain records: a game, how it ended, and a challenge. Immutable; change with ``replace``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Literal
+
+from engine import Board
+
+Mark = Literal["X", "O"]
+EndReason = Literal["line", "draw", "resign", "timeout", "abandoned"]
+ChallengeStatus = Literal["pending", "accepted", "declined", "expired"]
+XChoice = Literal["challenger", "opponent", "random"]
+
+
+def other(mark: str) -> Mark:
+    return "O" if mark == "X" else "X"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a game ended: the reason, and the winning side (None for a draw or a game
+    abandoned without a result)."""
+
+    reason: EndReason
+    winner: Mark | None = None
+
+    def __post_init__(self) -> None:
+        decided = self.reason in ("line", "resign", "timeout")
+        if decided != (self.winner is not None):
+            raise ValueError(f"a game ended by {self.reason!r} cannot have winner {self.winner!r}")
+
+    @property
+    def result(self) -> Literal["X", "O", "draw"] | None:
+        """The winner, ``"draw"``, or None when the game was abandoned (no result)."""
+        if self.reason == "abandoned":
+            return None
+        return self.winner or "draw"
+
+    def score(self, mark: str) -> float | None:
+        """1 for a win of ``mark``, 0.5 for a draw, 0 for a loss; None without a result."""
+        result = self.result
+        if result is None:
+            return None
+        return 0.5 if result == "draw" else float(result == mark)
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    message_id: int | None
+    size: int
+    k: int
+    player_x: int
+    player_o: int
+    bot_side: Mark | None
+    difficulty: str | None
+    moves: tuple[int, ...]
+    turn_deadline: float | None
+    created_at: float
+    updated_at: float
+    outcome: Outcome | None = None
+    """None while the game runs."""
+    finished_at: float | None = None
+    rematch_of: int | None = None
+
+    @property
+    def board(self) -> Board:
+        board = Board.new(self.size, self.k)
+        for cell in self.moves:
+            board = board.play(cell)
+        return board
+
+    @property
+    def ply(self) -> int:
+        return len(self.moves)
+
+    @property
+    def running(self) -> bool:
+        return self.outcome is None
+
+    @property
+    def vs_bot(self) -> bool:
+        return self.bot_side is not None
+
+    def player(self, mark: str) -> int:
+        return self.player_x if mark == "X" else self.player_o
+
+    def mark_of(self, user_id: int) -> Mark | None:
+        """The side a user plays; in a bot game the bot's side is never a member's."""
+        if user_id == self.player_x and self.bot_side != "X":
+            return "X"
+        if user_id == self.player_o and self.bot_side != "O":
+            return "O"
+        return None
+
+    def score_of(self, user_id: int) -> float | None:
+        """1 for a win, 0.5 a draw, 0 a loss; None if the member did not play in it, it
+        still runs, or it was abandoned."""
+        mark = self.mark_of(user_id)
+        if mark is None or self.outcome is None:
+            return None
+        return self.outcome.score(mark)
+
+    def with_changes(self, **changes: object) -> Game:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    id: int
+    guild_id: int | None
+    channel_id: int
+    message_id: int | None
+    challenger_id: int
+    opponent_id: int
+    x_player: XChoice
+    size: int
+    k: int
+    status: ChallengeStatus
+    expires_at: float
+    created_at: float
+    game_id: int | None = None
+    rematch_of: int | None = None
+
+    @property
+    def pending(self) -> bool:
+        return self.status == "pending"
+
+    def with_changes(self, **changes: object) -> Challenge:
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True, slots=True)
+class GameUpdate:
+    """A game as the service decided it, with what the interface needs to show it: the
+    marks the game's server chose. Controllers render this and ask nothing more."""
+
+    game: Game
+    emoji_set: str = "classic"

@@ -1,0 +1,52 @@
+"""The bot as a player: which engine agent moves, and where the search runs.
+
+3×3 runs on the engine thread (microseconds once warm); larger boards in the engine's
+process pool, where a search may use its whole think time without holding the event loop.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+from engine import Agent, Board, EnginePool, choose_move_async, get_agent
+
+log = logging.getLogger(__name__)
+
+SMALL_BOARD_CELLS = 9
+"""Boards this small are searched on a thread: the answer takes microseconds."""
+
+
+class BotOpponent:
+    def __init__(
+        self,
+        *,
+        think_time: float,
+        pool: EnginePool | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self.think_time = think_time
+        self.pool = pool
+        self.rng = rng or random.Random()
+        self._agents: dict[str, Agent] = {}
+
+    async def move(self, board: Board, difficulty: str) -> int:
+        """The cell the bot plays. A search past the think time falls back to a quick
+        move (logged), so a game never waits on the engine.
+
+        Raises:
+            ValueError: unknown difficulty. IllegalMove: the game is over.
+        """
+        think = self.think_time
+        try:
+            if self.pool is not None and board.size * board.size > SMALL_BOARD_CELLS:
+                seed = self.rng.getrandbits(64)
+                return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
+            agent = self._agents.get(difficulty)
+            if agent is None:
+                agent = get_agent(difficulty, seed=self.rng.getrandbits(64), time_budget=think)
+                self._agents[difficulty] = agent
+            return await choose_move_async(board, agent, time_budget=think)
+        except TimeoutError:
+            log.warning("%s took longer than %.1f s; playing a quick move", difficulty, think)
+            return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))

@@ -1,0 +1,36 @@
+"""Which policy is in force in each server: the environment's defaults with the server's
+own choices (stored with /ttt config) on top, cached until they change."""
+
+from __future__ import annotations
+
+from bot.core.policy import ServerPolicy
+from bot.core.repository import Store
+
+
+class PolicyBook:
+    def __init__(self, store: Store, defaults: ServerPolicy) -> None:
+        self._store = store
+        self.defaults = defaults
+        self._cache: dict[int, ServerPolicy] = {}
+
+    async def policy(self, guild_id: int | None) -> ServerPolicy:
+        """The policy in force in a server (the defaults outside one)."""
+        if guild_id is None:
+            return self.defaults
+        rules = self._cache.get(guild_id)
+        if rules is None:
+            overrides = await self._store.guild_overrides(guild_id)
+            rules = self._cache[guild_id] = self.defaults.with_overrides(overrides)
+        return rules
+
+    async def configure(self, guild_id: int, changes: dict[str, object]) -> ServerPolicy:
+        """Store a server's new choices (merged into its earlier ones; None puts a setting
+        back to the default) and return the policy now in force there."""
+        overrides = await self._store.guild_overrides(guild_id)
+        overrides.update(changes)
+        for name, value in changes.items():
+            if value is None:
+                overrides.pop(name, None)
+        await self._store.set_guild_overrides(guild_id, overrides)
+        self._cache.pop(guild_id, None)
+        return await self.policy(guild_id)

@@ -1,0 +1,101 @@
+"""The rules behind /ttt stats, leaderboard, history, review and forget-me: who may see
+what, and what there is to show. Rendering is the interface's job."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bot.core.models import Game
+from bot.core.refusals import Refusal
+from bot.core.repository import BotRecord, Rating, Store
+from bot.core.review import MoveVerdict, review, reviewable
+from bot.core.stats import PlayerStats, player_stats
+
+LEADERBOARD_SIZE = 10
+BOT_BOARD_SIZE = 5
+HISTORY_SIZE = 10
+CHAMPION_LEVELS = ("unbeatable", "hard")
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    top: list[Rating]
+    mine: tuple[int, Rating] | None
+    """The caller's rank and rating, None if unrated."""
+    against_bot: dict[str, list[BotRecord]]
+    """Best records against each champion level."""
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    game: Game
+    verdicts: list[MoveVerdict]
+
+
+class RecordsService:
+    def __init__(self, store: Store, bot_user_id: int) -> None:
+        self.store = store
+        self.bot_user_id = bot_user_id
+
+    async def stats(self, guild_id: int, user_id: int) -> PlayerStats:
+        """Raises: Refusal: the bot's own stats, or a member with no finished game."""
+        if user_id == self.bot_user_id:
+            raise Refusal("stats.me")
+        games = await self.store.finished_games_of(guild_id, user_id)
+        if not games:
+            raise Refusal("stats.none", name=f"<@{user_id}>")
+        return player_stats(games, user_id)
+
+    async def leaderboard(self, guild_id: int, user_id: int) -> Leaderboard:
+        top = await self.store.leaderboard(guild_id, LEADERBOARD_SIZE)
+        mine = await self.store.rank_of(guild_id, user_id)
+        against_bot = {
+            level: await self.store.best_against_bot(guild_id, level, BOT_BOARD_SIZE)
+            for level in CHAMPION_LEVELS
+        }
+        return Leaderboard(top, mine, against_bot)
+
+    async def history(self, guild_id: int, user_id: int) -> list[Game]:
+        """A member's last games, newest first. Raises: Refusal: none yet."""
+        games = await self.store.finished_games_of(guild_id, user_id, limit=HISTORY_SIZE)
+        if not games:
+            raise Refusal("history.none", name=f"<@{user_id}>")
+        return games
+
+    async def review(self, guild_id: int, user_id: int, game_id: int | None = None) -> Review:
+        """Every move of a finished game with the engine's verdict: ``game_id``'s, or the
+        member's last game.
+
+        Raises:
+            Refusal: no such game, no game yet, still running, or too big to review.
+        """
+        if game_id is None:
+            games = await self.store.finished_games_of(guild_id, user_id, limit=1)
+            if not games:
+                raise Refusal("review.none")
+            game = games[0]
+        else:
+            found = await self.store.get_game(game_id)
+            if found is None:
+                raise Refusal("game.unknown")
+            game = found
+        if game.running:
+            raise Refusal("review.running")
+        if not reviewable(game):
+            raise Refusal("review.too_big")
+        return Review(game, review(game))
+
+    async def forget(self, user_id: int, owner_id: int, confirmed: bool) -> int | None:
+        """Delete ``owner_id``'s records if ``confirmed``: the number of games deleted, or
+        None when they cancelled.
+
+        Raises:
+            Refusal: someone else's confirmation, or a game of theirs still runs.
+        """
+        if user_id != owner_id:
+            raise Refusal("forget.not_yours")
+        if not confirmed:
+            return None
+        if any(g.mark_of(user_id) for g in await self.store.running_games()):
+            raise Refusal("forget.running")
+        return await self.store.forget_player(user_id)

@@ -1,0 +1,144 @@
+"""What the core needs from storage: the repository interface. ``bot.storage`` implements
+it (SQLite today); the core never sees SQL or a driver.
+
+Every method of :class:`Store` is atomic on its own. A rule that reads and then writes
+(a channel's game limit checked, then a game inserted) runs inside :meth:`Repository.atomic`,
+one transaction whose reads see what its writes will change.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.core.models import Challenge, Game
+
+
+class Conflict(Exception):
+    """A write lost a race (the row changed since it was read); nothing was written."""
+
+
+class DatabaseError(Exception):
+    """The database cannot be opened or used; the message names it."""
+
+
+@dataclass(frozen=True, slots=True)
+class Rating:
+    user_id: int
+    rating: float
+    wins: int
+    losses: int
+    draws: int
+
+
+@dataclass(frozen=True, slots=True)
+class BotRecord:
+    user_id: int
+    difficulty: str
+    wins: int
+    losses: int
+    draws: int
+
+
+class Store(Protocol):
+    """Reads and writes of games, challenges, records and settings."""
+
+    # --- games ---
+    async def create_game(self, game: Game) -> Game:
+        """Insert ``game`` (its id is ignored) and return it with its new id."""
+
+    async def get_game(self, game_id: int) -> Game | None: ...
+
+    async def save_game(self, game: Game, expected_ply: int) -> None:
+        """Store a changed running game; a finished one updates the records with it.
+
+        Raises:
+            Conflict: the stored game is no longer running at ``expected_ply``.
+        """
+
+    async def set_game_message(self, game_id: int, message_id: int) -> None: ...
+
+    async def running_games(self) -> list[Game]: ...
+
+    async def running_games_in(self, channel_id: int) -> list[Game]: ...
+
+    async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
+        """A member's running game in a server, if any (the bot's own id is no member)."""
+
+    async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
+        """When the member last started a challenge or a game against the bot."""
+
+    async def games_due(self, now: float) -> list[Game]:
+        """Running games whose turn deadline has passed."""
+
+    async def next_deadline(self) -> float | None:
+        """The soonest turn deadline or challenge expiry still pending."""
+
+    # --- challenges ---
+    async def create_challenge(self, challenge: Challenge) -> Challenge:
+        """Raises: Conflict: the channel already has a pending challenge."""
+
+    async def get_challenge(self, challenge_id: int) -> Challenge | None: ...
+
+    async def pending_challenge_in(self, channel_id: int) -> Challenge | None: ...
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None: ...
+
+    async def close_challenge(self, challenge: Challenge, status: str) -> None:
+        """Raises: Conflict: it was no longer pending."""
+
+    async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
+        """Mark the challenge accepted and create its game, together.
+
+        Raises:
+            Conflict: the challenge was no longer pending.
+        """
+
+    async def challenges_due(self, now: float) -> list[Challenge]: ...
+
+    # --- records ---
+    async def finished_games_of(
+        self, guild_id: int, user_id: int, limit: int | None = None
+    ) -> list[Game]:
+        """A member's finished games in a server, newest first."""
+
+    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]: ...
+
+    async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
+        """A member's place on the server's leaderboard (1 = top), or None if unrated."""
+
+    async def best_against_bot(
+        self, guild_id: int, difficulty: str, limit: int
+    ) -> list[BotRecord]: ...
+
+    async def forget_player(self, user_id: int) -> int:
+        """Delete a member's finished games, ratings and records; return the game count."""
+
+    # --- server settings and bot state ---
+    async def guild_overrides(self, guild_id: int) -> dict[str, object]: ...
+
+    async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None: ...
+
+    async def get_meta(self, key: str) -> str | None: ...
+
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+
+class Transaction(Store, Protocol):
+    async def serialize(self, *keys: tuple[str, int]) -> None:
+        """Hold these named locks (``("channel", id)``, ``("member", id)``) until the
+        transaction ends, so two processes checking the same rule take turns. Keys are
+        taken in sorted order by the caller."""
+
+
+class Repository(Store, Protocol):
+    def atomic(self) -> AbstractAsyncContextManager[Transaction]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+
+    async def open(self) -> None:
+        """Raises: DatabaseError: it cannot be opened or migrated."""
+
+    async def close(self) -> None: ...
+
+    async def schema_version(self) -> int: ...

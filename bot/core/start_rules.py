@@ -1,0 +1,48 @@
+"""May this member start a game or a challenge here, now? The server's rules, checked
+inside the transaction that then inserts it, so two starts cannot both pass."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from bot.core.policy import ServerPolicy
+from bot.core.refusals import Refusal
+from bot.core.repository import Transaction
+
+
+async def check_start(
+    tx: Transaction,
+    rules: ServerPolicy,
+    *,
+    guild_id: int | None,
+    channel_id: int,
+    user_id: int,
+    role_ids: Collection[int],
+    now: float,
+) -> None:
+    """Raises:
+    Refusal: a required role missing, a channel games are not allowed in, one game
+        per member, the start cooldown, or a busy channel.
+    """
+    if rules.start_role is not None and rules.start_role not in role_ids:
+        raise Refusal("start.role_required", role=f"<@&{rules.start_role}>")
+    if rules.allowed_channels and channel_id not in rules.allowed_channels:
+        channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
+        raise Refusal("start.channel_not_allowed", channels=channels)
+    await tx.serialize(*sorted([("channel", channel_id), ("member", user_id)]))
+    if rules.one_game_per_member:
+        running = await tx.running_game_of(guild_id, user_id)
+        if running is not None:
+            raise Refusal("start.member_busy", game=running)
+    if rules.start_cooldown:
+        last = await tx.last_start(guild_id, user_id)
+        if last is not None and last + rules.start_cooldown > now:
+            raise Refusal("start.cooldown", when=f"<t:{int(last + rules.start_cooldown)}:R>")
+    games = await tx.running_games_in(channel_id)
+    if len(games) >= rules.games_per_channel:
+        if rules.games_per_channel == 1:
+            raise Refusal("start.busy_game", game=games[0])
+        raise Refusal("start.channel_full", count=len(games))
+    challenge = await tx.pending_challenge_in(channel_id)
+    if challenge is not None:
+        raise Refusal("start.busy_challenge", challenge=challenge)

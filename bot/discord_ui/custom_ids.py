@@ -1,0 +1,121 @@
+"""The one custom_id grammar. Buttons carry what a click needs to survive a restart.
+
+    ttt:c:<game>:<ply>:<cell>   a board cell; <ply> is the number of moves on the board
+                                the player saw, so a click on an older board is refused
+    ttt:r:<game>                resign
+    ttt:m:<game>                rematch
+    ttt:a:<challenge>           accept a challenge
+    ttt:d:<challenge>           decline a challenge
+    ttt:v:<game>                review a finished game
+    ttt:f:<user>:<yes|no>       confirm or cancel /ttt forget-me
+
+:func:`parse` turns a custom_id back into one of the click values below (the router's
+input); the builders are the only way ids are written, by the renderer and the tests
+alike. Ids are numbers, so every custom_id stays far below Discord's 100 characters.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+PREFIX = "ttt"
+
+
+@dataclass(frozen=True, slots=True)
+class CellClick:
+    game_id: int
+    ply: int
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class ResignClick:
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class RematchClick:
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class AcceptClick:
+    challenge_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class DeclineClick:
+    challenge_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReviewClick:
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetClick:
+    user_id: int
+    confirmed: bool
+
+
+Click = (
+    CellClick | ResignClick | RematchClick | AcceptClick | DeclineClick | ReviewClick | ForgetClick
+)
+
+_ID = "[0-9]{1,19}"
+_GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
+    (re.compile(rf"ttt:c:({_ID}):([0-9]{{1,3}}):([0-9]{{1,3}})"), CellClick),
+    (re.compile(rf"ttt:r:({_ID})"), ResignClick),
+    (re.compile(rf"ttt:m:({_ID})"), RematchClick),
+    (re.compile(rf"ttt:a:({_ID})"), AcceptClick),
+    (re.compile(rf"ttt:d:({_ID})"), DeclineClick),
+    (re.compile(rf"ttt:v:({_ID})"), ReviewClick),
+)
+_FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
+
+
+def parse(custom_id: str) -> Click | None:
+    """The click a custom_id stands for; None if it is not one of ours (an old version's
+    button, or a forged id)."""
+    for pattern, kind in _GRAMMAR:
+        match = pattern.fullmatch(custom_id)
+        if match:
+            return kind(*(int(group) for group in match.groups()))  # type: ignore[arg-type]
+    match = _FORGET.fullmatch(custom_id)
+    if match:
+        return ForgetClick(int(match[1]), match[2] == "yes")
+    return None
+
+
+def is_ours(custom_id: str) -> bool:
+    return custom_id.startswith(f"{PREFIX}:")
+
+
+def cell(game_id: int, ply: int, cell_index: int) -> str:
+    return f"ttt:c:{game_id}:{ply}:{cell_index}"
+
+
+def resign(game_id: int) -> str:
+    return f"ttt:r:{game_id}"
+
+
+def rematch(game_id: int) -> str:
+    return f"ttt:m:{game_id}"
+
+
+def accept(challenge_id: int) -> str:
+    return f"ttt:a:{challenge_id}"
+
+
+def decline(challenge_id: int) -> str:
+    return f"ttt:d:{challenge_id}"
+
+
+def review(game_id: int) -> str:
+    return f"ttt:v:{game_id}"
+
+
+def forget(user_id: int, confirmed: bool) -> str:
+    return f"ttt:f:{user_id}:{'yes' if confirmed else 'no'}"

@@ -1,0 +1,188 @@
+"""Games in Discord: /ttt start, resign and help, and the board and challenge buttons.
+Each asks the game service once and shows what it returns."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from bot.core.models import Challenge, Game, GameUpdate
+from bot.core.refusals import Refusal
+from bot.core.service import First, GameService
+from bot.discord_ui import render_game
+from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick
+from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.responder import NO_MENTIONS, Responder, role_ids
+from bot.i18n import text
+
+log = logging.getLogger(__name__)
+
+
+class GameController:
+    def __init__(self, games: GameService, responder: Responder, publisher: Publisher) -> None:
+        self.games = games
+        self.responder = responder
+        self.publisher = publisher
+
+    # --- commands -----------------------------------------------------------------------
+
+    async def on_start(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.abc.User | None,
+        difficulty: str | None,
+        first: First,
+        size: int | None = None,
+    ) -> None:
+        async with self.responder.answering(interaction):
+            if interaction.channel_id is None:
+                raise Refusal("start.not_in_guild")
+            self.responder.require_channel_permissions(interaction)
+            rules = await self.games.policies.policy(interaction.guild_id)
+            vs_bot = opponent is None or opponent.id == self.games.bot_user_id
+            if opponent is not None and not vs_bot and opponent.bot:
+                raise Refusal("start.other_bot", name=opponent.display_name)
+            where = {
+                "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
+                "user_id": interaction.user.id, "first": first,
+                "size": size or rules.default_size, "role_ids": role_ids(interaction),
+            }  # fmt: skip
+            for attempt in (1, 2):
+                try:
+                    if opponent is None or vs_bot:
+                        level = difficulty or rules.default_difficulty
+                        update = await self.games.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
+                        await self._send_game(interaction, update)
+                    else:
+                        challenge = await self.games.challenge(**where, opponent_id=opponent.id)  # type: ignore[arg-type]
+                        await self._send_challenge(interaction, challenge)
+                    return
+                except Refusal as refusal:
+                    # A game whose message a moderator deleted would block the channel
+                    # until its timeout: check, end it, and start this one instead.
+                    blocking = refusal.params.get("game")
+                    if attempt == 2 or not isinstance(blocking, Game):
+                        raise
+                    if not await self.publisher.message_gone(blocking):
+                        raise
+                    await self.games.abandon(blocking.id)
+
+    async def on_resign_command(self, interaction: discord.Interaction) -> None:
+        async with self.responder.answering(interaction):
+            update = await self.games.resign(interaction.user.id, channel_id=interaction.channel_id)
+            await interaction.response.send_message(
+                text("resign.done", interaction.locale), ephemeral=True
+            )
+            await self.publisher.publish(update)
+
+    async def on_help(self, interaction: discord.Interaction) -> None:
+        async with self.responder.answering(interaction):
+            rules = await self.games.policies.policy(interaction.guild_id)
+            locale = interaction.locale
+            default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
+            await interaction.response.send_message(
+                text("help", locale, default=default, challenge=int(rules.challenge_timeout),
+                     turn=int(rules.turn_timeout)),
+                ephemeral=True,
+            )  # fmt: skip
+
+    # --- buttons ------------------------------------------------------------------------
+
+    async def on_cell(self, interaction: discord.Interaction, click: CellClick) -> None:
+        async with self.responder.answering(interaction):
+            shown_early = False
+
+            async def show_early(update: GameUpdate) -> None:
+                # The bot is thinking (a big board): show the member's move now, and the
+                # reply when it comes.
+                nonlocal shown_early
+                await self._update_game(interaction, update)
+                shown_early = True
+
+            update = await self.games.play_turn(
+                click.game_id, click.ply, click.cell, interaction.user.id, show_early=show_early
+            )
+            if shown_early:
+                await interaction.edit_original_response(
+                    **render_game.game_message(update, interaction.guild_locale),  # type: ignore[arg-type]
+                    allowed_mentions=NO_MENTIONS,
+                )
+            else:
+                await self._update_game(interaction, update)
+
+    async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
+        async with self.responder.answering(interaction):
+            update = await self.games.resign(interaction.user.id, game_id=game_id)
+            await self._update_game(interaction, update)
+
+    async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
+        async with self.responder.answering(interaction):
+            result = await self.games.rematch(
+                game_id, interaction.user.id, role_ids=role_ids(interaction)
+            )
+            if isinstance(result, GameUpdate):
+                await self._send_game(interaction, result)
+            else:
+                await self._send_challenge(interaction, result)
+
+    async def on_accept(self, interaction: discord.Interaction, click: AcceptClick) -> None:
+        async with self.responder.answering(interaction):
+            message_id = interaction.message.id if interaction.message else None
+            update = await self.games.accept(click.challenge_id, interaction.user.id, message_id)
+            await self._update_game(interaction, update)
+
+    async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
+        async with self.responder.answering(interaction):
+            challenge = await self.games.decline(click.challenge_id, interaction.user.id)
+            await interaction.response.edit_message(
+                content=render_game.challenge_content(challenge, interaction.guild_locale),
+                view=None,
+                allowed_mentions=NO_MENTIONS,
+            )
+
+    # --- showing ------------------------------------------------------------------------
+
+    async def _send_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
+        try:
+            response = await interaction.response.send_message(
+                **render_game.game_message(update, interaction.guild_locale),  # type: ignore[arg-type]
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.HTTPException as exc:
+            # Nobody will ever see this game: do not let it hold the channel.
+            log.warning("game %s: could not post its message (%s); abandoning it",
+                        update.game.id, exc)  # fmt: skip
+            await self.games.abandon(update.game.id)
+            return
+        if response.message_id is not None:
+            await self.games.attach_game_message(update.game, response.message_id)
+
+    async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
+        try:
+            response = await interaction.response.send_message(
+                render_game.challenge_content(challenge, interaction.guild_locale),
+                view=render_game.challenge_view(challenge, interaction.guild_locale),  # type: ignore[arg-type]
+                allowed_mentions=discord.AllowedMentions(
+                    users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
+                ),
+            )
+        except discord.HTTPException as exc:
+            log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
+            await self.games.expire(challenge)
+            return
+        if response.message_id is not None:
+            await self.games.attach_challenge_message(challenge, response.message_id)
+
+    async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
+        try:
+            await interaction.response.edit_message(
+                **render_game.game_message(update, interaction.guild_locale),  # type: ignore[arg-type]
+                allowed_mentions=NO_MENTIONS,
+            )
+        except discord.NotFound as exc:
+            # The interaction expired before our answer (Discord's 10062): the move is
+            # stored, so show it by editing the message itself, or the board would lag.
+            log.warning("interaction %s expired before its answer (%s); editing the game "
+                        "message instead", interaction.id, exc)  # fmt: skip
+            await self.publisher.publish(update)

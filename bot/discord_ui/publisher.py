@@ -1,0 +1,71 @@
+"""Showing a change nobody clicked for (a timeout, an expiry, /ttt resign, a bot move
+resumed after a crash): the game's or challenge's own message is edited over REST."""
+
+from __future__ import annotations
+
+import logging
+
+import discord
+
+from bot.core.models import Challenge, Game, GameUpdate
+from bot.core.service import GameService
+from bot.discord_ui import render_game
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+
+
+class Publisher:
+    def __init__(self, client: discord.Client, games: GameService) -> None:
+        self.client = client
+        self.games = games
+
+    async def publish(self, item: GameUpdate | Challenge) -> None:
+        """Edit the message of a game or challenge that changed, in the server's language."""
+        target = item.game if isinstance(item, GameUpdate) else item
+        guild = self.client.get_guild(target.guild_id) if target.guild_id else None
+        locale = guild.preferred_locale if guild is not None else None
+        if isinstance(item, GameUpdate):
+            shown = render_game.game_message(item, locale)
+            content, view = shown["content"], shown["view"]
+        else:
+            content = render_game.challenge_content(item, locale)
+            view = render_game.challenge_view(item, locale)
+        channel = self.client.get_partial_messageable(target.channel_id)
+        try:
+            if target.message_id is None:
+                # The process died between posting the message and storing its id: the
+                # channel still has to learn what happened, so say it in a new message.
+                sent = await channel.send(content=content, view=view, allowed_mentions=NO_MENTIONS)  # type: ignore[arg-type]
+                if isinstance(target, Game):
+                    await self.games.attach_game_message(target, sent.id)
+                else:
+                    await self.games.attach_challenge_message(target, sent.id)
+                return
+            message = channel.get_partial_message(target.message_id)
+            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)  # type: ignore[arg-type]
+        except discord.NotFound:
+            log.warning("message %s of %s %s was deleted", target.message_id,
+                        type(target).__name__.lower(), target.id)  # fmt: skip
+            if isinstance(target, Game) and target.running:
+                await self.games.abandon(target.id)
+        except discord.Forbidden as exc:
+            log.warning("cannot update message %s in channel %s, missing permissions: %s",
+                        target.message_id, target.channel_id, exc)  # fmt: skip
+        except discord.HTTPException as exc:
+            log.warning("could not update message %s in channel %s: %s",
+                        target.message_id, target.channel_id, exc)  # fmt: skip
+
+    async def message_gone(self, game: Game) -> bool:
+        """True if Discord says the game's message no longer exists."""
+        if game.message_id is None:
+            return False
+        channel = self.client.get_partial_messageable(game.channel_id)
+        try:
+            await channel.fetch_message(game.message_id)
+        except discord.NotFound:
+            return True
+        except discord.HTTPException:
+            return False
+        return False

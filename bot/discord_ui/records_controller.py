@@ -1,0 +1,101 @@
+"""Records in Discord: /ttt stats, leaderboard, history, review and forget-me (and the
+Review and forget-me buttons). Each asks the records service once and renders.
+
+Everything here is private to the member who asked except the leaderboard, which a
+member usually wants to show; it answers in the channel, without pinging anyone.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.core.policies import PolicyBook
+from bot.core.records import RecordsService
+from bot.discord_ui import custom_ids, render_records
+from bot.discord_ui.custom_ids import ForgetClick
+from bot.discord_ui.render_game import Unlistened
+from bot.discord_ui.responder import NO_MENTIONS, Responder
+from bot.i18n import text
+
+
+class RecordsController:
+    def __init__(self, records: RecordsService, policies: PolicyBook, responder: Responder) -> None:
+        self.records = records
+        self.policies = policies
+        self.responder = responder
+
+    async def _colour(self, interaction: discord.Interaction) -> int:
+        return (await self.policies.policy(interaction.guild_id)).embed_colour
+
+    async def on_stats(
+        self, interaction: discord.Interaction, member: discord.abc.User | None
+    ) -> None:
+        async with self.responder.answering(interaction):
+            user = member or interaction.user
+            stats = await self.records.stats(interaction.guild_id or 0, user.id)
+            embed = render_records.stats_embed(
+                user.mention, stats, interaction.locale, await self._colour(interaction)
+            )
+            await interaction.response.send_message(
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+    async def on_leaderboard(self, interaction: discord.Interaction) -> None:
+        async with self.responder.answering(interaction):
+            self.responder.require_channel_permissions(interaction)
+            board = await self.records.leaderboard(interaction.guild_id or 0, interaction.user.id)
+            embed = render_records.leaderboard_embed(
+                board, interaction.guild_locale, await self._colour(interaction)
+            )
+            await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
+
+    async def on_history(
+        self, interaction: discord.Interaction, member: discord.abc.User | None
+    ) -> None:
+        async with self.responder.answering(interaction):
+            user = member or interaction.user
+            games = await self.records.history(interaction.guild_id or 0, user.id)
+            embed = render_records.history_embed(
+                user.mention, user.id, games, interaction.locale, await self._colour(interaction)
+            )
+            await interaction.response.send_message(
+                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+    async def on_review(self, interaction: discord.Interaction, game_id: int | None = None) -> None:
+        """The Review button (any finished game) or /ttt review (the caller's last game)."""
+        async with self.responder.answering(interaction):
+            review = await self.records.review(
+                interaction.guild_id or 0, interaction.user.id, game_id
+            )
+            content = render_records.review_text(review, interaction.locale)
+            await interaction.response.send_message(
+                content, ephemeral=True, allowed_mentions=NO_MENTIONS
+            )
+
+    async def on_forget(self, interaction: discord.Interaction) -> None:
+        async with self.responder.answering(interaction):
+            user_id = interaction.user.id
+            view = Unlistened()
+            for confirmed, style in ((True, discord.ButtonStyle.danger),
+                                     (False, discord.ButtonStyle.secondary)):  # fmt: skip
+                key = "button.forget_yes" if confirmed else "button.forget_no"
+                view.add_item(
+                    discord.ui.Button(
+                        custom_id=custom_ids.forget(user_id, confirmed),
+                        label=text(key, interaction.locale),
+                        style=style,
+                    )
+                )
+            await interaction.response.send_message(
+                text("forget.ask", interaction.locale), view=view, ephemeral=True
+            )
+
+    async def on_forget_answer(self, interaction: discord.Interaction, click: ForgetClick) -> None:
+        async with self.responder.answering(interaction):
+            deleted = await self.records.forget(interaction.user.id, click.user_id, click.confirmed)
+            if deleted is None:
+                message = text("forget.cancelled", interaction.locale)
+            else:
+                message = text("forget.done", interaction.locale, count=deleted)
+            await interaction.response.edit_message(content=message, view=None)

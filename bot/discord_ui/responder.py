@@ -1,0 +1,100 @@
+"""Answering interactions: exactly once, refusals privately, failures with an apology.
+
+Every controller method runs inside :meth:`Responder.answering`, so no click or command
+ever shows 'This interaction failed', and a shutdown can wait for the ones in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import discord
+
+from bot.core.models import Challenge, Game
+from bot.core.refusals import Refusal
+from bot.discord_ui.render_game import message_link, player_name
+from bot.i18n import text
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+CHANNEL_PERMISSIONS = (
+    ("view_channel", "perm.view_channel"),
+    ("send_messages", "perm.send_messages"),
+    ("embed_links", "perm.embed_links"),
+)
+
+
+def role_ids(interaction: discord.Interaction) -> list[int]:
+    """The member's roles in the server, from the interaction itself (none outside one)."""
+    return [role.id for role in getattr(interaction.user, "roles", ())]
+
+
+class Responder:
+    def __init__(self) -> None:
+        self.in_flight = 0
+        self.idle = asyncio.Event()
+        self.idle.set()
+
+    @contextlib.asynccontextmanager
+    async def answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
+        """Turn refusals into private replies and failures into an apology; count the
+        interaction as in flight meanwhile."""
+        self.in_flight += 1
+        self.idle.clear()
+        try:
+            yield
+        except Refusal as refusal:
+            await self.reply_private(interaction, refusal_text(refusal, interaction.locale))
+        except Exception:
+            log.exception("interaction %s failed", interaction.id)
+            with contextlib.suppress(discord.HTTPException):
+                await self.reply_private(interaction, text("error.generic", interaction.locale))
+        finally:
+            self.in_flight -= 1
+            if not self.in_flight:
+                self.idle.set()
+
+    @staticmethod
+    async def reply_private(interaction: discord.Interaction, message: str) -> None:
+        if interaction.response.is_done():
+            await interaction.followup.send(message, ephemeral=True)
+        else:
+            await interaction.response.send_message(message, ephemeral=True)
+
+    @staticmethod
+    def require_channel_permissions(interaction: discord.Interaction) -> None:
+        """Refuse, naming them, when the bot lacks what a game needs in this channel:
+        answers reach members regardless, but timeouts and restarts edit or post messages
+        on the bot's own account.
+
+        Raises:
+            Refusal: ``perm.missing``.
+        """
+        granted = interaction.app_permissions
+        missing = [key for attr, key in CHANNEL_PERMISSIONS if not getattr(granted, attr)]
+        if missing:
+            raise Refusal("perm.missing", permission_keys=missing)
+
+
+def refusal_text(refusal: Refusal, locale: object) -> str:
+    params = dict(refusal.params)
+    game = params.pop("game", None)
+    challenge = params.pop("challenge", None)
+    if "permission_keys" in params:
+        keys = params.pop("permission_keys")
+        params["permissions"] = ", ".join(text(str(k), locale) for k in keys)  # type: ignore[attr-defined]
+    if refusal.key == "move.not_your_turn" and isinstance(game, Game):
+        params["player"] = player_name(game, str(params.pop("mark")), locale)
+    elif isinstance(game, Game):
+        params["link"] = message_link(game.guild_id, game.channel_id, game.message_id)
+    elif isinstance(challenge, Challenge):
+        params["link"] = message_link(
+            challenge.guild_id, challenge.channel_id, challenge.message_id
+        )
+    elif refusal.key == "start.busy_challenge":
+        params["link"] = ""
+    return text(refusal.key, locale, **params)

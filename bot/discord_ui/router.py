@@ -1,0 +1,77 @@
+"""Every button click, routed from its custom_id to the controller that answers it.
+
+discord.py listens to no view of ours (see ``render_game.Unlistened``): the custom_id
+carries all a click needs, so routing here works the same for a message sent a second
+ago or before a restart, and a click that is not ours, or whose button is no longer on
+the message, still gets a private answer instead of 'This interaction failed'.
+"""
+
+from __future__ import annotations
+
+import discord
+
+from bot.core.refusals import Refusal
+from bot.discord_ui import custom_ids
+from bot.discord_ui.custom_ids import (
+    AcceptClick,
+    CellClick,
+    DeclineClick,
+    ForgetClick,
+    RematchClick,
+    ResignClick,
+    ReviewClick,
+)
+from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.responder import Responder
+
+
+class ComponentRouter:
+    def __init__(
+        self, games: GameController, records: RecordsController, responder: Responder
+    ) -> None:
+        self.games = games
+        self.records = records
+        self.responder = responder
+
+    async def route(self, interaction: discord.Interaction) -> None:
+        if interaction.type is not discord.InteractionType.component:
+            return
+        data = interaction.data or {}
+        raw = data.get("custom_id")
+        click = custom_ids.parse(raw) if isinstance(raw, str) else None
+        if click is None or not _still_shown(interaction, str(raw)):
+            # Not a button of this version (an older message, a forged id), or one that
+            # has left the message since the member's client drew it.
+            async with self.responder.answering(interaction):
+                raise Refusal("move.stale")
+            return
+        match click:
+            case CellClick():
+                await self.games.on_cell(interaction, click)
+            case ResignClick(game_id):
+                await self.games.on_resign_button(interaction, game_id)
+            case RematchClick(game_id):
+                await self.games.on_rematch(interaction, game_id)
+            case AcceptClick():
+                await self.games.on_accept(interaction, click)
+            case DeclineClick():
+                await self.games.on_decline(interaction, click)
+            case ReviewClick(game_id):
+                await self.records.on_review(interaction, game_id=game_id)
+            case ForgetClick():
+                await self.records.on_forget_answer(interaction, click)
+
+
+def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:
+    """Whether the button is on the message as Discord has it now (ephemeral messages,
+    which Discord may send without components, get the benefit of the doubt)."""
+    message = interaction.message
+    if message is None or not message.components:
+        return True
+    shown = {
+        getattr(child, "custom_id", None)
+        for row in message.components
+        for child in getattr(row, "children", ())
+    }
+    return custom_id in shown

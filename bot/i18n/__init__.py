@@ -1,0 +1,7 @@
+"""Every user-facing string: one JSON catalog per language, and the command translator."""
+
+from __future__ import annotations
+
+from bot.i18n.texts import FALLBACK, catalogs, language_of, text
+
+__all__ = ["FALLBACK", "catalogs", "language_of", "text"]

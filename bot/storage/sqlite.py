@@ -1,0 +1,241 @@
+"""The SQLite repository: one file, one connection in WAL mode, used only from a
+dedicated thread so database I/O never runs on the event loop.
+
+Implements :class:`bot.core.repository.Repository`. Each call holds the connection for
+its statement(s); :meth:`SqliteRepository.atomic` holds it for a whole unit of work
+(``BEGIN IMMEDIATE`` … ``COMMIT``), so a rule checked inside it cannot be raced by another
+coroutine of this process. One process per database file: SQLite is the embedded choice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bot.core.models import Challenge, Game
+from bot.core.repository import BotRecord, DatabaseError, Rating
+from bot.storage import sqlite_games as games
+from bot.storage import sqlite_records as records
+from bot.storage.migrations import MIGRATIONS
+from bot.storage.transactions import transaction
+
+T = TypeVar("T")
+
+
+class _SqliteStore:
+    """Every :class:`~bot.core.repository.Store` method, as a call of one SQL function on
+    the database thread. Subclasses say how a call gets the connection (``_call``)."""
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        raise NotImplementedError
+
+    # --- games ---
+    async def create_game(self, game: Game) -> Game:
+        return await self._call(games.insert_game, game)
+
+    async def import_finished_games(self, finished: list[Game]) -> None:
+        """Store already-finished games (and fold them into the records) at once: for
+        imports and benchmarks, not for games being played."""
+        await self._call(games.import_finished_games, finished)
+
+    async def get_game(self, game_id: int) -> Game | None:
+        return await self._call(games.get_game, game_id)
+
+    async def save_game(self, game: Game, expected_ply: int) -> None:
+        await self._call(games.save_game, game, expected_ply)
+
+    async def set_game_message(self, game_id: int, message_id: int) -> None:
+        await self._call(games.set_game_message, game_id, message_id)
+
+    async def running_games(self) -> list[Game]:
+        return await self._call(games.running_games)
+
+    async def running_games_in(self, channel_id: int) -> list[Game]:
+        return await self._call(games.running_games_in, channel_id)
+
+    async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
+        return await self._call(games.running_game_of, guild_id, user_id)
+
+    async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
+        return await self._call(games.last_start, guild_id, user_id)
+
+    async def games_due(self, now: float) -> list[Game]:
+        return await self._call(games.games_due, now)
+
+    async def next_deadline(self) -> float | None:
+        return await self._call(games.next_deadline)
+
+    # --- challenges ---
+    async def create_challenge(self, challenge: Challenge) -> Challenge:
+        return await self._call(games.create_challenge, challenge)
+
+    async def get_challenge(self, challenge_id: int) -> Challenge | None:
+        return await self._call(games.get_challenge, challenge_id)
+
+    async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
+        return await self._call(games.pending_challenge_in, channel_id)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self._call(games.set_challenge_message, challenge_id, message_id)
+
+    async def close_challenge(self, challenge: Challenge, status: str) -> None:
+        await self._call(games.close_challenge, challenge, status)
+
+    async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
+        return await self._call(games.accept_challenge, challenge, game)
+
+    async def challenges_due(self, now: float) -> list[Challenge]:
+        return await self._call(games.challenges_due, now)
+
+    # --- records ---
+    async def finished_games_of(
+        self, guild_id: int, user_id: int, limit: int | None = None
+    ) -> list[Game]:
+        where, params = records.finished_games_where(guild_id, user_id, limit)
+        return await self._call(games.games_where, where, params)
+
+    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
+        return await self._call(records.leaderboard, guild_id, limit)
+
+    async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
+        return await self._call(records.rank_of, guild_id, user_id)
+
+    async def best_against_bot(self, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
+        return await self._call(records.best_against_bot, guild_id, difficulty, limit)
+
+    async def forget_player(self, user_id: int) -> int:
+        return await self._call(records.forget_player, user_id)
+
+    # --- server settings and bot state ---
+    async def guild_overrides(self, guild_id: int) -> dict[str, object]:
+        return await self._call(games.guild_overrides, guild_id)
+
+    async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
+        await self._call(games.set_guild_overrides, guild_id, overrides)
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self._call(games.get_meta, key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._call(games.set_meta, key, value)
+
+
+class SqliteTransaction(_SqliteStore):
+    """The store inside :meth:`SqliteRepository.atomic`: calls run in the open transaction."""
+
+    def __init__(self, repo: SqliteRepository) -> None:
+        self._repo = repo
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        return await self._repo._on_db_thread(fn, self._repo.conn, *args)
+
+    async def serialize(self, *keys: tuple[str, int]) -> None:
+        """Nothing to take: the transaction already holds the only connection, and
+        BEGIN IMMEDIATE the file's write lock, until it ends."""
+
+
+class SqliteRepository(_SqliteStore):
+    """Async access to the SQLite file at ``path``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
+        self._conn: sqlite3.Connection | None = None
+        self._turn = asyncio.Lock()
+        """Held by one call or one unit of work at a time: a statement issued while a
+        unit of work is open would otherwise join (or roll back with) its transaction."""
+
+    @property
+    def conn(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise DatabaseError(f"database {self.path} is not open")
+        return self._conn
+
+    async def _on_db_thread(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, fn, *args)
+
+    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        async with self._turn:
+            return await self._on_db_thread(fn, self.conn, *args)
+
+    @contextlib.asynccontextmanager
+    async def atomic(self) -> AsyncIterator[SqliteTransaction]:
+        async with self._turn:
+            await self._on_db_thread(self.conn.execute, "BEGIN IMMEDIATE")
+            try:
+                yield SqliteTransaction(self)
+            except BaseException:
+                await self._on_db_thread(self.conn.execute, "ROLLBACK")
+                raise
+            await self._on_db_thread(self.conn.execute, "COMMIT")
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Open the file, switch to WAL and apply pending migrations.
+
+        Raises:
+            DatabaseError: the path cannot be opened or is not a SQLite database.
+        """
+        await self._on_db_thread(self._open)
+
+    def _open(self) -> None:
+        path = Path(self.path)
+        if self.path != ":memory:" and not path.parent.is_dir():
+            raise DatabaseError(
+                f"cannot open database {self.path}: folder {path.parent} does not exist"
+            )
+        try:
+            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        except sqlite3.Error as exc:
+            raise DatabaseError(f"cannot open database {self.path}: {exc}") from None
+        try:
+            conn.execute("PRAGMA busy_timeout = 5000")
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            # Migrations that rebuild a table need foreign keys off; a check after them
+            # proves nothing was left dangling.
+            conn.execute("PRAGMA foreign_keys = OFF")
+            _migrate(conn)
+            problems = conn.execute("PRAGMA foreign_key_check").fetchall()
+            if problems:
+                raise sqlite3.DatabaseError(f"broken references after migrating: {problems}")
+            conn.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.Error as exc:
+            conn.close()
+            raise DatabaseError(f"cannot use database {self.path}: {exc}") from None
+        self._conn = conn
+
+    async def close(self) -> None:
+        if self._conn is not None:
+            async with self._turn:
+                await self._on_db_thread(self._conn.close)
+            self._conn = None
+        self._executor.shutdown(wait=True)
+
+    async def schema_version(self) -> int:
+        return await self._call(_user_version)
+
+
+def _user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    version = _user_version(conn)
+    if version > len(MIGRATIONS):
+        raise sqlite3.DatabaseError(
+            f"schema version {version} is newer than this bot knows ({len(MIGRATIONS)})"
+        )
+    for number in range(version + 1, len(MIGRATIONS) + 1):
+        with transaction(conn):
+            for statement in MIGRATIONS[number - 1].split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(f"PRAGMA user_version = {number}")
