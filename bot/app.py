@@ -13,6 +13,7 @@ import discord
 from discord.ext import commands
 
 from bot.core.deadlines import Deadlines
+from bot.core.lobby import Lobby
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.records import RecordsService
@@ -70,15 +71,16 @@ class TTTBot(commands.Bot):
             bot_user_id=self.user.id,
             patience=settings.defer_after,
         )
-        publisher = Publisher(self, games)
-        game_controller = GameController(games, responder, publisher)
+        lobby = Lobby(games)
+        publisher = Publisher(self, games, lobby)
+        game_controller = GameController(games, lobby, responder, publisher)
         records = RecordsController(RecordsService(repo, self.user.id), games.policies, responder)
         config = ConfigController(games.policies, responder)
         self.games = games
         self.router = ComponentRouter(game_controller, records, responder)
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config))
-        await self.add_cog(Timekeeper(Deadlines(games), publisher))
+        await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher))
         await self.sync_commands_if_changed()
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:

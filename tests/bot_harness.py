@@ -20,6 +20,7 @@ from discord.http import Route
 
 from bot.app import TTTBot
 from bot.core.policy import SERVER_SETTINGS
+from bot.discord_ui import custom_ids
 from bot.settings import Settings
 from bot.storage import SqliteRepository
 
@@ -146,16 +147,25 @@ async def bot_process(
         await bot.kill()
 
 
+def cell_buttons(message: dict) -> list[dict]:
+    """The board's buttons of a message, read with the bot's own custom_id grammar."""
+    return [
+        b
+        for row in buttons(message)
+        for b in row
+        if isinstance(custom_ids.parse(b["custom_id"]), custom_ids.CellClick)
+    ]
+
+
 def board_of(message: dict) -> str:
     """Read the board back from the buttons a member sees."""
-    cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
+    cells = cell_buttons(message)
     marks = {"❌": "X", "⭕": "O"}
     return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in cells)
 
 
 def cell_id(message: dict, cell: int) -> str:
-    cells = [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
-    return cells[cell]["custom_id"]
+    return str(cell_buttons(message)[cell]["custom_id"])
 
 
 async def accepted_member_game(

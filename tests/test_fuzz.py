@@ -11,6 +11,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bot.discord_ui import custom_ids
 from bot.storage import SqliteRepository
 from engine import Board
 
@@ -19,6 +20,8 @@ from discord_emulator import CommandError, DiscordEmulator, buttons, default_spe
 
 USERS = 3
 NUMBER = st.integers(min_value=0, max_value=2**70)
+ID_BUILDERS = [custom_ids.resign, custom_ids.rematch, custom_ids.accept, custom_ids.decline,
+               custom_ids.review]  # fmt: skip
 
 start = st.tuples(
     st.just("start"),
@@ -40,10 +43,13 @@ forged = st.tuples(
     st.integers(0, USERS - 1),
     st.integers(0, 9),
     st.one_of(
-        st.builds("ttt:c:{}:{}:{}".format, NUMBER, NUMBER, NUMBER),
-        st.builds("ttt:{}:{}".format, st.sampled_from("crmadvf"), NUMBER),
-        st.builds("ttt:f:{}:{}".format, NUMBER, st.sampled_from(["yes", "no", "maybe"])),
+        # well-formed ids of the grammar, for games and challenges that may not exist
+        st.builds(custom_ids.cell, NUMBER, NUMBER, NUMBER),
+        st.builds(lambda build, n: build(n), st.sampled_from(ID_BUILDERS), NUMBER),
+        st.builds(custom_ids.forget, NUMBER, st.booleans()),
+        # and anything else: an older version's buttons, a near miss, noise
         st.text(min_size=1, max_size=100).map(lambda s: "ttt:" + s),
+        st.text(min_size=1, max_size=100),
     ),
 )
 command = st.tuples(

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 
+from bot.core.lobby import Lobby
 from bot.core.models import Challenge, GameUpdate
 from bot.core.service import GameService
 
 
 class Deadlines:
-    def __init__(self, games: GameService) -> None:
+    def __init__(self, games: GameService, lobby: Lobby) -> None:
         self.games = games
+        self.lobby = lobby
         self.repo = games.repo
         self.clock = games.clock
 
@@ -36,7 +38,7 @@ class Deadlines:
             if ended is not None:
                 changed.append(ended)
         for challenge in await self.repo.challenges_due(now):
-            expired = await self.games.expire(challenge)
+            expired = await self.lobby.expire(challenge)
             if expired is not None:
                 changed.append(expired)
         return changed

@@ -9,7 +9,7 @@ K_FACTOR = 32.0
 
 def expected_score(rating: float, other: float) -> float:
     """The chance-weighted score a player rated ``rating`` is expected to get."""
-    return 1.0 / (1.0 + 10.0 ** ((other - rating) / 400.0))
+    return 1.0 / (1.0 + float(10.0 ** ((other - rating) / 400.0)))
 
 
 def elo_update(rating_a: float, rating_b: float, score_a: float) -> tuple[float, float]:

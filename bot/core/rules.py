@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.models import EndReason, Game, Mark, Outcome
+from bot.core.models import Challenge, EndReason, Game, Mark, Outcome, XChoice
 from engine import Board
 
 
@@ -26,6 +26,41 @@ def new_game(
         size=board.size, k=board.k, player_x=player_x, player_o=player_o,
         bot_side=bot_side, difficulty=difficulty, moves=(), turn_deadline=None,
         created_at=now, updated_at=now, rematch_of=rematch_of,
+    )  # fmt: skip
+
+
+def new_challenge(
+    *,
+    guild_id: int | None,
+    channel_id: int,
+    challenger_id: int,
+    opponent_id: int,
+    x_player: XChoice,
+    size: int,
+    now: float,
+    timeout: float,
+    rematch_of: int | None = None,
+) -> Challenge:
+    """A pending challenge that expires ``timeout`` seconds from ``now``."""
+    board = Board.new(size)
+    return Challenge(
+        id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
+        challenger_id=challenger_id, opponent_id=opponent_id, x_player=x_player,
+        size=board.size, k=board.k, status="pending", expires_at=now + timeout,
+        created_at=now, rematch_of=rematch_of,
+    )  # fmt: skip
+
+
+def accepted_game(
+    challenge: Challenge, *, challenger_x: bool, now: float, message_id: int | None
+) -> Game:
+    """The game an accepted challenge starts (its clock not yet running)."""
+    challenger, opponent = challenge.challenger_id, challenge.opponent_id
+    return new_game(
+        guild_id=challenge.guild_id, channel_id=challenge.channel_id, size=challenge.size,
+        now=now, player_x=challenger if challenger_x else opponent,
+        player_o=opponent if challenger_x else challenger,
+        message_id=message_id or challenge.message_id, rematch_of=challenge.rematch_of,
     )  # fmt: skip
 
 

@@ -27,17 +27,19 @@ def name(word: str) -> locale_str:
     return locale_str(word, key=f"name.{word}")
 
 
-FIRST_CHOICES = [
+FIRST_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.first.{value}"), value=value)
     for value in ("random", "me", "opponent")
 ]
-DIFFICULTY_CHOICES = [
+DIFFICULTY_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.difficulty.{level}"), value=level) for level in DIFFICULTIES
 ]
-EMOJI_CHOICES = [
+EMOJI_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.emoji.{style}"), value=style) for style in EMOJI_SETS
 ]
-SIZE_CHOICES = [app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in SIZES]
+SIZE_CHOICES: list[app_commands.Choice[int]] = [
+    app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in SIZES
+]
 
 
 @app_commands.guild_only()
@@ -45,9 +47,10 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController
     ) -> None:
-        self.games = games
-        self.records = records
-        self.config = config
+        # underscored: the public names are the commands themselves (``config``...)
+        self._games = games
+        self._records = records
+        self._config = config
         super().__init__()
 
     @app_commands.command(name=name("start"), description=L("cmd.start"))
@@ -61,7 +64,8 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first=L("cmd.start.first"),
         size=L("cmd.start.size"),
     )
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)
+    # str and int choices in one call: discord.py's stubs cannot type that (one ChoiceT)
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)  # type: ignore[misc]
     async def start(
         self,
         interaction: discord.Interaction,
@@ -70,7 +74,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
     ) -> None:
-        await self.games.on_start(
+        await self._games.on_start(
             interaction,
             opponent,
             difficulty.value if difficulty else None,
@@ -80,7 +84,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:
-        await self.games.on_resign_command(interaction)
+        await self._games.on_resign_command(interaction)
 
     @app_commands.command(name=name("stats"), description=L("cmd.stats"))
     @app_commands.rename(member=name("member"))
@@ -88,11 +92,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def stats(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
-        await self.records.on_stats(interaction, member)
+        await self._records.on_stats(interaction, member)
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     async def leaderboard(self, interaction: discord.Interaction) -> None:
-        await self.records.on_leaderboard(interaction)
+        await self._records.on_leaderboard(interaction)
 
     @app_commands.command(name=name("history"), description=L("cmd.history"))
     @app_commands.rename(member=name("member"))
@@ -100,15 +104,15 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def history(
         self, interaction: discord.Interaction, member: discord.User | None = None
     ) -> None:
-        await self.records.on_history(interaction, member)
+        await self._records.on_history(interaction, member)
 
     @app_commands.command(name=name("review"), description=L("cmd.review"))
     async def review(self, interaction: discord.Interaction) -> None:
-        await self.records.on_review(interaction)
+        await self._records.on_review(interaction)
 
     @app_commands.command(name=name("forget-me"), description=L("cmd.forget"))
     async def forget_me(self, interaction: discord.Interaction) -> None:
-        await self.records.on_forget(interaction)
+        await self._records.on_forget(interaction)
 
     @app_commands.command(name=name("config"), description=L("cmd.config"))
     @app_commands.rename(
@@ -134,7 +138,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         colour=L("cmd.config.colour"),
         emoji=L("cmd.config.emoji"),
     )
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES)
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES)  # type: ignore[misc]
     async def config(
         self,
         interaction: discord.Interaction,
@@ -152,7 +156,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         colour: app_commands.Range[str, 1, 9] | None = None,
         emoji: app_commands.Choice[str] | None = None,
     ) -> None:
-        await self.config.on_config(
+        await self._config.on_config(
             interaction,
             challenge_timeout=challenge_timeout, turn_timeout=turn_timeout,
             difficulty=difficulty.value if difficulty else None,
@@ -164,4 +168,4 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:
-        await self.games.on_help(interaction)
+        await self._games.on_help(interaction)

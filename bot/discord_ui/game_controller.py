@@ -7,6 +7,7 @@ import logging
 
 import discord
 
+from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.refusals import Refusal
 from bot.core.service import First, GameService
@@ -20,8 +21,11 @@ log = logging.getLogger(__name__)
 
 
 class GameController:
-    def __init__(self, games: GameService, responder: Responder, publisher: Publisher) -> None:
+    def __init__(
+        self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher
+    ) -> None:
         self.games = games
+        self.lobby = lobby
         self.responder = responder
         self.publisher = publisher
 
@@ -52,10 +56,10 @@ class GameController:
                 try:
                     if opponent is None or vs_bot:
                         level = difficulty or rules.default_difficulty
-                        update = await self.games.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
+                        update = await self.lobby.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
                         await self._send_game(interaction, update)
                     else:
-                        challenge = await self.games.challenge(**where, opponent_id=opponent.id)  # type: ignore[arg-type]
+                        challenge = await self.lobby.challenge(**where, opponent_id=opponent.id)  # type: ignore[arg-type]
                         await self._send_challenge(interaction, challenge)
                     return
                 except Refusal as refusal:
@@ -105,7 +109,7 @@ class GameController:
             )
             if shown_early:
                 await interaction.edit_original_response(
-                    **render_game.game_message(update, interaction.guild_locale),  # type: ignore[arg-type]
+                    **render_game.game_message(update, interaction.guild_locale)._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
             else:
@@ -118,7 +122,7 @@ class GameController:
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
-            result = await self.games.rematch(
+            result = await self.lobby.rematch(
                 game_id, interaction.user.id, role_ids=role_ids(interaction)
             )
             if isinstance(result, GameUpdate):
@@ -129,12 +133,12 @@ class GameController:
     async def on_accept(self, interaction: discord.Interaction, click: AcceptClick) -> None:
         async with self.responder.answering(interaction):
             message_id = interaction.message.id if interaction.message else None
-            update = await self.games.accept(click.challenge_id, interaction.user.id, message_id)
+            update = await self.lobby.accept(click.challenge_id, interaction.user.id, message_id)
             await self._update_game(interaction, update)
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
         async with self.responder.answering(interaction):
-            challenge = await self.games.decline(click.challenge_id, interaction.user.id)
+            challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
                 content=render_game.challenge_content(challenge, interaction.guild_locale),
                 view=None,
@@ -146,7 +150,7 @@ class GameController:
     async def _send_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             response = await interaction.response.send_message(
-                **render_game.game_message(update, interaction.guild_locale),  # type: ignore[arg-type]
+                **render_game.game_message(update, interaction.guild_locale)._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
@@ -159,25 +163,27 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
+        view = render_game.challenge_view(challenge, interaction.guild_locale)
+        assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
                 render_game.challenge_content(challenge, interaction.guild_locale),
-                view=render_game.challenge_view(challenge, interaction.guild_locale),  # type: ignore[arg-type]
+                view=view,
                 allowed_mentions=discord.AllowedMentions(
                     users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
                 ),
             )
         except discord.HTTPException as exc:
             log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
-            await self.games.expire(challenge)
+            await self.lobby.expire(challenge)
             return
         if response.message_id is not None:
-            await self.games.attach_challenge_message(challenge, response.message_id)
+            await self.lobby.attach_challenge_message(challenge, response.message_id)
 
     async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             await interaction.response.edit_message(
-                **render_game.game_message(update, interaction.guild_locale),  # type: ignore[arg-type]
+                **render_game.game_message(update, interaction.guild_locale)._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:

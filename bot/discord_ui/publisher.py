@@ -7,6 +7,7 @@ import logging
 
 import discord
 
+from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.service import GameService
 from bot.discord_ui import render_game
@@ -17,18 +18,19 @@ NO_MENTIONS = discord.AllowedMentions.none()
 
 
 class Publisher:
-    def __init__(self, client: discord.Client, games: GameService) -> None:
+    def __init__(self, client: discord.Client, games: GameService, lobby: Lobby) -> None:
         self.client = client
         self.games = games
+        self.lobby = lobby
 
     async def publish(self, item: GameUpdate | Challenge) -> None:
         """Edit the message of a game or challenge that changed, in the server's language."""
         target = item.game if isinstance(item, GameUpdate) else item
         guild = self.client.get_guild(target.guild_id) if target.guild_id else None
         locale = guild.preferred_locale if guild is not None else None
+        view: discord.ui.View | None
         if isinstance(item, GameUpdate):
-            shown = render_game.game_message(item, locale)
-            content, view = shown["content"], shown["view"]
+            content, view = render_game.game_message(item, locale)
         else:
             content = render_game.challenge_content(item, locale)
             view = render_game.challenge_view(item, locale)
@@ -37,14 +39,19 @@ class Publisher:
             if target.message_id is None:
                 # The process died between posting the message and storing its id: the
                 # channel still has to learn what happened, so say it in a new message.
-                sent = await channel.send(content=content, view=view, allowed_mentions=NO_MENTIONS)  # type: ignore[arg-type]
+                if view is None:
+                    sent = await channel.send(content=content, allowed_mentions=NO_MENTIONS)
+                else:
+                    sent = await channel.send(
+                        content=content, view=view, allowed_mentions=NO_MENTIONS
+                    )
                 if isinstance(target, Game):
                     await self.games.attach_game_message(target, sent.id)
                 else:
-                    await self.games.attach_challenge_message(target, sent.id)
+                    await self.lobby.attach_challenge_message(target, sent.id)
                 return
             message = channel.get_partial_message(target.message_id)
-            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)  # type: ignore[arg-type]
+            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
         except discord.NotFound:
             log.warning("message %s of %s %s was deleted", target.message_id,
                         type(target).__name__.lower(), target.id)  # fmt: skip

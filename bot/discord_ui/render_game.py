@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import discord
 
 from bot.core.models import Challenge, Game, GameUpdate
@@ -96,12 +98,17 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
     return text(key, locale, player=player_name(game, winner, locale), mark=emoji[winner], k=game.k)
 
 
-def game_message(update: GameUpdate, locale: object = None) -> dict[str, object]:
-    """Content and buttons of a game message, as keyword arguments for send and edit."""
-    return {
-        "content": game_content(update.game, locale, update.emoji_set),
-        "view": game_view(update.game, locale, update.emoji_set),
-    }
+class GameMessage(NamedTuple):
+    content: str
+    view: discord.ui.View
+
+
+def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
+    """Content and buttons of a game message."""
+    return GameMessage(
+        game_content(update.game, locale, update.emoji_set),
+        game_view(update.game, locale, update.emoji_set),
+    )
 
 
 def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:

@@ -37,7 +37,7 @@ class ComponentRouter:
     async def route(self, interaction: discord.Interaction) -> None:
         if interaction.type is not discord.InteractionType.component:
             return
-        data = interaction.data or {}
+        data: dict[str, object] = dict(interaction.data or {})
         raw = data.get("custom_id")
         click = custom_ids.parse(raw) if isinstance(raw, str) else None
         if click is None or not _still_shown(interaction, str(raw)):

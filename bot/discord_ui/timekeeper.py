@@ -15,6 +15,7 @@ import logging
 from discord.ext import commands
 
 from bot.core.deadlines import Deadlines
+from bot.core.models import GameUpdate
 from bot.discord_ui.publisher import Publisher
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,7 @@ class Timekeeper(commands.Cog):
             try:
                 deadlines.changed.clear()
                 for item in await deadlines.expire_due():
-                    target = getattr(item, "game", item)
+                    target = item.game if isinstance(item, GameUpdate) else item
                     log.info("%s %s ended by its deadline", type(target).__name__.lower(),
                              target.id)  # fmt: skip
                     await self.publisher.publish(item)

@@ -34,10 +34,31 @@ _INSERT_CHALLENGE = (
 
 
 def game_from_row(row: tuple[Any, ...]) -> Game:
-    *head, moves, deadline, created, updated, finished, rematch_of, reason, result = row
+    (
+        game_id,
+        guild_id,
+        channel_id,
+        message_id,
+        size,
+        k,
+        player_x,
+        player_o,
+        bot_side,
+        difficulty,
+        moves,
+        deadline,
+        created,
+        updated,
+        finished,
+        rematch_of,
+        reason,
+        result,
+    ) = row
     winner = result if result in ("X", "O") else None
     return Game(
-        *head,
+        id=game_id, guild_id=guild_id, channel_id=channel_id, message_id=message_id,
+        size=size, k=k, player_x=player_x, player_o=player_o, bot_side=bot_side,
+        difficulty=difficulty,
         moves=tuple(int(c) for c in moves.split(",")) if moves else (),
         turn_deadline=deadline, created_at=created, updated_at=updated,
         outcome=None if reason is None else Outcome(reason, winner),
@@ -129,7 +150,7 @@ def last_start(conn: sqlite3.Connection, guild_id: int | None, user_id: int) -> 
         " AND (player_x = :u OR player_o = :u))",
         {"g": guild_id, "u": user_id},
     ).fetchone()
-    return row[0]  # type: ignore[no-any-return]
+    return row[0]
 
 
 def games_due(conn: sqlite3.Connection, now: float) -> list[Game]:
@@ -144,7 +165,7 @@ def next_deadline(conn: sqlite3.Connection) -> float | None:
         " SELECT MIN(turn_deadline) AS t FROM games WHERE status = 'running'"
         " UNION ALL SELECT MIN(expires_at) FROM challenges WHERE status = 'pending')"
     ).fetchone()
-    return row[0]  # type: ignore[no-any-return]
+    return row[0]
 
 
 # --- challenges ---------------------------------------------------------------------------

@@ -1,0 +1,180 @@
+"""Starting games: against the bot, by challenge (accept, decline, expiry), and rematches.
+
+The server's start rules are checked in the same transaction as the insert
+(:func:`~bot.core.start_rules.check_start`), so two starts cannot both pass them.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Collection
+
+from bot.core import rules
+from bot.core.models import Challenge, GameUpdate, XChoice, other
+from bot.core.refusals import Refusal
+from bot.core.repository import Conflict
+from bot.core.service import First, GameService
+from bot.core.start_rules import check_start
+
+
+class Lobby:
+    def __init__(self, games: GameService, rng: random.Random | None = None) -> None:
+        self.games = games
+        self.repo = games.repo
+        self.policies = games.policies
+        self.clock = games.clock
+        self.rng = rng or games.rng
+
+    def _first_is_me(self, first: First) -> bool:
+        return {"me": True, "opponent": False}.get(first, self.rng.random() < 0.5)
+
+    # --- starting -----------------------------------------------------------------------
+
+    async def start_bot_game(
+        self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
+        first: First, size: int = 3, role_ids: Collection[int] = (),
+    ) -> GameUpdate:  # fmt: skip
+        """A game against the bot; if the bot moves first its move is already made.
+
+        Raises:
+            Refusal: the server's start rules say no (see :func:`check_start`).
+        """
+        policy = await self.policies.policy(guild_id)
+        human_x = self._first_is_me(first)
+        human, bot = (user_id, self.games.bot_user_id)
+        game = rules.new_game(
+            guild_id=guild_id, channel_id=channel_id, size=size, now=self.clock(),
+            player_x=human if human_x else bot, player_o=bot if human_x else human,
+            bot_side="O" if human_x else "X", difficulty=difficulty,
+        )  # fmt: skip
+        if human_x:
+            game = rules.start_clock(game, self.clock(), policy.turn_timeout)
+        else:
+            game = await self.games.advance(
+                game, await self.games.opponent.move(game.board, difficulty)
+            )
+        async with self.repo.atomic() as tx:
+            await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
+                              user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
+            game = await tx.create_game(game)
+        self.games.deadlines_changed.set()
+        return await self.games.update(game)
+
+    async def challenge(
+        self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int,
+        first: First, size: int = 3, rematch_of: int | None = None,
+        role_ids: Collection[int] = (),
+    ) -> Challenge:  # fmt: skip
+        """Challenge a member; it waits for their answer until it expires.
+
+        Raises:
+            Refusal: a self-challenge, or the server's start rules say no.
+        """
+        if opponent_id == user_id:
+            raise Refusal("start.self")
+        policy = await self.policies.policy(guild_id)
+        x_player: XChoice = (
+            "challenger" if first == "me" else "opponent" if first == "opponent" else "random"
+        )
+        now = self.clock()
+        challenge = rules.new_challenge(
+            guild_id=guild_id, channel_id=channel_id, challenger_id=user_id,
+            opponent_id=opponent_id, x_player=x_player, size=size, now=now,
+            timeout=policy.challenge_timeout, rematch_of=rematch_of,
+        )  # fmt: skip
+        async with self.repo.atomic() as tx:
+            await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
+                              user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
+            try:
+                challenge = await tx.create_challenge(challenge)
+            except Conflict:  # another process's challenge reached the channel first
+                raise Refusal("start.busy_challenge") from None
+        self.games.deadlines_changed.set()
+        return challenge
+
+    async def attach_challenge_message(self, challenge: Challenge, message_id: int) -> Challenge:
+        await self.repo.set_challenge_message(challenge.id, message_id)
+        return challenge.with_changes(message_id=message_id)
+
+    # --- challenges ---------------------------------------------------------------------
+
+    async def accept(self, challenge_id: int, user_id: int, message_id: int | None) -> GameUpdate:
+        """The challenged member accepts: the game starts on the challenge's message.
+
+        Raises:
+            Refusal: not the challenged member, or the challenge is closed.
+        """
+        challenge = await self._open_challenge(challenge_id, user_id)
+        if challenge.x_player == "random":
+            challenger_x = self.rng.random() < 0.5
+        else:
+            challenger_x = challenge.x_player == "challenger"
+        now = self.clock()
+        game = rules.accepted_game(
+            challenge, challenger_x=challenger_x, now=now, message_id=message_id
+        )
+        policy = await self.policies.policy(challenge.guild_id)
+        game = rules.start_clock(game, now, policy.turn_timeout)
+        try:
+            game = await self.repo.accept_challenge(challenge, game)
+        except Conflict:
+            raise Refusal("challenge.closed") from None
+        self.games.deadlines_changed.set()
+        return await self.games.update(game)
+
+    async def decline(self, challenge_id: int, user_id: int) -> Challenge:
+        """Raises: Refusal: not the challenged member, or the challenge is closed."""
+        challenge = await self._open_challenge(challenge_id, user_id)
+        try:
+            await self.repo.close_challenge(challenge, "declined")
+        except Conflict:
+            raise Refusal("challenge.closed") from None
+        return challenge.with_changes(status="declined")
+
+    async def expire(self, challenge: Challenge) -> Challenge | None:
+        """Close a challenge whose time ran out (or whose message could not be posted);
+        None if it was answered meanwhile."""
+        try:
+            await self.repo.close_challenge(challenge, "expired")
+        except Conflict:
+            return None
+        return challenge.with_changes(status="expired")
+
+    async def _open_challenge(self, challenge_id: int, user_id: int) -> Challenge:
+        challenge = await self.repo.get_challenge(challenge_id)
+        if challenge is None or not challenge.pending:
+            raise Refusal("challenge.closed")
+        if user_id != challenge.opponent_id:
+            raise Refusal("challenge.not_for_you", opponent=f"<@{challenge.opponent_id}>")
+        if challenge.expires_at <= self.clock():
+            raise Refusal("challenge.closed")
+        return challenge
+
+    async def rematch(
+        self, game_id: int, user_id: int, role_ids: Collection[int] = ()
+    ) -> GameUpdate | Challenge:
+        """Same players, sides swapped: a new bot game at once, or a challenge to the other
+        member.
+
+        Raises:
+            Refusal: not a player, the game still runs, or the server's start rules.
+        """
+        game = await self.repo.get_game(game_id)
+        if game is None:
+            raise Refusal("game.unknown")
+        if game.running:
+            raise Refusal("rematch.running")
+        mark = game.mark_of(user_id)
+        if mark is None:
+            raise Refusal("rematch.not_player")
+        first: First = "me" if mark == "O" else "opponent"  # whoever played O moves first
+        if game.bot_side is not None:
+            return await self.start_bot_game(
+                guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
+                role_ids=role_ids, user_id=user_id, difficulty=self.games.level(game), first=first,
+            )  # fmt: skip
+        return await self.challenge(
+            guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
+            role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
+            first=first, rematch_of=game.id,
+        )  # fmt: skip

@@ -1,0 +1,111 @@
+"""The core without Discord: the game service over a temporary SQLite file, with an
+injected clock and seeded randomness, so a rule that involves time is tested in
+milliseconds instead of by sleeping."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bot.core.deadlines import Deadlines
+from bot.core.lobby import Lobby
+from bot.core.opponent import BotOpponent
+from bot.core.policies import PolicyBook
+from bot.core.policy import ServerPolicy
+from bot.core.records import RecordsService
+from bot.core.service import GameService
+from bot.storage import SqliteRepository
+
+BOT = 999
+GUILD = 1
+CHANNEL = 10
+
+
+class FakeClock:
+    """Time that moves only when a test says so."""
+
+    def __init__(self, now: float = 1_700_000_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@dataclass
+class Core:
+    repo: SqliteRepository
+    games: GameService
+    lobby: Lobby
+    deadlines: Deadlines
+    records: RecordsService
+    clock: FakeClock
+
+
+async def open_core(
+    path: Path, clock: FakeClock, policy: ServerPolicy | None = None, seed: int = 0,
+    patience: float = 1.0,
+) -> Core:  # fmt: skip
+    """A core over the database at ``path`` (opened, migrated); close ``.repo`` after."""
+    repo = SqliteRepository(path)
+    await repo.open()
+    games = GameService(
+        repo,
+        PolicyBook(repo, policy or ServerPolicy()),
+        BotOpponent(think_time=2.0, rng=random.Random(seed)),
+        bot_user_id=BOT,
+        clock=clock,
+        rng=random.Random(seed),
+        patience=patience,
+    )
+    lobby = Lobby(games)
+    return Core(repo, games, lobby, Deadlines(games, lobby), RecordsService(repo, BOT), clock)
+
+
+@pytest.fixture
+async def make_core(tmp_path: Path) -> AsyncIterator[Callable[..., object]]:
+    """``await make_core(policy=..., path=...)``: a core; all are closed at teardown."""
+    opened: list[Core] = []
+
+    async def make(
+        policy: ServerPolicy | None = None, *, path: Path | None = None,
+        clock: FakeClock | None = None, seed: int = 0, patience: float = 1.0,
+    ) -> Core:  # fmt: skip
+        core = await open_core(
+            path or tmp_path / "ttt.sqlite3", clock or FakeClock(), policy, seed, patience
+        )
+        opened.append(core)
+        return core
+
+    yield make
+    for core in opened:
+        await core.repo.close()
+
+
+@pytest.fixture
+async def core(make_core: Callable[..., object]) -> Core:
+    """A core with the default policy."""
+    return await make_core()  # type: ignore[no-any-return, operator]
+
+
+async def member_game(core: Core, x: int, o: int, channel: int = CHANNEL) -> int:
+    """A running member game with ``x`` to move first; its id."""
+    challenge = await core.lobby.challenge(
+        guild_id=GUILD, channel_id=channel, user_id=x, opponent_id=o, first="me"
+    )
+    update = await core.lobby.accept(challenge.id, o, message_id=None)
+    return update.game.id
+
+
+async def play(core: Core, game_id: int, *moves: tuple[int, int]) -> None:
+    """Play ``(user, cell)`` moves in order."""
+    for user, cell in moves:
+        game = await core.repo.get_game(game_id)
+        assert game is not None
+        await core.games.play_turn(game_id, game.ply, cell, user)

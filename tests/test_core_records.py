@@ -1,0 +1,105 @@
+"""Records without Discord: Elo over a series of member games (recomputed here from the
+formula), bot records, stats, history, review and forget-me."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
+
+from bot.core.models import Outcome
+from bot.core.refusals import Refusal
+
+MEMBERS = (101, 102, 103, 104)
+
+
+def elo(ratings: dict[int, float], x: int, o: int, score_x: float) -> None:
+    """The rating update written out again, independently of bot.core.rating."""
+    expected = 1 / (1 + 10 ** ((ratings[o] - ratings[x]) / 400))
+    delta = 32 * (score_x - expected)
+    ratings[x] += delta
+    ratings[o] -= delta
+
+
+async def test_elo_over_a_series_keeps_the_sum_and_matches_the_formula(core: Core) -> None:
+    rng = random.Random(7)
+    ratings = dict.fromkeys(MEMBERS, 1000.0)
+    for _ in range(30):
+        x, o = rng.sample(MEMBERS, 2)
+        game_id = await member_game(core, x, o)
+        ending = rng.choice(["x_line", "resign_o", "draw"])
+        if ending == "x_line":
+            await play(core, game_id, (x, 0), (o, 3), (x, 1), (o, 4), (x, 2))
+            score = 1.0
+        elif ending == "resign_o":
+            await core.games.resign(o, game_id=game_id)
+            score = 1.0
+        else:  # X O X / X O O / O X X
+            await play(core, game_id, (x, 0), (o, 1), (x, 2), (o, 4), (x, 3), (o, 5),
+                       (x, 7), (o, 6), (x, 8))  # fmt: skip
+            score = 0.5
+        elo(ratings, x, o, score)
+    board = await core.records.leaderboard(GUILD, MEMBERS[0])
+    stored = {r.user_id: r.rating for r in board.top}
+    assert stored == pytest.approx(ratings)
+    assert sum(stored.values()) == pytest.approx(1000 * len(MEMBERS))
+    assert [r.user_id for r in board.top] == sorted(ratings, key=lambda u: -ratings[u])
+    assert board.mine is not None and board.mine[1].user_id == MEMBERS[0]
+
+
+async def test_bot_games_count_in_bot_records_not_in_elo(core: Core) -> None:
+    update = await core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=101, difficulty="unbeatable", first="me"
+    )
+    await core.games.resign(101, game_id=update.game.id)
+    board = await core.records.leaderboard(GUILD, 101)
+    assert board.top == [] and board.mine is None
+    (row,) = board.against_bot["unbeatable"]
+    assert (row.user_id, row.wins, row.losses, row.draws) == (101, 0, 1, 0)
+    stats = await core.records.stats(GUILD, 101)
+    assert str(stats.by_opponent["unbeatable"]) == "0-1-0" and stats.current_streak == 0
+
+
+async def test_stats_streaks_and_history(core: Core) -> None:
+    alice, bob = MEMBERS[:2]
+    for resigner in (bob, bob, alice, bob):
+        game_id = await member_game(core, alice, bob)
+        core.clock.advance(60)
+        await core.games.resign(resigner, game_id=game_id)
+    stats = await core.records.stats(GUILD, alice)
+    assert str(stats.total) == "3-1-0" and (stats.current_streak, stats.best_streak) == (1, 2)
+    history = await core.records.history(GUILD, alice)
+    assert [g.outcome for g in history][:2] == [Outcome("resign", "X"), Outcome("resign", "O")]
+    with pytest.raises(Refusal) as info:
+        await core.records.stats(GUILD, BOT)
+    assert info.value.key == "stats.me"
+    with pytest.raises(Refusal) as info:
+        await core.records.history(GUILD, 555)
+    assert info.value.key == "history.none"
+
+
+async def test_review_finds_the_losing_move(core: Core) -> None:
+    x, o = MEMBERS[:2]
+    game_id = await member_game(core, x, o)
+    # X corner, O edge (the mistake), X wins
+    await play(core, game_id, (x, 0), (o, 1), (x, 4), (o, 8), (x, 3), (o, 5), (x, 6))
+    review = await core.records.review(GUILD, o)
+    assert review.game.id == game_id
+    mistakes = [(v.number, v.cell) for v in review.verdicts if v.mistake]
+    assert mistakes[0] == (2, 1) and review.verdicts[1].best == (4,)
+
+
+async def test_forget_me_waits_for_running_games(core: Core) -> None:
+    alice, bob = MEMBERS[:2]
+    game_id = await member_game(core, alice, bob)
+    with pytest.raises(Refusal) as info:
+        await core.records.forget(alice, alice, confirmed=True)
+    assert info.value.key == "forget.running"
+    with pytest.raises(Refusal) as info:
+        await core.records.forget(bob, alice, confirmed=True)
+    assert info.value.key == "forget.not_yours"
+    await core.games.resign(alice, game_id=game_id)
+    assert await core.records.forget(alice, alice, confirmed=False) is None
+    assert await core.records.forget(alice, alice, confirmed=True) == 1
+    assert await core.repo.finished_games_of(GUILD, bob) == []

@@ -1,0 +1,96 @@
+"""The server's start rules, checked in the same transaction as the insert: busy
+channels, games per channel, one game per member, cooldowns, roles, channels."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from core_harness import GUILD, Core
+
+from bot.core.models import GameUpdate
+from bot.core.policy import ServerPolicy
+from bot.core.refusals import Refusal
+
+ALICE, BOB = 101, 102
+
+
+def start(core: Core, user: int, channel: int = 10, **options):
+    return core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=channel, user_id=user, difficulty="easy", first="me",
+        **options,
+    )  # fmt: skip
+
+
+async def refusal(call) -> str:
+    with pytest.raises(Refusal) as info:
+        await call
+    return info.value.key
+
+
+async def test_concurrent_starts_in_one_channel_make_one_game(core: Core) -> None:
+    results = await asyncio.gather(*(start(core, 100 + i) for i in range(8)),
+                                   return_exceptions=True)  # fmt: skip
+    assert sum(isinstance(r, GameUpdate) for r in results) == 1
+    assert {r.key for r in results if isinstance(r, Refusal)} == {"start.busy_game"}
+    assert len(await core.repo.running_games_in(10)) == 1
+
+
+async def test_games_per_channel(make_core) -> None:
+    core: Core = await make_core(ServerPolicy(games_per_channel=3))
+    results = await asyncio.gather(*(start(core, 100 + i) for i in range(6)),
+                                   return_exceptions=True)  # fmt: skip
+    assert sum(isinstance(r, GameUpdate) for r in results) == 3
+    assert await refusal(start(core, 200)) == "start.channel_full"
+
+
+async def test_one_game_per_member_holds_across_channels_at_once(make_core) -> None:
+    core: Core = await make_core(ServerPolicy(one_game_per_member=True))
+    results = await asyncio.gather(*(start(core, ALICE, channel=c) for c in range(1, 7)),
+                                   return_exceptions=True)  # fmt: skip
+    assert sum(isinstance(r, GameUpdate) for r in results) == 1
+    assert {r.key for r in results if isinstance(r, Refusal)} == {"start.member_busy"}
+
+
+async def test_a_pending_challenge_keeps_the_channel(core: Core) -> None:
+    await core.lobby.challenge(
+        guild_id=GUILD, channel_id=10, user_id=ALICE, opponent_id=BOB, first="me"
+    )
+    assert await refusal(start(core, 300)) == "start.busy_challenge"
+    assert await refusal(core.lobby.challenge(
+        guild_id=GUILD, channel_id=11, user_id=ALICE, opponent_id=ALICE, first="me"
+    )) == "start.self"  # fmt: skip
+
+
+async def test_the_start_cooldown(make_core) -> None:
+    core: Core = await make_core(ServerPolicy(start_cooldown=30))
+    update = await start(core, ALICE)
+    await core.games.resign(ALICE, game_id=update.game.id)
+    core.clock.advance(29)
+    with pytest.raises(Refusal) as info:
+        await start(core, ALICE)
+    assert info.value.key == "start.cooldown"
+    assert info.value.params["when"] == f"<t:{int(core.clock() + 1)}:R>"
+    core.clock.advance(1)
+    await start(core, ALICE)
+
+
+async def test_role_and_channel_rules(make_core) -> None:
+    core: Core = await make_core(ServerPolicy(start_role=77, allowed_channels=(10, 12)))
+    assert await refusal(start(core, ALICE, role_ids=[5])) == "start.role_required"
+    assert await refusal(start(core, ALICE, channel=11, role_ids=[77])) == (
+        "start.channel_not_allowed"
+    )
+    await start(core, ALICE, channel=12, role_ids=[5, 77])
+
+
+async def test_a_servers_choices_override_the_defaults(core: Core) -> None:
+    policies = core.games.policies
+    await policies.configure(GUILD, {"games_per_channel": 2, "emoji_set": "hearts"})
+    update = await start(core, ALICE)
+    assert update.emoji_set == "hearts"
+    await start(core, BOB)  # a second game fits now
+    await policies.configure(GUILD, {"games_per_channel": None})  # back to the default
+    assert (await policies.policy(GUILD)).games_per_channel == 1
+    assert (await policies.policy(GUILD)).emoji_set == "hearts"
+    assert (await policies.policy(GUILD + 1)).emoji_set == "classic"
