@@ -147,8 +147,8 @@ class SqliteRepository(_SqliteStore):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
         self._conn: sqlite3.Connection | None = None
         self._turn = asyncio.Lock()
-        """Held by one call or one unit of work at a time: a statement issued while a
-        unit of work is open would otherwise join (or roll back with) its transaction."""
+        """Held by a unit of work while its transaction is open: a statement issued then
+        would otherwise join (or roll back with) it, so it waits for the lock."""
 
     @property
     def conn(self) -> sqlite3.Connection:
@@ -161,6 +161,11 @@ class SqliteRepository(_SqliteStore):
         return await loop.run_in_executor(self._executor, fn, *args)
 
     async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+        if not self._turn.locked():
+            # The one DB thread runs jobs in the order they were submitted, and a unit of
+            # work submits its BEGIN only after taking the lock: a call submitted now runs
+            # before any transaction that starts later, with no hop through the lock.
+            return await self._on_db_thread(fn, self.conn, *args)
         async with self._turn:
             return await self._on_db_thread(fn, self.conn, *args)
 
