@@ -1,1 +1,1 @@
-pytest_plugins = ["discord_emulator.fixtures", "core_harness"]
+pytest_plugins = ["discord_emulator.fixtures", "core_harness", "pg_server"]

@@ -1,6 +1,7 @@
-"""The core without Discord: the game service over a temporary SQLite file, with an
-injected clock and seeded randomness, so a rule that involves time is tested in
-milliseconds instead of by sleeping."""
+"""The core without Discord: the game service over a temporary SQLite file or a fresh
+PostgreSQL database (every core test runs on both: ``[sqlite]`` and ``[postgres]`` in its
+name), with an injected clock and seeded randomness, so a rule that involves time is
+tested in milliseconds instead of by sleeping."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.policy import ServerPolicy
 from bot.core.records import RecordsService
+from bot.core.repository import Repository
 from bot.core.service import GameService
 from bot.storage import SqliteRepository
 
@@ -40,7 +42,7 @@ class FakeClock:
 
 @dataclass
 class Core:
-    repo: SqliteRepository
+    repo: Repository
     games: GameService
     lobby: Lobby
     deadlines: Deadlines
@@ -48,12 +50,22 @@ class Core:
     clock: FakeClock
 
 
+def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
+    """A repository (not yet open) for a SQLite file path or a ``postgresql://`` DSN."""
+    if isinstance(where, str) and where.startswith("postgresql://"):
+        from bot.storage import PostgresRepository  # asyncpg only where it is used
+
+        return PostgresRepository(where, pool_size=pool_size)
+    return SqliteRepository(where)
+
+
 async def open_core(
-    path: Path, clock: FakeClock, policy: ServerPolicy | None = None, seed: int = 0,
+    where: Path | str, clock: FakeClock, policy: ServerPolicy | None = None, seed: int = 0,
     patience: float = 1.0,
 ) -> Core:  # fmt: skip
-    """A core over the database at ``path`` (opened, migrated); close ``.repo`` after."""
-    repo = SqliteRepository(path)
+    """A core over the database at ``where``, a SQLite path or a PostgreSQL DSN (opened,
+    migrated); close ``.repo`` after."""
+    repo = open_repo(where)
     await repo.open()
     games = GameService(
         repo,
@@ -68,18 +80,26 @@ async def open_core(
     return Core(repo, games, lobby, Deadlines(games, lobby), RecordsService(repo, BOT), clock)
 
 
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database(request: pytest.FixtureRequest, tmp_path: Path) -> Path | str:
+    """Where a test's cores keep their data: a SQLite file, or a PostgreSQL database of
+    its own (skipped, with a notice, where no PostgreSQL server can be started)."""
+    if request.param == "postgres":
+        return str(request.getfixturevalue("pg_database"))
+    return tmp_path / "ttt.sqlite3"
+
+
 @pytest.fixture
-async def make_core(tmp_path: Path) -> AsyncIterator[Callable[..., object]]:
-    """``await make_core(policy=..., path=...)``: a core; all are closed at teardown."""
+async def make_core(database: Path | str) -> AsyncIterator[Callable[..., object]]:
+    """``await make_core(policy=..., path=...)``: a core over the test's database (or the
+    SQLite file at ``path``); all are closed at teardown."""
     opened: list[Core] = []
 
     async def make(
         policy: ServerPolicy | None = None, *, path: Path | None = None,
         clock: FakeClock | None = None, seed: int = 0, patience: float = 1.0,
     ) -> Core:  # fmt: skip
-        core = await open_core(
-            path or tmp_path / "ttt.sqlite3", clock or FakeClock(), policy, seed, patience
-        )
+        core = await open_core(path or database, clock or FakeClock(), policy, seed, patience)
         opened.append(core)
         return core
 

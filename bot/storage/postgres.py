@@ -1,0 +1,230 @@
+"""The PostgreSQL repository: a pool of asyncpg connections that any number of bot
+processes share the database through.
+
+Implements :class:`bot.core.repository.Repository` with SQLite's semantics. What one
+process's ``asyncio`` locks and SQLite's single writer gave for free, the database's own
+locks give across processes:
+
+- :meth:`PostgresTransaction.serialize` takes transaction-scoped advisory locks, so the
+  per-channel and per-member start rules are checked and applied one start at a time;
+- a move is a compare-and-set on the ply (``UPDATE … WHERE ply = $n``);
+- an Elo update locks both rating rows in user-id order before reading them;
+- due deadlines are claimed in batches with ``FOR UPDATE SKIP LOCKED``;
+- migrations run under a session advisory lock, once, however many processes start.
+
+Units of work run at READ COMMITTED: each statement sees what committed before it began,
+so a rule read after taking its lock sees every start that held the lock before.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any, TypeVar
+from urllib.parse import parse_qs, urlsplit
+
+import asyncpg  # type: ignore[import-untyped]
+
+from bot.core.models import Challenge, Game
+from bot.core.repository import BotRecord, DatabaseError, Rating
+from bot.storage import postgres_games as games
+from bot.storage import postgres_records as records
+from bot.storage.postgres_migrations import migrate, schema_version
+
+T = TypeVar("T")
+
+
+def lock_key(key: tuple[str, int]) -> int:
+    """A stable signed 64-bit advisory lock key for ``("channel", id)`` and the like: the
+    same in every process and every release (``hash()`` is salted per process)."""
+    digest = hashlib.blake2b(f"ttt:{key[0]}:{key[1]}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def describe(dsn: str) -> str:
+    """The database a DSN names, for messages: ``db on host:port``, never the password."""
+    try:
+        parts = urlsplit(dsn)
+        host = parts.hostname or parse_qs(parts.query).get("host", ["localhost"])[0]
+        port = f":{parts.port}" if parts.port else ""
+    except ValueError:
+        return "PostgreSQL database (unreadable TTT_DATABASE_URL)"
+    name = parts.path.lstrip("/") or parts.username or "postgres"
+    return f"PostgreSQL database {name} on {host}{port}"
+
+
+class _PostgresStore:
+    """Every :class:`~bot.core.repository.Store` method, as one call of an SQL function on a
+    connection. Subclasses say which connection (``_call``)."""
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        raise NotImplementedError
+
+    # --- games ---
+    async def create_game(self, game: Game) -> Game:
+        return await self._call(games.insert_game, game)
+
+    async def import_finished_games(self, finished: list[Game]) -> None:
+        """Store already-finished games (and fold them into the records) at once: for
+        imports and benchmarks, not for games being played."""
+        await self._call(games.import_finished_games, finished)
+
+    async def get_game(self, game_id: int) -> Game | None:
+        return await self._call(games.get_game, game_id)
+
+    async def save_game(self, game: Game, expected_ply: int) -> None:
+        await self._call(games.save_game, game, expected_ply)
+
+    async def set_game_message(self, game_id: int, message_id: int) -> None:
+        await self._call(games.set_game_message, game_id, message_id)
+
+    async def running_games(self) -> list[Game]:
+        return await self._call(games.running_games)
+
+    async def running_games_in(self, channel_id: int) -> list[Game]:
+        return await self._call(games.running_games_in, channel_id)
+
+    async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
+        return await self._call(games.running_game_of, guild_id, user_id)
+
+    async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
+        return await self._call(games.last_start, guild_id, user_id)
+
+    async def games_due(self, now: float) -> list[Game]:
+        """Running games whose deadline passed, claimed for this process for
+        :data:`~bot.storage.postgres_games.CLAIM_SECONDS`: another process's call skips
+        them meanwhile, so two timekeepers never race to end the same game."""
+        return await self._call(games.games_due, now)
+
+    async def next_deadline(self) -> float | None:
+        return await self._call(games.next_deadline)
+
+    # --- challenges ---
+    async def create_challenge(self, challenge: Challenge) -> Challenge:
+        return await self._call(games.create_challenge, challenge)
+
+    async def get_challenge(self, challenge_id: int) -> Challenge | None:
+        return await self._call(games.get_challenge, challenge_id)
+
+    async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
+        return await self._call(games.pending_challenge_in, channel_id)
+
+    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
+        await self._call(games.set_challenge_message, challenge_id, message_id)
+
+    async def close_challenge(self, challenge: Challenge, status: str) -> None:
+        await self._call(games.close_challenge, challenge, status)
+
+    async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
+        return await self._call(games.accept_challenge, challenge, game)
+
+    async def challenges_due(self, now: float) -> list[Challenge]:
+        """Pending challenges whose time ran out, claimed as :meth:`games_due` claims."""
+        return await self._call(games.challenges_due, now)
+
+    # --- records ---
+    async def finished_games_of(
+        self, guild_id: int, user_id: int, limit: int | None = None
+    ) -> list[Game]:
+        return await self._call(
+            games.games_where, records.FINISHED_GAMES_WHERE, guild_id, user_id, limit
+        )
+
+    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
+        return await self._call(records.leaderboard, guild_id, limit)
+
+    async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
+        return await self._call(records.rank_of, guild_id, user_id)
+
+    async def best_against_bot(self, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
+        return await self._call(records.best_against_bot, guild_id, difficulty, limit)
+
+    async def forget_player(self, user_id: int) -> int:
+        return await self._call(records.forget_player, user_id)
+
+    # --- server settings and bot state ---
+    async def guild_overrides(self, guild_id: int) -> dict[str, object]:
+        return await self._call(games.guild_overrides, guild_id)
+
+    async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
+        await self._call(games.set_guild_overrides, guild_id, overrides)
+
+    async def get_meta(self, key: str) -> str | None:
+        return await self._call(games.get_meta, key)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._call(games.set_meta, key, value)
+
+
+class PostgresTransaction(_PostgresStore):
+    """The store inside :meth:`PostgresRepository.atomic`: calls run on its connection, in
+    its transaction."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        return await fn(self._conn, *args)
+
+    async def serialize(self, *keys: tuple[str, int]) -> None:
+        """Take a transaction-scoped advisory lock per key, in the order given (the caller
+        sorts them, so two units of work never wait on each other in a cycle)."""
+        for key in keys:
+            await self._conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(key))
+
+
+class PostgresRepository(_PostgresStore):
+    """Async access to the PostgreSQL database at ``dsn``
+    (``postgresql://user:pass@host:5432/db``) through at most ``pool_size`` connections."""
+
+    def __init__(self, dsn: str, pool_size: int = 10) -> None:
+        if pool_size < 1:
+            raise ValueError(f"pool_size must be at least 1, not {pool_size}")
+        self.dsn = dsn
+        self.pool_size = pool_size
+        self.name = describe(dsn)
+        self._pool: Any = None
+
+    @property
+    def pool(self) -> Any:
+        if self._pool is None:
+            raise DatabaseError(f"{self.name} is not open")
+        return self._pool
+
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        async with self.pool.acquire() as conn:
+            return await fn(conn, *args)
+
+    @contextlib.asynccontextmanager
+    async def atomic(self) -> AsyncIterator[PostgresTransaction]:
+        async with self.pool.acquire() as conn, conn.transaction(isolation="read_committed"):
+            yield PostgresTransaction(conn)
+
+    # --- lifecycle ----------------------------------------------------------------------
+
+    async def open(self) -> None:
+        """Connect the pool and apply pending migrations (once, under an advisory lock).
+
+        Raises:
+            DatabaseError: the server cannot be reached, refuses the login, or the schema
+                is newer than this bot; the one-line message names the database.
+        """
+        try:
+            self._pool = await asyncpg.create_pool(
+                self.dsn, min_size=1, max_size=self.pool_size, timeout=10
+            )
+            async with self._pool.acquire() as conn:
+                await migrate(conn)
+        except Exception as exc:  # any failure here means: this database cannot be used
+            await self.close()
+            reason = " ".join(str(exc).split()) or type(exc).__name__
+            raise DatabaseError(f"cannot open {self.name}: {reason}") from None
+
+    async def close(self) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            await pool.close()
+
+    async def schema_version(self) -> int:
+        return await self._call(schema_version)

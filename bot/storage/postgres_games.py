@@ -1,0 +1,265 @@
+"""SQL for games, challenges, server settings and bot state on PostgreSQL: plain async
+functions over an asyncpg connection, called by :mod:`bot.storage.postgres`.
+
+A function that writes more than one row opens ``conn.transaction()``: its own
+transaction, or a savepoint of the unit of work it runs in. Rows map to the core's models
+as on SQLite (the same columns and text encoding of the moves).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import astuple
+from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
+
+from bot.core.models import Challenge, Game
+from bot.core.repository import Conflict
+from bot.storage.postgres_records import apply_result
+from bot.storage.sqlite_games import GAME_COLUMNS, game_from_row, game_params
+
+CLAIM_SECONDS = 30.0
+"""How long a timekeeper's claim on a due deadline keeps other processes off it: ample
+for resolving it; if the claiming process dies, another takes the deadline after that."""
+CLAIM_BATCH = 100
+
+_GAME_FIELDS = (
+    "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
+    "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
+    "created_at", "updated_at", "finished_at", "rematch_of",
+)  # fmt: skip
+_INSERT_GAME = (
+    f"INSERT INTO games ({', '.join(_GAME_FIELDS)})"
+    f" VALUES ({', '.join(f'${n}' for n in range(1, len(_GAME_FIELDS) + 1))}) RETURNING id"
+)
+_CHALLENGE_COLUMNS = (
+    "id, guild_id, channel_id, message_id, challenger_id, opponent_id, x_player, size, k,"
+    " status, expires_at, created_at, game_id, rematch_of"
+)
+_INSERT_CHALLENGE = (
+    f"INSERT INTO challenges ({_CHALLENGE_COLUMNS.removeprefix('id, ')})"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id"
+)
+
+
+def rowcount(status: str) -> int:
+    """The row count in a command status such as ``UPDATE 1``."""
+    return int(status.rsplit(" ", 1)[-1])
+
+
+async def games_where(conn: Any, where: str, *args: Any) -> list[Game]:
+    rows = await conn.fetch(f"SELECT {GAME_COLUMNS} FROM games {where}", *args)
+    return [game_from_row(tuple(row)) for row in rows]
+
+
+async def insert_game(conn: Any, game: Game) -> Game:
+    params = game_params(game)
+    async with conn.transaction():
+        game_id = await conn.fetchval(_INSERT_GAME, *(params[f] for f in _GAME_FIELDS))
+        game = game.with_changes(id=game_id)
+        if not game.running:  # an imported record, not a new game
+            await apply_result(conn, game)
+    return game
+
+
+async def import_finished_games(conn: Any, games: list[Game]) -> None:
+    async with conn.transaction():
+        for game in games:
+            if game.running:
+                raise ValueError(f"game {game.id} is still running")
+            await insert_game(conn, game)
+
+
+async def get_game(conn: Any, game_id: int) -> Game | None:
+    games = await games_where(conn, "WHERE id = $1", game_id)
+    return games[0] if games else None
+
+
+async def save_game(conn: Any, game: Game, expected_ply: int) -> None:
+    """The compare-and-set on the ply: the UPDATE locks the row, and a writer that waited
+    for another re-reads it, finds the ply moved on and changes nothing."""
+    p = game_params(game)
+    async with conn.transaction():
+        status = await conn.execute(
+            "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
+            " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
+            " finished_at = $11, claimed_until = NULL"
+            " WHERE id = $1 AND status = 'running' AND ply = $2",
+            game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
+            p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
+            p["finished_at"],
+        )  # fmt: skip
+        if rowcount(status) != 1:
+            raise Conflict(f"game {game.id} changed before this write")
+        if not game.running:  # the game and its records change together
+            await apply_result(conn, game)
+
+
+async def set_game_message(conn: Any, game_id: int, message_id: int) -> None:
+    await conn.execute("UPDATE games SET message_id = $2 WHERE id = $1", game_id, message_id)
+
+
+async def running_games(conn: Any) -> list[Game]:
+    return await games_where(conn, "WHERE status = 'running' ORDER BY id")
+
+
+async def running_games_in(conn: Any, channel_id: int) -> list[Game]:
+    return await games_where(
+        conn, "WHERE channel_id = $1 AND status = 'running' ORDER BY id", channel_id
+    )
+
+
+async def running_game_of(conn: Any, guild_id: int | None, user_id: int) -> Game | None:
+    games = await games_where(
+        conn,
+        "WHERE status = 'running' AND guild_id IS NOT DISTINCT FROM $1"
+        " AND ((player_x = $2 AND bot_side IS DISTINCT FROM 'X')"
+        " OR (player_o = $2 AND bot_side IS DISTINCT FROM 'O')) ORDER BY id LIMIT 1",
+        guild_id, user_id,
+    )  # fmt: skip
+    return games[0] if games else None
+
+
+async def last_start(conn: Any, guild_id: int | None, user_id: int) -> float | None:
+    value = await conn.fetchval(
+        "SELECT GREATEST((SELECT MAX(created_at) FROM challenges"
+        " WHERE challenger_id = $2 AND guild_id IS NOT DISTINCT FROM $1),"
+        " (SELECT MAX(created_at) FROM games WHERE guild_id IS NOT DISTINCT FROM $1"
+        " AND bot_side IS NOT NULL AND (player_x = $2 OR player_o = $2)))",
+        guild_id, user_id,
+    )  # fmt: skip
+    return None if value is None else float(value)
+
+
+async def games_due(conn: Any, now: float) -> list[Game]:
+    """Claim a batch of running games whose deadline passed and no other process holds:
+    rows another transaction is claiming are skipped, not waited for."""
+    rows = await conn.fetch(
+        f"UPDATE games SET claimed_until = $2 WHERE id IN (SELECT id FROM games"
+        " WHERE status = 'running' AND turn_deadline <= $1"
+        " AND (claimed_until IS NULL OR claimed_until <= $1)"
+        " ORDER BY turn_deadline LIMIT $3 FOR UPDATE SKIP LOCKED)"
+        f" RETURNING {GAME_COLUMNS}",
+        now, now + CLAIM_SECONDS, CLAIM_BATCH,
+    )  # fmt: skip
+    games = [game_from_row(tuple(row)) for row in rows]
+    return sorted(games, key=lambda g: (g.turn_deadline or 0.0, g.id))
+
+
+async def next_deadline(conn: Any) -> float | None:
+    """The soonest deadline, or the end of another process's claim on it."""
+    value = await conn.fetchval(
+        "SELECT LEAST("
+        " (SELECT MIN(GREATEST(turn_deadline, claimed_until)) FROM games"
+        "  WHERE status = 'running'),"
+        " (SELECT MIN(GREATEST(expires_at, claimed_until)) FROM challenges"
+        "  WHERE status = 'pending'))"
+    )
+    return None if value is None else float(value)
+
+
+# --- challenges ---------------------------------------------------------------------------
+
+
+async def _challenges_where(conn: Any, where: str, *args: Any) -> list[Challenge]:
+    rows = await conn.fetch(f"SELECT {_CHALLENGE_COLUMNS} FROM challenges {where}", *args)
+    return [Challenge(*row) for row in rows]
+
+
+async def create_challenge(conn: Any, challenge: Challenge) -> Challenge:
+    try:
+        async with conn.transaction():  # a savepoint: the unit of work survives a Conflict
+            challenge_id = await conn.fetchval(_INSERT_CHALLENGE, *astuple(challenge)[1:])
+    except asyncpg.IntegrityConstraintViolationError as exc:
+        raise Conflict(str(exc)) from None
+    return challenge.with_changes(id=challenge_id)
+
+
+async def get_challenge(conn: Any, challenge_id: int) -> Challenge | None:
+    found = await _challenges_where(conn, "WHERE id = $1", challenge_id)
+    return found[0] if found else None
+
+
+async def pending_challenge_in(conn: Any, channel_id: int) -> Challenge | None:
+    found = await _challenges_where(
+        conn, "WHERE channel_id = $1 AND status = 'pending'", channel_id
+    )
+    return found[0] if found else None
+
+
+async def set_challenge_message(conn: Any, challenge_id: int, message_id: int) -> None:
+    await conn.execute(
+        "UPDATE challenges SET message_id = $2 WHERE id = $1", challenge_id, message_id
+    )
+
+
+async def close_challenge(
+    conn: Any, challenge: Challenge, status: str, game_id: int | None = None
+) -> None:
+    """Raises: Conflict: it was no longer pending."""
+    result = await conn.execute(
+        "UPDATE challenges SET status = $2, game_id = $3 WHERE id = $1 AND status = 'pending'",
+        challenge.id, status, game_id,
+    )  # fmt: skip
+    if rowcount(result) != 1:
+        raise Conflict(f"challenge {challenge.id} is no longer pending")
+
+
+async def accept_challenge(conn: Any, challenge: Challenge, game: Game) -> Game:
+    """Close the challenge first: its row lock makes a second accept wait, then find it
+    closed, so only one game is ever created for it."""
+    try:
+        async with conn.transaction():
+            await close_challenge(conn, challenge, "accepted")
+            created = await insert_game(conn, game)
+            await conn.execute(
+                "UPDATE challenges SET game_id = $2 WHERE id = $1", challenge.id, created.id
+            )
+    except asyncpg.IntegrityConstraintViolationError as exc:
+        raise Conflict(str(exc)) from None
+    return created
+
+
+async def challenges_due(conn: Any, now: float) -> list[Challenge]:
+    """Claim a batch of pending challenges whose time ran out, as :func:`games_due`."""
+    rows = await conn.fetch(
+        "UPDATE challenges SET claimed_until = $2 WHERE id IN (SELECT id FROM challenges"
+        " WHERE status = 'pending' AND expires_at <= $1"
+        " AND (claimed_until IS NULL OR claimed_until <= $1)"
+        " ORDER BY expires_at LIMIT $3 FOR UPDATE SKIP LOCKED)"
+        f" RETURNING {_CHALLENGE_COLUMNS}",
+        now, now + CLAIM_SECONDS, CLAIM_BATCH,
+    )  # fmt: skip
+    return sorted((Challenge(*row) for row in rows), key=lambda c: (c.expires_at, c.id))
+
+
+# --- server settings and bot state ----------------------------------------------------------
+
+
+async def guild_overrides(conn: Any, guild_id: int) -> dict[str, object]:
+    value = await conn.fetchval(
+        "SELECT overrides FROM guild_settings WHERE guild_id = $1", guild_id
+    )
+    return dict(json.loads(value)) if value is not None else {}
+
+
+async def set_guild_overrides(conn: Any, guild_id: int, overrides: dict[str, object]) -> None:
+    await conn.execute(
+        "INSERT INTO guild_settings (guild_id, overrides) VALUES ($1, $2)"
+        " ON CONFLICT (guild_id) DO UPDATE SET overrides = excluded.overrides",
+        guild_id, json.dumps(overrides, sort_keys=True),
+    )  # fmt: skip
+
+
+async def get_meta(conn: Any, key: str) -> str | None:
+    value: str | None = await conn.fetchval("SELECT value FROM meta WHERE key = $1", key)
+    return value
+
+
+async def set_meta(conn: Any, key: str, value: str) -> None:
+    await conn.execute(
+        "INSERT INTO meta (key, value) VALUES ($1, $2)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        key, value,
+    )  # fmt: skip
