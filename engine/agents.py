@@ -8,11 +8,10 @@ walk every tie-break an agent may take.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
-from engine import expectimax, search
+from engine import book, exact, expectimax, search
 from engine.board import Board, IllegalMove
-from engine.deepening import deepening_search
 from engine.heuristics import N_STEP, ONE_STEP, lookahead_scores, one_step_scores
 
 MEDIUM_DEPTH = 3
@@ -25,7 +24,7 @@ DEFAULT_THINK_TIME = 2.0
 """Seconds hard and unbeatable may think on boards too large to solve."""
 
 
-def _argmax(scores: dict[int, float]) -> list[int]:
+def _argmax(scores: Mapping[int, float]) -> list[int]:
     top = max(scores.values())
     return sorted(cell for cell, value in scores.items() if value == top)
 
@@ -109,10 +108,15 @@ class MediumAgent(SearchAgent):
 
 
 class HardAgent(SearchAgent):
-    """Perfect play where the board can be solved (3×3, 4×4): the fastest win, else a
-    draw, else the slowest loss, by alpha-beta. Among equally perfect moves it prefers
-    the ones the windows heuristic likes best, so it presses where that is safe. Larger
-    boards get an iterative-deepening search inside ``time_budget`` seconds."""
+    """Perfect play on every board. Where the board is small enough (3×3, 4×4) that means
+    the fastest win, else a draw, else the slowest loss, by depth-aware alpha-beta; among
+    equally perfect moves it prefers the ones the windows heuristic likes best, so it
+    presses where that is safe. On 5×5 it plays, among the moves that keep the exact game
+    value, the ones the heuristic likes best: the heuristic orders the moves and the
+    exact search (:mod:`engine.exact`) proves them in that order.
+
+    ``time_budget`` and ``max_depth`` are accepted for the callers that pass them: the
+    exact search runs to the end, because a move it has not proved could lose."""
 
     name = "hard"
 
@@ -127,12 +131,25 @@ class HardAgent(SearchAgent):
         self.max_depth = max_depth
 
     def perfect_moves(self, board: Board) -> list[int]:
-        """Value-keeping moves: exact where solvable, else the budgeted search's best."""
+        """Every value-keeping move (depth-aware best on boards up to EXACT_CELLS)."""
         if board.size * board.size <= EXACT_CELLS:
             return search.best_moves(board)
-        return deepening_search(board, self.time_budget, self.max_depth).moves
+        return exact.keeping_moves(board)
+
+    def _shuffled(self, groups: list[list[int]]) -> list[list[int]]:
+        """Each group in an order of the agent's RNG: which of equally rated moves the
+        exact search proves first, and so plays, is the agent's seeded choice."""
+        for group in groups:
+            self.rng.shuffle(group)
+        return groups
 
     def search(self, board: Board) -> list[int]:
+        if board.size * board.size > EXACT_CELLS:
+            booked = book.lookup(board)
+            if booked is not None:
+                return [booked]
+            liked = {cell: (score,) for cell, score in one_step_scores(board, ONE_STEP).items()}
+            return [exact.first_keeping(board, self._shuffled(expectimax.ranked(liked)))]
         perfect = self.perfect_moves(board)
         if len(perfect) == 1:
             return perfect
@@ -147,17 +164,21 @@ class UnbeatableAgent(HardAgent):
     """Perfect play that, among value-keeping moves, maximises the chance that a fallible
     opponent goes wrong. On 3×3 that is exact expectimax against a uniformly random
     opponent; on larger boards, where that expectation is out of reach, the move that
-    leaves the most replies losing (solved exactly on 4×4, an unstoppable win next move
-    on 5×5)."""
+    leaves the most replies losing (solved exactly on 4×4; on 5×5 an unstoppable win
+    next move, the moves ranked by that count and proved in that order)."""
 
     name = "unbeatable"
 
     def search(self, board: Board) -> list[int]:
+        if board.size * board.size > EXACT_CELLS:
+            booked = book.lookup(board)
+            if booked is not None:
+                return [booked]
+            return [exact.first_keeping(board, self._shuffled(expectimax.trap_ranking(board)))]
         perfect = self.perfect_moves(board)
         if board.size * board.size <= EXPECTIMAX_CELLS:
             return sorted(expectimax.likeliest_wins(board, perfect))
-        exact = board.size * board.size <= EXACT_CELLS
-        return _argmax(expectimax.trap_counts(board, perfect, exact=exact))
+        return _argmax(expectimax.trap_counts(board, perfect, exact=True))
 
 
 AGENTS: dict[str, Callable[..., Agent]] = {

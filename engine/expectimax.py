@@ -8,10 +8,12 @@ probability of winning. Probabilities are floats; the tests check them exactly.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.board import Board
 from engine.geometry import iter_cells
+from engine.heuristics import shape_scores
 from engine.search import (
     SearchTables,
     child_score,
@@ -79,7 +81,7 @@ def _villain_value(tables: SearchTables, chances: ChanceTables, hero: int, villa
         wins = winning_cells(tables, villain, empty)
         if (hero | villain).bit_count() <= SYMMETRY_MARKS:
             reps = geo.representatives(hero, villain, empty & ~wins)
-            counts = Counter(reps.values())
+            counts: Mapping[int, int] = Counter(reps.values())
         else:
             counts = dict.fromkeys(iter_cells(empty & ~wins), 1)
         total = 0.0
@@ -137,6 +139,24 @@ def trap_counts(board: Board, moves: list[int], exact: bool) -> dict[int, int]:
                 traps += bool(winning_cells(tables, mine, left))
         counts[cell] = traps
     return counts
+
+
+def ranked(scores: Mapping[int, tuple[float, ...]]) -> list[list[int]]:
+    """The moves grouped by score (compared as tuples), best group first, each ascending."""
+    groups: dict[tuple[float, ...], list[int]] = {}
+    for cell, value in scores.items():
+        groups.setdefault(value, []).append(cell)
+    return [sorted(groups[value]) for value in sorted(groups, reverse=True)]
+
+
+def trap_ranking(board: Board) -> list[list[int]]:
+    """Every legal move, grouped by how many replies would leave the mover an
+    unstoppable win next move (:func:`trap_counts`, not exact), most first, then by
+    :func:`engine.heuristics.shape_scores`: the order in which unbeatable tries moves on
+    boards solved by :mod:`engine.exact`."""
+    traps = trap_counts(board, board.legal_moves(), exact=False)
+    style = shape_scores(board)
+    return ranked({cell: (count, style[cell]) for cell, count in traps.items()})
 
 
 def negamax_sign(tables: SearchTables, me: int, opp: int) -> int:

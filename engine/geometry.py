@@ -6,6 +6,7 @@ Cells are ints, row-major: cell = row * size + col. A set of cells is an int bit
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import cache
 
@@ -89,7 +90,7 @@ def _windows(size: int, k: int) -> list[int]:
 
 def _symmetries(size: int) -> tuple[tuple[int, ...], ...]:
     last = size - 1
-    maps = (
+    maps: tuple[Callable[[int, int], tuple[int, int]], ...] = (
         lambda r, c: (r, c),
         lambda r, c: (c, last - r),
         lambda r, c: (last - r, last - c),
@@ -122,7 +123,7 @@ def geometry(size: int, k: int) -> Geometry:
     return Geometry(size, k, cells, (1 << cells) - 1, tuple(windows), through, _symmetries(size))
 
 
-def iter_cells(mask: int):
+def iter_cells(mask: int) -> Iterator[int]:
     """Yield the cell indices set in ``mask``, lowest first."""
     while mask:
         low = mask & -mask

@@ -127,3 +127,21 @@ def _negamax(
             if alpha >= beta:
                 break
     return best
+
+
+def shape_scores(board: Board) -> dict[int, int]:
+    """Each move scored by the windows it builds and the windows it takes away: a window
+    still open for the mover counts 8 ** (its marks), one still open for the opponent
+    half that (the centre, in the most windows, leads on an empty board)."""
+    geo = board.geometry
+    me, opp = board.sides()
+    scores = {}
+    for cell in board.legal_moves():
+        score = 0
+        for window in geo.windows_through[cell]:
+            if not window & opp:
+                score += 2 * 8 ** (window & me).bit_count()
+            if not window & me:
+                score += 8 ** (window & opp).bit_count()
+        scores[cell] = score
+    return scores

@@ -7,16 +7,24 @@ more), a draw 0. ``solve`` reduces a score to its sign: the game value.
 
 Tables are kept per geometry for the life of the process, filled at first use; nothing
 is precomputed on disk.
+
+Boards larger than :data:`DEPTH_AWARE_CELLS` (5×5) are too large for depth-aware scores
+in Python: there :func:`solve` and :func:`best_moves` give the exact game value and the
+value-keeping moves by :mod:`engine.exact`, which searches the sign alone.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from engine import exact
 from engine.board import Board
 from engine.geometry import Geometry, iter_cells
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+DEPTH_AWARE_CELLS = 16
+"""Boards up to this many cells (3×3, 4×4) get depth-aware scores: the fastest win, the
+slowest loss. Larger ones get the sign alone."""
 MAX_TABLE_ENTRIES = 1_000_000
 """A table past this many entries is emptied and refilled: about 100 MB at most."""
 
@@ -152,7 +160,14 @@ def move_scores(board: Board) -> dict[int, int]:
 
 
 def best_moves(board: Board) -> list[int]:
-    """Every move with the best depth-aware score: fastest win, else draw, else slowest loss."""
+    """Every move with the best depth-aware score: fastest win, else draw, else slowest
+    loss. On boards past :data:`DEPTH_AWARE_CELLS`: every move that keeps the game value
+    (exact, but any winning move counts, not only the fastest). Empty once the game is
+    over."""
+    if board.is_over():
+        return []
+    if board.size * board.size > DEPTH_AWARE_CELLS:
+        return exact.keeping_moves(board)
     scores = move_scores(board)
     top = max(scores.values())
     return [cell for cell, score in scores.items() if score == top]
@@ -160,7 +175,8 @@ def best_moves(board: Board) -> list[int]:
 
 def score(board: Board) -> int:
     """Depth-aware exact score of the position for the side to move (0 if the game is over
-    in a draw; a finished game with a winner scores for the side to move as a loss)."""
+    in a draw; a finished game with a winner scores for the side to move as a loss).
+    Practical up to :data:`DEPTH_AWARE_CELLS` cells; use :func:`solve` beyond."""
     outcome = board.outcome()
     if outcome == "draw":
         return 0
@@ -170,6 +186,9 @@ def score(board: Board) -> int:
 
 
 def solve(board: Board) -> int:
-    """The exact game value for the side to move: +1 win, 0 draw, -1 loss."""
+    """The exact game value for the side to move: +1 win, 0 draw, -1 loss (a finished
+    game: 0 for a draw, else -1). Exact on every board size the engine offers."""
+    if board.size * board.size > DEPTH_AWARE_CELLS:
+        return exact.board_value(board)
     value = score(board)
     return (value > 0) - (value < 0)
