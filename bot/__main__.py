@@ -15,6 +15,7 @@ import discord
 import yarl
 from dotenv import find_dotenv, load_dotenv
 
+from bot import logs
 from bot.app import TTTBot
 from bot.core.repository import DatabaseError
 from bot.settings import Settings, SettingsError
@@ -32,11 +33,16 @@ def point_at(settings: Settings) -> None:
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(settings.gateway_url)
 
 
-async def run(settings: Settings) -> None:
+async def run(settings: Settings, settings_source: str) -> None:
+    """Open the database, sign in, say what was set up, then serve until stopped.
+
+    Nothing is logged before Discord accepted the token, so a rejected one ends the
+    start with the single line :func:`main` prints.
+    """
     repo = SqliteRepository(settings.database)
     await repo.open()
     try:
-        async with TTTBot(settings, repo) as bot:
+        async with TTTBot(settings, repo, settings_source=settings_source) as bot:
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(signum, _shutdown, bot, signum)
@@ -53,16 +59,18 @@ def _shutdown(bot: TTTBot, signum: int) -> None:
 def main() -> int:
     # the .env of the directory the bot is started from (and its parents), not of the
     # directory bot/ was installed in
-    load_dotenv(find_dotenv(usecwd=True))
+    dotenv = find_dotenv(usecwd=True)
+    load_dotenv(dotenv)
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
         print(f"ttt-bot: {exc}", file=sys.stderr)
         return 2
-    discord.utils.setup_logging(level=getattr(logging, settings.log_level, logging.INFO))
+    logs.setup(settings.log_level, settings.log_format)
+    source = f"the environment and {dotenv}" if dotenv else "the environment (no .env file)"
     point_at(settings)
     try:
-        asyncio.run(run(settings))
+        asyncio.run(run(settings, source))
     except DatabaseError as exc:
         print(f"ttt-bot: {exc}", file=sys.stderr)
         return 1
@@ -79,6 +87,7 @@ def main() -> int:
         return 1
     except KeyboardInterrupt:
         pass
+    log.info("stopped")
     return 0
 
 

@@ -48,13 +48,14 @@ class TTTBot(commands.Bot):
     games: GameService
     router: ComponentRouter
 
-    def __init__(self, settings: Settings, repo: Repository) -> None:
+    def __init__(self, settings: Settings, repo: Repository, *, settings_source: str = "") -> None:
         # A text-only bot: without this, every start warns that voice libraries are missing.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents(), help_command=None
         )
         self.settings = settings
+        self.settings_source = settings_source
         self.repo = repo
         self.responder = Responder()
         # Workers start on the first big-board move, not here: most bots only ever play
@@ -81,7 +82,24 @@ class TTTBot(commands.Bot):
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config))
         await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher))
+
+    async def start(self, token: str, *, reconnect: bool = True) -> None:
+        """Sign in (which runs :meth:`setup_hook`), say what was set up, sync the commands
+        if they changed, then hold the gateway connection until :meth:`close`. Nothing is
+        logged before Discord accepted the token."""
+        await self.login(token)
+        assert self.user is not None
+        log.info("signed in as %s (id %s)", self.user, self.user.id)
+        if self.settings_source:
+            log.info("settings: %s", self.settings_source)
+        log.info("database: %s", await self.repo.describe())
         await self.sync_commands_if_changed()
+        await self.connect(reconnect=reconnect)
+
+    async def on_ready(self) -> None:
+        """Each time the gateway session is (re)established."""
+        assert self.user is not None
+        log.info("connected to the gateway as %s; servers: %d", self.user, len(self.guilds))
 
     async def on_interaction(self, interaction: discord.Interaction) -> None:
         """Buttons: the router answers every click (commands go to the command tree)."""
@@ -115,10 +133,11 @@ class TTTBot(commands.Bot):
             payload = [await c.get_translated_payload(self.tree, translator) for c in commands_]
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
         key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
+        where = f"to server {guild.id}" if guild else "globally"
         if await self.repo.get_meta(key) == digest:
-            log.info("slash commands unchanged since the last sync; not syncing")
+            log.info("slash commands: unchanged since the last sync %s; not synced", where)
             return False
         await self.tree.sync(guild=guild)
         await self.repo.set_meta(key, digest)
-        log.info("synced %d slash commands (%s)", len(payload), key)
+        log.info("slash commands: synced %d %s", len(payload), where)
         return True

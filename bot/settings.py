@@ -7,6 +7,7 @@ server's admins may override with /ttt config.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from dataclasses import dataclass, field
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, SIZES, ServerPolicy, parse_colour
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 
 
 class SettingsError(ValueError):
@@ -33,6 +35,8 @@ class Settings:
     """Seconds the bot's reply may take before the member's move is shown on its own
     (Discord wants an answer within 3)."""
     log_level: str = "INFO"
+    log_format: str = "text"
+    """``text`` (colours only on a terminal) or ``json`` (one object a line)."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
 
@@ -55,6 +59,12 @@ class Settings:
                 "DISCORD_TOKEN is not set: put your bot token in .env (see .env.example) "
                 "or in the environment"
             )
+        problem = token_problem(token)
+        if problem is not None:
+            raise SettingsError(
+                f"DISCORD_TOKEN does not look like a bot token ({problem}): copy it again "
+                "from the Developer Portal (Bot → Reset Token) into .env"
+            )
         # A slots dataclass keeps its defaults on instances only: cls.turn_timeout is a
         # member descriptor, not 300.0.
         defaults = cls(token=token)
@@ -70,6 +80,11 @@ class Settings:
         if log_level not in LOG_LEVELS:
             raise SettingsError(
                 f"TTT_LOG_LEVEL must be one of {', '.join(LOG_LEVELS)}, got {raw_level!r}"
+            )
+        log_format = (get("TTT_LOG_FORMAT") or defaults.log_format).lower()
+        if log_format not in LOG_FORMATS:
+            raise SettingsError(
+                f"TTT_LOG_FORMAT must be one of {', '.join(LOG_FORMATS)}, got {log_format!r}"
             )
         policy = ServerPolicy(
             challenge_timeout=_seconds(
@@ -103,6 +118,7 @@ class Settings:
             dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),
             think_time=_seconds(get("TTT_THINK_TIME"), "TTT_THINK_TIME", defaults.think_time),
             log_level=log_level,
+            log_format=log_format,
             policy=policy,
         )
 
@@ -149,6 +165,9 @@ def _flag(raw: str | None, name: str, default: bool) -> bool:
     return value in ("true", "yes", "1", "on")
 
 
+MAX_SECONDS = 7 * 24 * 3600
+
+
 def _seconds(raw: str | None, name: str, default: float, allow_zero: bool = False) -> float:
     if raw is None:
         return default
@@ -156,7 +175,22 @@ def _seconds(raw: str | None, name: str, default: float, allow_zero: bool = Fals
         value = float(raw)
     except ValueError:
         raise SettingsError(f"{name} must be a number of seconds, got {raw!r}") from None
+    if not math.isfinite(value):
+        raise SettingsError(f"{name} must be a finite number of seconds, got {raw!r}")
     low_ok = value >= 0 if allow_zero else value > 0
-    if not (low_ok and value <= 7 * 24 * 3600):
-        raise SettingsError(f"{name} must be between 0 and 604800 seconds, got {raw!r}")
+    if not (low_ok and value <= MAX_SECONDS):
+        bounds = "from 0" if allow_zero else "more than 0"
+        raise SettingsError(
+            f"{name} must be {bounds} and at most {MAX_SECONDS} seconds, got {raw!r}"
+        )
     return value
+
+
+def token_problem(token: str) -> str | None:
+    """What is wrong with a bot token's shape, or None. A bot token is three parts joined
+    by dots (the bot's id in base64, a timestamp, an HMAC); anything else is a paste
+    error that Discord would reject anyway, so it is caught before anything is created."""
+    parts = token.split(".")
+    if len(parts) != 3 or not all(parts) or any(c.isspace() for c in token):
+        return "it is not three parts separated by dots"
+    return None

@@ -27,6 +27,8 @@ from bot.storage import SqliteRepository
 from discord_emulator import DiscordEmulator, buttons
 
 ROOT = Path(__file__).resolve().parents[1]
+TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.R2VuZQ.YS13ZWxsLWZvcm1lZC10ZXN0LXRva2Vu"
+"""Shaped like a bot token, for settings that are parsed but never used to sign in."""
 
 
 def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> Settings:
@@ -76,10 +78,13 @@ def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[
     return env
 
 
-def start_bot_process(env: dict[str, str], cwd: Path) -> subprocess.Popen[bytes]:
-    """``python -m bot`` as a user would start it (cwd without a .env of ours)."""
+def start_bot_process(
+    env: dict[str, str], cwd: Path, prefix: tuple[str, ...] = ()
+) -> subprocess.Popen[bytes]:
+    """``python -m bot`` as a user would start it (cwd without a .env of ours); ``prefix``
+    runs it under another command (see ``test_bot_startup.UNPRIVILEGED``)."""
     return subprocess.Popen(
-        [sys.executable, "-m", "bot"],
+        [*prefix, sys.executable, "-m", "bot"],
         env=env,
         cwd=cwd,
         stdout=subprocess.DEVNULL,

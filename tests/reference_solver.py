@@ -59,6 +59,22 @@ def preference(option: tuple[int, int]) -> tuple[int, int]:
     return (result, -plies if result > 0 else plies if result < 0 else 0)
 
 
+def positions(start: str = ".........", k: int = 3) -> set[str]:
+    """Every position reachable from ``start`` (play stops at a win or a full board)."""
+    seen, todo = {start}, [start]
+    while todo:
+        board = todo.pop()
+        if winner(board, k) is not None or "." not in board:
+            continue
+        for i, ch in enumerate(board):
+            if ch == ".":
+                child = board[:i] + to_move(board) + board[i + 1 :]
+                if child not in seen:
+                    seen.add(child)
+                    todo.append(child)
+    return seen
+
+
 def best_cells(board: str, k: int = 3) -> set[int]:
     options = {i: child_value(board, i, k) for i, ch in enumerate(board) if ch == "."}
     top = max(preference(o) for o in options.values())

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import re
-import string
 
 import pytest
 
 from bot.i18n import catalogs, language_of, text
+from bot.i18n.texts import placeholders
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, find_button
@@ -17,7 +17,7 @@ LANGUAGES = ["en", "fr", "de", "es", "pt-BR"]
 
 
 def fields(template: str) -> set[str]:
-    return {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    return placeholders(template)
 
 
 def test_every_language_has_every_key_with_the_same_placeholders() -> None:
@@ -33,6 +33,22 @@ def test_every_language_has_every_key_with_the_same_placeholders() -> None:
                 assert catalog[key] == catalog[key].lower(), (language, key)
             if key.startswith(("cmd.", "choice.")):
                 assert len(catalog[key]) <= 100, (language, key)
+
+
+@pytest.mark.parametrize(
+    ("language", "counts", "expected"),
+    [
+        ("en", (1, 0, 2), "1 win · 0 losses · 2 draws"),
+        ("en", (2, 1, 1), "2 wins · 1 loss · 1 draw"),
+        ("fr", (0, 1, 2), "0 victoire · 1 défaite · 2 nuls"),  # French: 0 is singular
+        ("de", (1, 2, 1), "1 Sieg · 2 Niederlagen · 1 Unentschieden"),
+        ("es", (0, 1, 3), "0 victorias · 1 derrota · 3 empates"),
+        ("pt-BR", (0, 1, 5), "0 vitória · 1 derrota · 5 empates"),
+    ],
+)
+def test_counts_take_each_languages_plural(language, counts, expected) -> None:
+    wins, losses, draws = counts
+    assert text("stats.record", language, wins=wins, losses=losses, draws=draws) == expected
 
 
 def test_regional_locales_fall_back_to_their_language_then_english() -> None:

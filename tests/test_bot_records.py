@@ -85,11 +85,11 @@ async def test_a_scripted_series(emulator: DiscordEmulator, bot) -> None:
     res = await emulator.invoke(alice, "ttt stats")
     assert res.ephemeral
     fields = embed_fields(res)
-    assert fields["Against members"] == "2 wins · 1 losses · 1 draws"
-    assert fields["Against the bot (hard)"] == "0 wins · 1 losses · 0 draws"
+    assert fields["Against members"] == "2 wins · 1 loss · 1 draw"
+    assert fields["Against the bot (hard)"] == "0 wins · 1 loss · 0 draws"
     assert fields["Win streak"] == "current 0 · best 1"
     assert embed_fields(await emulator.invoke(alice, "ttt stats", {"member": carol})) == {
-        "Against the bot (unbeatable)": "0 wins · 0 losses · 1 draws",
+        "Against the bot (unbeatable)": "0 wins · 0 losses · 1 draw",
         "Win streak": "current 0 · best 0",
     }
 
@@ -141,7 +141,7 @@ async def test_review_marks_the_blunder_and_the_best_move(emulator: DiscordEmula
     assert lines[1] == "1. ❌ A1 — keeps the draw"
     assert lines[2] == "2. ⭕ B1 — **blunder**: turns a draw into a loss. Best: B2."
     assert all("blunder" not in line and "mistake" not in line for line in lines[3:-1])
-    assert lines[-1] == "1 move(s) changed the result under perfect play."
+    assert lines[-1] == "1 move changed the result under perfect play."
     # /ttt review gives the caller's last game, the same review
     res2 = await emulator.invoke(alice, "ttt review")
     assert res2.ephemeral and res2.content == res.content
@@ -161,7 +161,7 @@ async def test_forget_me_asks_then_deletes(emulator: DiscordEmulator, bot) -> No
     done = await emulator.click(
         alice, res.message, find_button(res.message, label="Delete my data")["custom_id"]
     )
-    assert done.content == "Done: 1 game(s) and your ratings are deleted."
+    assert done.content == "Done: 1 game and your ratings are deleted."
     res = await emulator.invoke(alice, "ttt stats")
     assert res.ephemeral and "no finished games" in res.content
     assert await bot.repo.rank_of(emulator.guild.id, alice.id) is None

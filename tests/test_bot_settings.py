@@ -6,7 +6,7 @@ import pytest
 
 from bot.settings import Settings, SettingsError
 
-from bot_harness import running_bot, settings_for
+from bot_harness import TOKEN, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, find_button
 
 
@@ -22,13 +22,13 @@ from discord_emulator import DiscordEmulator, buttons, find_button
 )
 def test_malformed_server_settings_name_themselves(name: str, value: str) -> None:
     with pytest.raises(SettingsError, match=name):
-        Settings.from_env({"DISCORD_TOKEN": "x", name: value})
+        Settings.from_env({"DISCORD_TOKEN": TOKEN, name: value})
 
 
 def test_server_settings_parse() -> None:
     settings = Settings.from_env(
         {
-            "DISCORD_TOKEN": "x",
+            "DISCORD_TOKEN": TOKEN,
             "TTT_DEFAULT_SIZE": "5",
             "TTT_ALLOWED_CHANNELS": "11, 22",
             "TTT_GAMES_PER_CHANNEL": "3",
@@ -41,7 +41,7 @@ def test_server_settings_parse() -> None:
         5, (11, 22), 3,
     )  # fmt: skip
     assert policy.one_game_per_member and policy.start_cooldown == 30.0
-    assert Settings.from_env({"DISCORD_TOKEN": "x"}).policy.games_per_channel == 1
+    assert Settings.from_env({"DISCORD_TOKEN": TOKEN}).policy.games_per_channel == 1
 
 
 async def start(emu: DiscordEmulator, user, channel=None, **options):

@@ -4,17 +4,32 @@ what the bot asks Discord for at start-up; the token stays out of the logs."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
+import shutil
 import signal
 import socket
 from pathlib import Path
 
 import pytest
 
+from bot.storage import MIGRATIONS
+
 from bot_harness import BotProcess, bot_process_env, running_bot, settings_for, start_bot_process
 from discord_emulator import DiscordEmulator
 
 RUN_TIMEOUT = 20.0
+WELL_FORMED_TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.R2VuZQ.bm90LWEtcmVhbC10b2tlbi1hdC1hbGwtcmVhbGx5"
+# Root passes every permission check; without these two capabilities it meets file modes
+# like any user (its own files' owner bits apply), and can still run this venv's Python.
+UNPRIVILEGED: tuple[str, ...] = (
+    ("setpriv", "--inh-caps=-dac_override,-dac_read_search",
+     "--bounding-set=-dac_override,-dac_read_search")
+    if os.geteuid() == 0 and shutil.which("setpriv") else ()
+)  # fmt: skip
+needs_unprivileged = pytest.mark.skipif(
+    os.geteuid() == 0 and not UNPRIVILEGED, reason="root without setpriv passes every mode check"
+)
 INTENT_MEMBERS, INTENT_PRESENCES, INTENT_MESSAGE_CONTENT = 1 << 1, 1 << 8, 1 << 15
 
 # Every setting but the one under test is valid and explicit, so a test is about that
@@ -39,7 +54,7 @@ def offline_env(tmp_path: Path, **settings: str) -> dict[str, str]:
     port = closed_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
     return env | {
-        "DISCORD_TOKEN": "not.a.real.token",
+        "DISCORD_TOKEN": WELL_FORMED_TOKEN,
         "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
         "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/",
         "TTT_DATABASE": str(tmp_path / "ttt.sqlite3"),
@@ -48,9 +63,9 @@ def offline_env(tmp_path: Path, **settings: str) -> dict[str, str]:
     }
 
 
-def run_bot(env: dict[str, str], cwd: Path) -> tuple[int, list[str]]:
+def run_bot(env: dict[str, str], cwd: Path, prefix: tuple[str, ...] = ()) -> tuple[int, list[str]]:
     """Run ``python -m bot`` to its end; its exit status and stderr lines."""
-    proc = start_bot_process(env, cwd)
+    proc = start_bot_process(env, cwd, prefix)
     try:
         _, err = proc.communicate(timeout=RUN_TIMEOUT)
     finally:
@@ -131,30 +146,50 @@ def test_a_file_that_is_not_a_database_is_one_line_and_left_untouched(tmp_path: 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.sqlite3"]  # no -wal, -shm
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes regardless of modes")
-def test_an_unreadable_database_is_one_line(tmp_path: Path) -> None:
+@needs_unprivileged
+@pytest.mark.parametrize("mode", [0, 0o400], ids=["unreadable", "read-only"])
+def test_a_database_file_the_bot_cannot_write_is_one_line(tmp_path: Path, mode: int) -> None:
     path = tmp_path / "ttt.sqlite3"
     path.write_bytes(b"")
-    path.chmod(0)
+    path.chmod(mode)
     try:
-        code, lines = run_bot(offline_env(tmp_path, TTT_DATABASE=str(path)), tmp_path)
+        env = offline_env(tmp_path, TTT_DATABASE=str(path))
+        code, lines = run_bot(env, tmp_path, UNPRIVILEGED)
     finally:
         path.chmod(0o600)
-    assert_one_line(code, lines, str(path))
+    assert_one_line(code, lines, str(path), "not readable and writable")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads and writes regardless of modes")
+@needs_unprivileged
 def test_a_database_in_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
     folder = tmp_path / "ro"
     folder.mkdir()
     folder.chmod(0o500)
     path = folder / "ttt.sqlite3"
     try:
-        code, lines = run_bot(offline_env(tmp_path, TTT_DATABASE=str(path)), tmp_path)
+        env = offline_env(tmp_path, TTT_DATABASE=str(path))
+        code, lines = run_bot(env, tmp_path, UNPRIVILEGED)
     finally:
         folder.chmod(0o700)
-    assert_one_line(code, lines, str(path))
+    assert_one_line(code, lines, str(path), "not writable")
     assert list(folder.iterdir()) == []
+
+
+def test_a_malformed_token_is_one_line_and_creates_nothing(tmp_path: Path) -> None:
+    env = offline_env(tmp_path, DISCORD_TOKEN="MTIz.only-two-parts")
+    code, lines = run_bot(env, tmp_path)
+    assert_one_line(code, lines, "DISCORD_TOKEN", "three parts")
+    assert "only-two-parts" not in lines[0]  # a token, even a broken one, is not echoed
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("value", "says"),
+    [("0", "more than 0 and at most 604800"), ("nan", "finite"), ("inf", "finite")],
+)
+def test_a_timeout_error_states_the_real_bounds(tmp_path: Path, value: str, says: str) -> None:
+    code, lines = run_bot(offline_env(tmp_path, TTT_TURN_TIMEOUT=value), tmp_path)
+    assert_one_line(code, lines, "TTT_TURN_TIMEOUT", says, repr(value))
 
 
 # --- Discord -------------------------------------------------------------------------
@@ -163,14 +198,13 @@ def test_a_database_in_a_read_only_folder_is_one_line(tmp_path: Path) -> None:
 async def test_a_rejected_token_is_one_line_and_no_gateway_session(
     emulator: DiscordEmulator, tmp_path: Path
 ) -> None:
-    wrong = "emu.wrong-token"
+    wrong = "d3Jvbmc.dG9rZW4.dGhhdC1kaXNjb3JkLXdpbGwtcmVqZWN0"
     env = bot_process_env(emulator, tmp_path / "ttt.sqlite3", **VALID) | {"DISCORD_TOKEN": wrong}
     code, lines = await asyncio.to_thread(run_bot, env, tmp_path)
     assert code != 0
     assert "Traceback" not in "\n".join(lines)
-    ours = [line for line in lines if line.startswith("ttt-bot:")]
-    assert len(ours) == 1, lines
-    assert "Discord rejected DISCORD_TOKEN" in ours[0]
+    assert len(lines) == 1, lines  # not even a library line before ours
+    assert lines[0].startswith("ttt-bot: Discord rejected DISCORD_TOKEN")
     assert wrong not in "\n".join(lines)
     # it asked once who it is, got 401, and never opened the gateway
     assert [(r.method, r.path) for r in emulator.requests] == [("GET", "/users/@me")]
@@ -178,10 +212,9 @@ async def test_a_rejected_token_is_one_line_and_no_gateway_session(
 
 
 def test_an_unreachable_discord_is_one_line(tmp_path: Path) -> None:
-    code, lines = run_bot(offline_env(tmp_path), tmp_path)
-    assert code != 0
-    assert "Traceback" not in "\n".join(lines)
-    assert len([line for line in lines if line.startswith("ttt-bot:")]) == 1, lines
+    env = offline_env(tmp_path)
+    code, lines = run_bot(env, tmp_path)
+    assert_one_line(code, lines, f"cannot reach Discord at {env['DISCORD_API_BASE']}")
 
 
 async def test_a_bot_with_only_the_required_settings_starts(
@@ -196,6 +229,68 @@ async def test_a_bot_with_only_the_required_settings_starts(
         assert "60 seconds to answer" in res.content and "more than 300 seconds" in res.content
     finally:
         await child.stop()
+
+
+async def test_the_start_up_says_what_it_did_and_the_stop_says_so(
+    emulator: DiscordEmulator, tmp_path: Path
+) -> None:
+    database = tmp_path / "ttt.sqlite3"
+    (tmp_path / ".env").write_text("TTT_START_COOLDOWN=5\n")
+    child = BotProcess(bot_process_env(emulator, database), tmp_path)
+    try:
+        await child.wait_until_ready(emulator, 1)
+        await emulator.wait_for_commands(timeout=5, count=1)
+        for _ in range(250):  # on_ready runs once the guilds have arrived
+            if "connected to the gateway" in child.stderr:
+                break
+            await asyncio.sleep(0.02)
+    finally:
+        code = await child.stop(signal.SIGTERM)
+    log = child.stderr
+    assert code == 0, log
+    bot = emulator.users[emulator.application_id]
+    assert f"signed in as {bot.name}" in log and f"(id {emulator.application_id})" in log
+    assert f"settings: the environment and {tmp_path / '.env'}" in log
+    assert f"database: SQLite {database} (schema version {len(MIGRATIONS)})" in log
+    assert "slash commands: synced 1 globally" in log
+    assert f"servers: {len(emulator.guilds)}" in log
+    assert child.lines[-1].endswith("bot: stopped")
+    assert "\x1b[" not in log  # stderr is a pipe, not a terminal: no colour codes
+
+
+async def test_json_logs_are_one_object_a_line(emulator: DiscordEmulator, tmp_path: Path) -> None:
+    env = bot_process_env(emulator, tmp_path / "ttt.sqlite3", TTT_LOG_FORMAT="json")
+    child = BotProcess(env, tmp_path)
+    try:
+        await child.wait_until_ready(emulator, 1)
+    finally:
+        await child.stop(signal.SIGTERM)
+    entries = [json.loads(line) for line in child.lines]
+    assert {e["logger"] for e in entries} >= {"bot", "bot.app"}
+    assert all(set(e) >= {"time", "level", "logger", "message"} for e in entries)
+    assert any(e["message"].startswith("signed in as") for e in entries)
+
+
+async def test_a_second_instance_on_the_same_database_is_refused(
+    emulator: DiscordEmulator, tmp_path: Path
+) -> None:
+    database = tmp_path / "ttt.sqlite3"
+    env = bot_process_env(emulator, database)
+    first = BotProcess(env, tmp_path)
+    try:
+        await first.wait_until_ready(emulator, 1)
+        code, lines = await asyncio.to_thread(run_bot, env, tmp_path)
+        assert_one_line(code, lines, str(database), "in use by another running ttt-bot")
+        assert emulator.ready_count == 1  # the second never reached Discord
+        assert first.proc.poll() is None
+    finally:
+        await first.stop(signal.SIGTERM)
+    # once the first has stopped, the file is free again
+    again = BotProcess(env, tmp_path)
+    try:
+        await again.wait_until_ready(emulator, 2)
+    finally:
+        await again.stop(signal.SIGTERM)
 
 
 async def test_the_token_never_appears_in_debug_logs(

@@ -17,7 +17,6 @@ import yarl
 from discord import app_commands
 from discord.http import Route
 
-import discord_emulator
 from discord_emulator import CommandError, DiscordEmulator, buttons, find_button
 
 
@@ -154,10 +153,6 @@ async def running_bot(emu: DiscordEmulator, *, persistent: bool = False) -> Asyn
 async def bot(emulator: DiscordEmulator) -> AsyncIterator[EmuBot]:
     async with running_bot(emulator) as client:
         yield client
-
-
-def test_import_path() -> None:
-    assert discord_emulator.DiscordEmulator is DiscordEmulator
 
 
 async def test_ready_guild_and_sync(emulator: DiscordEmulator, bot: EmuBot) -> None:

@@ -15,8 +15,11 @@ RUNNING = sorted(
 )
 
 
-def test_there_are_4520_running_positions() -> None:
-    assert len(RUNNING) == 5478 - 958
+def test_the_running_positions_are_the_references() -> None:
+    """The engine's census and the reference's own walk find the same running positions."""
+    reference = {p for p in ref.positions() if ref.winner(p, 3) is None and "." in p}
+    assert {b.to_string() for b in RUNNING} == reference
+    assert len(reference) == 4520
 
 
 def test_solve_matches_the_reference_everywhere() -> None:
@@ -34,8 +37,12 @@ def test_depth_aware_score_counts_empty_cells_after_the_win() -> None:
     board = Board.from_string("XX.OO....")
     assert score(board) == 5  # 1 + 4 empty cells left after the winning move
     assert solve(board) == 1
-    assert solve(Board.from_string("XX.OO...X")) == 1  # O to move cannot stop both
-    assert solve(Board.from_string("XX.OO..X.")) == 1  # O wins at once on 5
+    # O to move, no line of its own, and X threatens 2 and 6 at once: O is lost
+    assert solve(Board.from_string("XX.XO...O")) == -1
+    assert ref.value("XX.XO...O") == (-1, 2)
+    # O to move wins at once on 5, whatever X threatens
+    assert solve(Board.from_string("XX.OO..X.")) == 1
+    assert best_moves(Board.from_string("XX.OO..X.")) == [5]
 
 
 @pytest.mark.parametrize("text", ["XXXOO....", "XOXXOOOXX"])

@@ -6,6 +6,7 @@ The server's start rules are checked in the same transaction as the insert
 
 from __future__ import annotations
 
+import logging
 import random
 from collections.abc import Collection
 
@@ -15,6 +16,8 @@ from bot.core.refusals import Refusal
 from bot.core.repository import Conflict
 from bot.core.service import First, GameService
 from bot.core.start_rules import check_start
+
+log = logging.getLogger(__name__)
 
 
 class Lobby:
@@ -57,6 +60,7 @@ class Lobby:
             await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
                               user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
             game = await tx.create_game(game)
+        log.info("game %d started: %s", game.id, game.describe())
         self.games.deadlines_changed.set()
         return await self.games.update(game)
 
@@ -119,6 +123,7 @@ class Lobby:
             game = await self.repo.accept_challenge(challenge, game)
         except Conflict:
             raise Refusal("challenge.closed") from None
+        log.info("game %d started: %s", game.id, game.describe())
         self.games.deadlines_changed.set()
         return await self.games.update(game)
 

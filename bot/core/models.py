@@ -104,6 +104,16 @@ class Game:
             return None
         return self.outcome.score(mark)
 
+    def describe(self) -> str:
+        """One line for the log: where, who, what board."""
+        if self.bot_side is None:
+            players = f"member {self.player_x} (X) vs member {self.player_o} (O)"
+        else:
+            member = self.player_o if self.bot_side == "X" else self.player_x
+            players = f"member {member} vs the bot ({self.difficulty}, {self.bot_side})"
+        return (f"server {self.guild_id}, channel {self.channel_id}, {players}, "
+                f"{self.size}×{self.size}")  # fmt: skip
+
     def with_changes(self, **changes: object) -> Game:
         return replace(self, **changes)  # type: ignore[arg-type]
 

@@ -142,3 +142,7 @@ class Repository(Store, Protocol):
     async def close(self) -> None: ...
 
     async def schema_version(self) -> int: ...
+
+    async def describe(self) -> str:
+        """Where the data lives and its schema version, for the start-up log (never a
+        password)."""

@@ -19,6 +19,8 @@ from bot.i18n import text
 
 log = logging.getLogger(__name__)
 
+UNKNOWN_MESSAGE = 10008
+
 
 class GameController:
     def __init__(
@@ -187,6 +189,10 @@ class GameController:
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:
+            if exc.code == UNKNOWN_MESSAGE:  # a moderator deleted the game meanwhile
+                log.warning("message of game %s was deleted", update.game.id)
+                await self.games.abandon(update.game.id)
+                return
             # The interaction expired before our answer (Discord's 10062): the move is
             # stored, so show it by editing the message itself, or the board would lag.
             log.warning("interaction %s expired before its answer (%s); editing the game "

@@ -48,6 +48,8 @@ class Responder:
         try:
             yield
         except Refusal as refusal:
+            log.debug("interaction %s by %s refused: %s", interaction.id, interaction.user.id,
+                      refusal.key)  # fmt: skip
             await self.reply_private(interaction, refusal_text(refusal, interaction.locale))
         except Exception:
             log.exception("interaction %s failed", interaction.id)

@@ -8,6 +8,8 @@ a regional locale to its language (es-ES → es) and then to English.
 from __future__ import annotations
 
 import json
+import re
+import string
 from functools import cache
 from pathlib import Path
 
@@ -34,12 +36,44 @@ def language_of(locale: object) -> str:
     return base if base in known else FALLBACK
 
 
+PLURAL = re.compile(r"\{(\w+), plural, one \{([^{}]*)\} other \{([^{}]*)\}\}")
+"""``{count, plural, one {# game} other {# games}}``: ICU's plural form, the two
+categories these languages use; ``#`` is the number."""
+ZERO_IS_ONE = ("fr", "pt-BR")
+"""Languages where 0 takes the singular (CLDR: fr and pt, ``i = 0,1``)."""
+
+
+def plural_category(language: str, count: int) -> str:
+    if count == 1 or (count == 0 and language in ZERO_IS_ONE):
+        return "one"
+    return "other"
+
+
+def placeholders(template: str) -> set[str]:
+    """The parameter names a template uses, plural blocks included."""
+    names = {match[0] for match in PLURAL.findall(template)}
+    plain = PLURAL.sub("", template)
+    return names | {name for _, name, _, _ in string.Formatter().parse(plain) if name}
+
+
 def text(key: str, locale: object = None, **params: object) -> str:
     """The text for ``key`` in ``locale``'s language with ``params`` filled in.
 
     Raises:
         KeyError: an unknown key (a bug: every key lives in the English catalog).
     """
-    table = catalogs()[language_of(locale)]
-    template = table.get(key) or catalogs()[FALLBACK][key]
-    return template.format(**params)
+    language = language_of(locale)
+    table = catalogs()[language]
+    if key in table:
+        template = table[key]
+    else:
+        template, language = catalogs()[FALLBACK][key], FALLBACK
+
+    def plural(match: re.Match[str]) -> str:
+        count = int(str(params[match[1]]))
+        one, other = match[2], match[3]
+        return (one if plural_category(language, count) == "one" else other).replace(
+            "#", str(count)
+        )
+
+    return PLURAL.sub(plural, template).format(**params)

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -146,6 +148,7 @@ class SqliteRepository(_SqliteStore):
         self.path = str(path)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
         self._conn: sqlite3.Connection | None = None
+        self._lock_fd: int | None = None
         self._turn = asyncio.Lock()
         """Held by a unit of work while its transaction is open: a statement issued then
         would otherwise join (or roll back with) it, so it waits for the lock."""
@@ -191,11 +194,8 @@ class SqliteRepository(_SqliteStore):
         await self._on_db_thread(self._open)
 
     def _open(self) -> None:
-        path = Path(self.path)
-        if self.path != ":memory:" and not path.parent.is_dir():
-            raise DatabaseError(
-                f"cannot open database {self.path}: folder {path.parent} does not exist"
-            )
+        if self.path != ":memory:":
+            self._check_file(Path(self.path))
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
@@ -214,18 +214,64 @@ class SqliteRepository(_SqliteStore):
             conn.execute("PRAGMA foreign_keys = ON")
         except sqlite3.Error as exc:
             conn.close()
+            self._release()
             raise DatabaseError(f"cannot use database {self.path}: {exc}") from None
         self._conn = conn
+
+    def _check_file(self, path: Path) -> None:
+        """Refuse what would fail later: a missing folder, a file or folder the bot cannot
+        write, and a second process on the same file (its games would drift from what
+        this one shows). The last is an exclusive flock on the database file itself, held
+        until :meth:`close` (SQLite's own locks are POSIX locks, which flock does not
+        touch); the kernel drops it if the process dies.
+
+        Raises:
+            DatabaseError: one of those, naming the path.
+        """
+        if not path.parent.is_dir():
+            raise DatabaseError(f"cannot open database {path}: folder {path.parent} does not exist")
+        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
+            raise DatabaseError(
+                f"cannot use database {path}: the file is not readable and writable by this "
+                "user (check its owner and mode)"
+            )
+        if not os.access(path.parent, os.W_OK | os.X_OK):
+            raise DatabaseError(
+                f"cannot use database {path}: its folder {path.parent} is not writable "
+                "(SQLite keeps its journal next to the file)"
+            )
+        try:
+            self._lock_fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        except OSError as exc:
+            raise DatabaseError(f"cannot open database {path}: {exc.strerror}") from None
+        try:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            self._release()
+            raise DatabaseError(
+                f"database {path} is in use by another running ttt-bot: stop that one "
+                "first (to run several processes, use PostgreSQL)"
+            ) from None
+
+    def _release(self) -> None:
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)  # closing the descriptor drops the flock
+            self._lock_fd = None
 
     async def close(self) -> None:
         if self._conn is not None:
             async with self._turn:
                 await self._on_db_thread(self._conn.close)
             self._conn = None
+        self._release()
         self._executor.shutdown(wait=True)
 
     async def schema_version(self) -> int:
         return await self._call(_user_version)
+
+    async def describe(self) -> str:
+        where = self.path if self.path == ":memory:" else Path(self.path).resolve()
+        return f"SQLite {where} (schema version {await self.schema_version()})"
 
 
 def _user_version(conn: sqlite3.Connection) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import base64
 import copy
 import logging
 import secrets
@@ -54,8 +55,10 @@ class DiscordEmulator(InteractionActions):
                 self.validator = load_validator(self.spec_path)
             else:
                 warn_spec_missing(self.spec_path)
-        self.token = f"emu.{secrets.token_urlsafe(24)}"
         self.application_id = self.snowflakes.next()
+        # shaped like Discord's: the bot's id in base64, a timestamp part, an HMAC part
+        bot_id = base64.urlsafe_b64encode(str(self.application_id).encode()).decode()
+        self.token = f"{bot_id.rstrip('=')}.{secrets.token_urlsafe(4)}.{secrets.token_urlsafe(27)}"
         self._bot = EmuUser(self.application_id, "TTT Bot", bot=True)
         self.owner = EmuUser(self.snowflakes.next(), "owner")
         self.users: dict[int, EmuUser] = {self._bot.id: self._bot, self.owner.id: self.owner}
