@@ -8,6 +8,8 @@ import asyncio
 import hashlib
 import json
 import logging
+from collections.abc import Callable
+from typing import Any
 
 import discord
 from discord.ext import commands
@@ -24,7 +26,7 @@ from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.records_controller import RecordsController
-from bot.discord_ui.responder import Responder
+from bot.discord_ui.responder import AnsweringTree, Responder
 from bot.discord_ui.router import ComponentRouter
 from bot.discord_ui.timekeeper import Timekeeper
 from bot.i18n.translator import CatalogTranslator
@@ -35,6 +37,28 @@ log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE = 15.0
 """Seconds a shutdown waits for moves in flight (a 5×5 search takes up to 2)."""
+
+
+def guard_gateway_parsers(parsers: dict[str, Callable[[Any], None]]) -> None:
+    """Make every gateway event parser log a malformed payload instead of raising.
+
+    discord.py calls them bare in ``DiscordWebSocket.received_message``: one
+    INTERACTION_CREATE without ``data`` (a KeyError inside the library) would end the
+    connection's task and with it the process. ``parsers`` is the client's
+    ``_connection.parsers``, the table the gateway looks events up in.
+    """
+    for event, parse in list(parsers.items()):
+        parsers[event] = _guarded(event, parse)
+
+
+def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
+    def run(data: Any) -> None:
+        try:
+            parse(data)
+        except Exception:
+            log.exception("ignored a malformed %s event from the gateway", event)
+
+    return run
 
 
 def intents() -> discord.Intents:
@@ -52,8 +76,10 @@ class TTTBot(commands.Bot):
         # A text-only bot: without this, every start warns that voice libraries are missing.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(
-            command_prefix=commands.when_mentioned, intents=intents(), help_command=None
-        )
+            command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
+            tree_cls=AnsweringTree,
+        )  # fmt: skip
+        guard_gateway_parsers(self._connection.parsers)
         self.settings = settings
         self.settings_source = settings_source
         self.repo = repo

@@ -3,7 +3,8 @@ own choices (stored with /ttt config) on top, cached until they change."""
 
 from __future__ import annotations
 
-from bot.core.policy import ServerPolicy
+from bot.core.policy import BOUNDS, CHOICES, LABELS, ServerPolicy
+from bot.core.refusals import Refusal
 from bot.core.repository import Store
 
 
@@ -25,7 +26,15 @@ class PolicyBook:
 
     async def configure(self, guild_id: int, changes: dict[str, object]) -> ServerPolicy:
         """Store a server's new choices (merged into its earlier ones; None puts a setting
-        back to the default) and return the policy now in force there."""
+        back to the default) and return the policy now in force there.
+
+        Raises:
+            Refusal: ``config.out_of_range``, a value outside its bounds or choices;
+                nothing is stored then.
+        """
+        for name, value in changes.items():
+            if value is not None:
+                check(name, value)
         overrides = await self._store.guild_overrides(guild_id)
         overrides.update(changes)
         for name, value in changes.items():
@@ -34,3 +43,20 @@ class PolicyBook:
         await self._store.set_guild_overrides(guild_id, overrides)
         self._cache.pop(guild_id, None)
         return await self.policy(guild_id)
+
+
+def check(name: str, value: object) -> None:
+    """Raises: Refusal: ``value`` is outside the bounds or choices of setting ``name``."""
+    if name in BOUNDS:
+        low, high = BOUNDS[name]
+        if (
+            not isinstance(value, int | float)
+            or isinstance(value, bool)
+            or not (low <= value <= high)
+        ):
+            raise Refusal("config.out_of_range", setting_key=LABELS[name], low=low, high=high,
+                          value=value)  # fmt: skip
+    elif name in CHOICES and value not in CHOICES[name]:
+        choices = CHOICES[name]
+        raise Refusal("config.out_of_range", setting_key=LABELS[name], low=choices[0],
+                      high=choices[-1], value=value)  # fmt: skip

@@ -43,6 +43,25 @@ class ServerPolicy:
 SERVER_SETTINGS = tuple(f.name for f in fields(ServerPolicy))
 """What a server's admins may choose for their server with /ttt config."""
 
+BOUNDS: dict[str, tuple[int, int]] = {
+    "challenge_timeout": (10, 3600),
+    "turn_timeout": (30, 86400),
+    "games_per_channel": (1, 10),
+    "start_cooldown": (0, 3600),
+}
+"""Inclusive limits of the numeric server settings (the /ttt config options declare the
+same, but a client with an older command schema can send anything)."""
+CHOICES: dict[str, tuple[object, ...]] = {
+    "default_difficulty": DIFFICULTIES,
+    "default_size": SIZES,
+    "emoji_set": tuple(EMOJI_SETS),
+}
+LABELS = {"challenge_timeout": "config.challenge_timeout", "turn_timeout": "config.turn_timeout",
+          "games_per_channel": "config.games_per_channel", "start_cooldown": "config.cooldown",
+          "default_difficulty": "config.difficulty", "default_size": "config.size",
+          "emoji_set": "config.emoji"}  # fmt: skip
+"""The catalog key naming each checked setting, for the refusal."""
+
 
 def parse_colour(raw: str) -> int | None:
     """``#5865F2`` (or without the #) as an int; None if it is not a colour."""

@@ -47,8 +47,12 @@ class GameController:
             self.responder.require_channel_permissions(interaction)
             rules = await self.games.policies.policy(interaction.guild_id)
             vs_bot = opponent is None or opponent.id == self.games.bot_user_id
-            if opponent is not None and not vs_bot and opponent.bot:
-                raise Refusal("start.other_bot", name=opponent.display_name)
+            if opponent is not None and not vs_bot:
+                if opponent.bot:
+                    raise Refusal("start.other_bot", name=opponent.display_name)
+                if interaction.guild_id is not None and not isinstance(opponent, discord.Member):
+                    # Discord resolves a user option to a member only if they are one
+                    raise Refusal("start.not_a_member", name=opponent.mention)
             where = {
                 "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id, "first": first,

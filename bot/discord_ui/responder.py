@@ -12,6 +12,7 @@ import logging
 from collections.abc import AsyncIterator
 
 import discord
+from discord import app_commands
 
 from bot.core.models import Challenge, Game
 from bot.core.refusals import Refusal
@@ -82,10 +83,36 @@ class Responder:
             raise Refusal("perm.missing", permission_keys=missing)
 
 
+class AnsweringTree(app_commands.CommandTree):
+    """A command tree that answers the commands it cannot run: one a member's client sent
+    from an out-of-date copy of the commands (an unknown subcommand, a group with no
+    subcommand), or an option value that does not convert (a choice that no longer
+    exists). discord.py would only log those, and the member see 'This interaction
+    failed'."""
+
+    async def on_error(
+        self, interaction: discord.Interaction, error: app_commands.AppCommandError
+    ) -> None:
+        if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
+            message = text("command.outdated", interaction.locale)
+        elif isinstance(error, app_commands.TransformerError):
+            message = text("command.bad_option", interaction.locale, value=str(error.value)[:80])
+        else:
+            log.error("command %s failed", interaction.id, exc_info=error)
+            message = text("error.generic", interaction.locale)
+        log.debug("interaction %s answered with an error: %r", interaction.id, error)
+        with contextlib.suppress(discord.HTTPException):
+            await Responder.reply_private(interaction, message)
+
+
 def refusal_text(refusal: Refusal, locale: object) -> str:
     params = dict(refusal.params)
     game = params.pop("game", None)
     challenge = params.pop("challenge", None)
+    for name, value in list(params.items()):  # a catalog key travels as ``<name>_key``
+        if name.endswith("_key"):
+            params[name.removesuffix("_key")] = text(str(value), locale)
+            del params[name]
     if "permission_keys" in params:
         keys = params.pop("permission_keys")
         params["permissions"] = ", ".join(text(str(k), locale) for k in keys)  # type: ignore[attr-defined]

@@ -83,6 +83,31 @@ class InteractionActions:
         rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
         return await self._run(rec, wait_final)
 
+    async def invoke_raw(
+        self: DiscordEmulator,
+        user: EmuUser,
+        data: dict[str, Any],
+        channel: Any = None,
+        locale: str | None = None,
+    ) -> InteractionResult:
+        """An APPLICATION_COMMAND whose ``data`` is sent as given, unchecked against the
+        synced commands: what a client with an out-of-date copy of them sends (Discord
+        clients cache command definitions). Build ``data`` with :meth:`command_data`."""
+        ch = self._channel(channel)
+        rec = self._new_record(user, 2, ch, str(data.get("name", "?")))
+        rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
+        return await self._run(rec, False)
+
+    def command_data(
+        self: DiscordEmulator,
+        command: str,
+        options: dict[str, Any] | None = None,
+        channel: Any = None,
+    ) -> dict[str, Any]:
+        """The ``data`` of a valid invocation, to alter for :meth:`invoke_raw`."""
+        ch = self._channel(channel)
+        return build_command_data(self, self.guilds[ch.guild_id], ch, command, options or {})
+
     async def click(
         self: DiscordEmulator,
         user: EmuUser,
