@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 import discord  # noqa: E402
 
+from bot.discord_ui import custom_ids  # noqa: E402
 from engine import Board  # noqa: E402
 
 from bot_harness import bot_process_env, start_bot_process  # noqa: E402
@@ -42,7 +44,13 @@ MARKS = {"❌": "X", "⭕": "O"}
 
 
 def cells(message: dict) -> list[dict]:
-    return [b for row in buttons(message) for b in row if b["custom_id"].startswith("ttt:c:")]
+    """The board's buttons, read with the bot's own custom_id grammar."""
+    return [
+        b
+        for row in buttons(message)
+        for b in row
+        if isinstance(custom_ids.parse(b["custom_id"]), custom_ids.CellClick)
+    ]
 
 
 def board_of(message: dict) -> Board:
@@ -69,6 +77,18 @@ def percentile(values: list[float], p: float) -> float:
     """Nearest-rank percentile (p in 0..100) of a non-empty list."""
     ordered = sorted(values)
     return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+async def bot_replied(emu: DiscordEmulator, message_id: str, mark: str) -> dict:
+    """The message once the bot's reply is on it: on a big board the member's move may be
+    shown first and the reply edited in when the search ends."""
+    for _ in range(400):
+        message = emu.message(message_id)
+        board = board_of(message)
+        if board.is_over() or board.to_move == mark:
+            return message
+        await asyncio.sleep(0.025)
+    return emu.message(message_id)
 
 
 async def play(
@@ -98,7 +118,7 @@ async def play(
         if res.ephemeral:
             tally.refused += 1
             return message
-        message = emu.message(message["id"])
+        message = await bot_replied(emu, message["id"], board.to_move)
         after = board_of(message)
         tally.member_moves += 1
         tally.bot_replies += after.move_count - board.move_count - 1
@@ -109,13 +129,14 @@ async def play(
 
 async def slot(
     emu: DiscordEmulator, user, channel, rng: random.Random, tally: Tally, think: float,
-    until: float,
+    until: float, options: Callable[[random.Random], dict] | None = None,
 ) -> None:  # fmt: skip
-    """One channel kept busy until ``until``: a game, then another, and so on."""
+    """One channel kept busy until ``until``: a game, then another, and so on; each
+    started with ``options(rng)`` (default: hard, the member first)."""
     while time.perf_counter() < until:
         await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
-        res = await emu.invoke(user, "ttt start", {"difficulty": "hard", "first": "me"},
-                               channel=channel)  # fmt: skip
+        chosen = options(rng) if options else {"difficulty": "hard", "first": "me"}
+        res = await emu.invoke(user, "ttt start", chosen, channel=channel)
         if res.type is None:
             tally.unanswered += 1
             return

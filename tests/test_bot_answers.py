@@ -4,11 +4,12 @@ of bounds, challenges to someone who is not a member."""
 
 from __future__ import annotations
 
+import asyncio
 import copy
 
 import pytest
 
-from bot_harness import running_bot, settings_for
+from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 
 
@@ -109,3 +110,27 @@ async def test_a_custom_id_that_is_not_a_string_is_answered(emulator, bot) -> No
     }
     res = await emulator._run(rec, False)
     assert res.ephemeral and "out of date" in res.content
+
+
+async def test_a_message_behind_the_stored_board_catches_up_on_the_next_click(
+    emulator, bot
+) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "easy"})
+    message = res.message
+    (game,) = await bot.repo.running_games()
+    # stored but never shown: the process failed between the two
+    await bot.repo.save_game(game.with_changes(moves=(0, 4)), expected_ply=0)
+    assert board_of(emulator.message(message["id"])) == "........."
+    res = await emulator.click(alice, message, cell_id(message, 8))
+    assert res.type == 7 and board_of(emulator.message(message["id"])) == "X...O...."
+    for _ in range(100):  # the private follow-up comes after the board's update
+        if res.followups:
+            break
+        await asyncio.sleep(0.02)
+    followups = res.followups
+    assert [m.get("flags", 0) & 64 for m in followups] == [64]  # one private follow-up
+    assert "out of date" in followups[0]["content"]
+    message = emulator.message(message["id"])
+    res = await emulator.click(alice, message, cell_id(message, 8))
+    assert res.type == 7 and board_of(res.message)[8] == "X"  # and play goes on

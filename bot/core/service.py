@@ -57,6 +57,11 @@ class GameService:
         self.deadlines_changed = asyncio.Event()
         """Set whenever a deadline may have moved, to wake the timekeeper."""
 
+    async def current(self, game_id: int) -> GameUpdate | None:
+        """The game as stored, to show again; None if there is no such game."""
+        game = await self.repo.get_game(game_id)
+        return None if game is None else await self.update(game)
+
     async def update(self, game: Game) -> GameUpdate:
         """``game`` with what showing it needs (its server's marks)."""
         return GameUpdate(game, (await self.policies.policy(game.guild_id)).emoji_set)

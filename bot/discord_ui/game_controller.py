@@ -110,9 +110,14 @@ class GameController:
                 await self._update_game(interaction, update)
                 shown_early = True
 
-            update = await self.games.play_turn(
-                click.game_id, click.ply, click.cell, interaction.user.id, show_early=show_early
-            )
+            try:
+                update = await self.games.play_turn(
+                    click.game_id, click.ply, click.cell, interaction.user.id,
+                    show_early=show_early,
+                )  # fmt: skip
+            except Refusal as refusal:
+                await self._catch_up(interaction, click.game_id, refusal)
+                raise
             if shown_early:
                 await interaction.edit_original_response(
                     **render_game.game_message(update, interaction.guild_locale)._asdict(),
@@ -150,6 +155,21 @@ class GameController:
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
+
+    async def _catch_up(
+        self, interaction: discord.Interaction, game_id: int, refusal: Refusal
+    ) -> None:
+        """If the clicked board is behind what is stored (a failure between storing a move
+        and showing it), show the stored board on the message before the refusal goes
+        out privately. The router only lets through buttons still on the message, so a
+        stale ply here means the message itself is behind, not the member's client."""
+        if refusal.key not in ("move.stale", "move.over") or interaction.message is None:
+            return
+        current = await self.games.current(game_id)
+        if current is not None and current.game.message_id == interaction.message.id:
+            log.info("game %s: its message was behind the stored board; brought up to date",
+                     game_id)  # fmt: skip
+            await self._update_game(interaction, current)
 
     # --- showing ------------------------------------------------------------------------
 
