@@ -129,11 +129,25 @@ async def same_clicks(core: Core, index: int, options: dict[str, Any]) -> list:
     ])  # fmt: skip
 
 
+async def accepts_against_starts(core: Core, index: int, options: dict[str, Any]) -> list:
+    """The first process accepts the challenges; the others start games in their channels."""
+    if index == 0:
+        return await _gather([core.lobby.accept(challenge_id, BOB, None)
+                              for challenge_id, _ in options["challenges"]])  # fmt: skip
+    return await _gather([
+        core.lobby.start_bot_game(guild_id=GUILD, channel_id=channel,
+                                  user_id=10_000 * index + channel, difficulty="easy",
+                                  first="me")
+        for _, channel in options["challenges"]
+    ])  # fmt: skip
+
+
 SCENARIOS: dict[str, Scenario] = {
     "starts_in_shared_channels": starts_in_shared_channels,
     "starts_by_shared_members": starts_by_shared_members,
     "finishing_moves": finishing_moves,
     "same_clicks": same_clicks,
+    "accepts_against_starts": accepts_against_starts,
 }
 
 # --- the races ----------------------------------------------------------------------------
@@ -155,6 +169,23 @@ async def test_concurrent_starts_never_put_two_games_in_a_channel(
     assert outcomes == {"done": channels, "start.busy_game": (PROCESSES - 1) * channels}
     running = await parent.repo.running_games()
     assert sorted(g.channel_id for g in running) == list(range(1, channels + 1))
+
+
+async def test_an_accepted_challenge_and_a_start_never_share_a_channel(
+    parent: Core, pg_database: str
+) -> None:
+    challenges = []
+    for channel in range(1, 61):
+        challenge = await parent.lobby.challenge(
+            guild_id=GUILD, channel_id=channel, user_id=ALICE, opponent_id=BOB, first="me"
+        )
+        challenges.append((challenge.id, channel))
+    outcomes = race("accepts_against_starts", pg_database, challenges=challenges)
+    assert outcomes["done"] == len(challenges)  # every accept, and no start
+    assert sum(outcomes.values()) == PROCESSES * len(challenges)
+    running = await parent.repo.running_games()
+    assert sorted(g.channel_id for g in running) == list(range(1, 61))
+    assert {(g.player_x, g.player_o) for g in running} == {(ALICE, BOB)}
 
 
 async def test_one_game_per_member_holds_across_processes(parent: Core, pg_database: str) -> None:

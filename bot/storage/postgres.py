@@ -19,7 +19,6 @@ so a rule read after taking its lock sees every start that held the lock before.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
@@ -30,16 +29,11 @@ from bot.core.models import Challenge, Game
 from bot.core.repository import BotRecord, DatabaseError, Rating
 from bot.storage import postgres_games as games
 from bot.storage import postgres_records as records
+from bot.storage.postgres_games import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
 
 T = TypeVar("T")
-
-
-def lock_key(key: tuple[str, int]) -> int:
-    """A stable signed 64-bit advisory lock key for ``("channel", id)`` and the like: the
-    same in every process and every release (``hash()`` is salted per process)."""
-    digest = hashlib.blake2b(f"ttt:{key[0]}:{key[1]}".encode(), digest_size=8).digest()
-    return int.from_bytes(digest, "big", signed=True)
+__all__ = ["PostgresRepository", "PostgresTransaction", "describe", "lock_key"]
 
 
 def describe(dsn: str) -> str:
@@ -171,7 +165,7 @@ class PostgresTransaction(_PostgresStore):
         """Take a transaction-scoped advisory lock per key, in the order given (the caller
         sorts them, so two units of work never wait on each other in a cycle)."""
         for key in keys:
-            await self._conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(key))
+            await games.hold_lock(self._conn, key)
 
 
 class PostgresRepository(_PostgresStore):

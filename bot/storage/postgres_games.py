@@ -8,6 +8,7 @@ as on SQLite (the same columns and text encoding of the moves).
 
 from __future__ import annotations
 
+import hashlib
 import json
 from dataclasses import astuple
 from typing import Any
@@ -41,6 +42,18 @@ _INSERT_CHALLENGE = (
     f"INSERT INTO challenges ({_CHALLENGE_COLUMNS.removeprefix('id, ')})"
     " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id"
 )
+
+
+def lock_key(key: tuple[str, int]) -> int:
+    """A stable signed 64-bit advisory lock key for ``("channel", id)`` and the like: the
+    same in every process and every release (``hash()`` is salted per process)."""
+    digest = hashlib.blake2b(f"ttt:{key[0]}:{key[1]}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+async def hold_lock(conn: Any, key: tuple[str, int]) -> None:
+    """Take the advisory lock for ``key`` until the current transaction ends."""
+    await conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(key))
 
 
 def rowcount(status: str) -> int:
@@ -207,10 +220,12 @@ async def close_challenge(
 
 
 async def accept_challenge(conn: Any, challenge: Challenge, game: Game) -> Game:
-    """Close the challenge first: its row lock makes a second accept wait, then find it
-    closed, so only one game is ever created for it."""
+    """Under the channel's lock, as a start is: a start checking the channel must not see
+    the game not yet there and then the challenge already gone. The challenge is closed
+    first: its row lock makes a second accept wait, then find it closed."""
     try:
         async with conn.transaction():
+            await hold_lock(conn, ("channel", challenge.channel_id))
             await close_challenge(conn, challenge, "accepted")
             created = await insert_game(conn, game)
             await conn.execute(
