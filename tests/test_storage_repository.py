@@ -15,7 +15,7 @@ from core_harness import open_repo
 from bot.core.models import Challenge, Game, Outcome
 from bot.core.repository import Conflict, DatabaseError, Repository
 from bot.storage import MIGRATIONS, PostgresRepository
-from bot.storage.postgres import lock_key
+from bot.storage.postgres import lock_key, name_of
 from bot.storage.postgres_games import CLAIM_SECONDS
 from bot.storage.postgres_migrations import MIGRATIONS as PG_MIGRATIONS
 
@@ -51,6 +51,7 @@ async def test_migrations_apply_once_and_data_survives_a_reopen(database: Path |
     first = open_repo(database)
     await first.open()
     assert await first.schema_version() == expected
+    assert f"schema version {expected}" in await first.describe()
     await first.set_meta("commands", "abc")
     await first.close()
     again = open_repo(database)
@@ -140,6 +141,10 @@ async def test_an_unreachable_server_is_a_one_line_error_naming_it() -> None:
     message = str(info.value)
     assert message.startswith("cannot open PostgreSQL database tttdb on 127.0.0.1:9: ")
     assert "\n" not in message and "s3cret" not in message
+    assert (
+        name_of("postgresql://u:pw@db.example:5433/ttt")
+        == "PostgreSQL database ttt on db.example:5433"
+    )
 
 
 @pytest.mark.postgres

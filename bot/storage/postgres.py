@@ -33,10 +33,10 @@ from bot.storage.postgres_games import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
 
 T = TypeVar("T")
-__all__ = ["PostgresRepository", "PostgresTransaction", "describe", "lock_key"]
+__all__ = ["PostgresRepository", "PostgresTransaction", "lock_key", "name_of"]
 
 
-def describe(dsn: str) -> str:
+def name_of(dsn: str) -> str:
     """The database a DSN names, for messages: ``db on host:port``, never the password."""
     try:
         parts = urlsplit(dsn)
@@ -177,7 +177,7 @@ class PostgresRepository(_PostgresStore):
             raise ValueError(f"pool_size must be at least 1, not {pool_size}")
         self.dsn = dsn
         self.pool_size = pool_size
-        self.name = describe(dsn)
+        self.name = name_of(dsn)
         self._pool: Any = None
 
     @property
@@ -222,3 +222,7 @@ class PostgresRepository(_PostgresStore):
 
     async def schema_version(self) -> int:
         return await self._call(schema_version)
+
+    async def describe(self) -> str:
+        version = await self.schema_version()
+        return f"{self.name} (schema version {version}, pool of {self.pool_size})"
