@@ -16,9 +16,14 @@ from bot.storage import SqliteRepository
 from engine import Board
 
 from bot_harness import board_of, running_bot, settings_for
-from discord_emulator import CommandError, DiscordEmulator, buttons, default_spec_path
+from discord_emulator import DiscordEmulator, buttons, default_spec_path
 
 USERS = 3
+RAW = {  # option: (type code, the values the synced command offers)
+    "difficulty": (3, ("easy", "medium", "hard", "unbeatable")),
+    "first": (3, ("random", "me", "opponent")),
+    "size": (4, (3, 4, 5)),
+}
 NUMBER = st.integers(min_value=0, max_value=2**70)
 ID_BUILDERS = [custom_ids.resign, custom_ids.rematch, custom_ids.accept, custom_ids.decline,
                custom_ids.review]  # fmt: skip
@@ -78,28 +83,40 @@ async def play(emu: DiscordEmulator, steps: list[tuple], database: Path) -> None
     async with running_bot(emu, settings_for(emu, database, think_time=0.2)) as bot:
         for step in steps:
             kind, who = step[0], users[step[1]]
-            try:
-                if kind == "start":
-                    options = dict(step[3])
-                    if "opponent" in options:
-                        index = options.pop("opponent")
-                        options["opponent"] = me if index < 0 else users[index]
-                    res = await emu.invoke(who, "ttt start", options, channel=channels[step[2]])
-                elif kind in ("click", "forge"):
-                    if not seen:
+            if kind == "start":
+                options = dict(step[3])
+                if "opponent" in options:
+                    index = options.pop("opponent")
+                    options["opponent"] = me if index < 0 else users[index]
+                channel = channels[step[2]]
+                # what the synced schema allows goes in as a client sends it; the rest
+                # (a choice that does not exist, a size out of range) as an out-of-date
+                # client would send it
+                valid = {k: v for k, v in options.items() if k not in RAW or v in RAW[k][1]}
+                data = emu.command_data("ttt start", valid, channel=channel)
+                for name, (kind_code, _) in RAW.items():
+                    if name in options and name not in valid:
+                        data["options"][0]["options"].append(
+                            {"name": name, "type": kind_code, "value": options[name]}
+                        )
+                res = await emu.invoke_raw(who, data, channel=channel)
+            elif kind in ("click", "forge"):
+                if not seen:
+                    continue
+                message_id = seen[step[2] % len(seen)]
+                if not emu.has_message(message_id):
+                    continue  # deleted: no client can click it any more
+                message = emu.message(message_id)
+                if kind == "click":
+                    ids = [b["custom_id"] for row in buttons(message) for b in row]
+                    if not ids:
                         continue
-                    message = emu.message(seen[step[2] % len(seen)])
-                    if kind == "click":
-                        ids = [b["custom_id"] for row in buttons(message) for b in row]
-                        if not ids:
-                            continue
-                        res = await emu.click(who, message, ids[step[3] % len(ids)])
-                    else:
-                        res = await emu.click(who, message, step[3], force=True)
+                    # also disabled buttons: a lagging client still shows them enabled
+                    res = await emu.click(who, message, ids[step[3] % len(ids)], force=True)
                 else:
-                    res = await emu.invoke(who, kind)
-            except (CommandError, PermissionError, LookupError):
-                continue  # Discord itself could not have sent this
+                    res = await emu.click(who, message, step[3], force=True)
+            else:
+                res = await emu.invoke(who, kind)
             assert res.type is not None, (step, res)
             if res.message is not None and not res.ephemeral and int(res.message["id"]) not in seen:
                 seen.append(int(res.message["id"]))
