@@ -206,13 +206,17 @@ class PostgresRepository(_PostgresStore):
         """
         try:
             self._pool = await asyncpg.create_pool(
-                self.dsn, min_size=1, max_size=self.pool_size, timeout=10
-            )
+                self.dsn, min_size=1, max_size=self.pool_size, timeout=10,
+                server_settings={"application_name": "ttt-bot"},
+            )  # fmt: skip
             async with self._pool.acquire() as conn:
                 await migrate(conn)
         except Exception as exc:  # any failure here means: this database cannot be used
             await self.close()
             reason = " ".join(str(exc).split()) or type(exc).__name__
+            with contextlib.suppress(ValueError):
+                if password := urlsplit(self.dsn).password:  # a driver may echo the DSN
+                    reason = reason.replace(password, "***")
             raise DatabaseError(f"cannot open {self.name}: {reason}") from None
 
     async def close(self) -> None:
