@@ -9,7 +9,8 @@ from functools import cache
 from math import isqrt
 
 
-def lines(size: int, k: int) -> list[tuple[int, ...]]:
+@cache
+def lines(size: int, k: int) -> tuple[tuple[int, ...], ...]:
     found = []
     for r in range(size):
         for c in range(size):
@@ -17,7 +18,7 @@ def lines(size: int, k: int) -> list[tuple[int, ...]]:
                 cells = [(r + dr * i, c + dc * i) for i in range(k)]
                 if all(0 <= rr < size and 0 <= cc < size for rr, cc in cells):
                     found.append(tuple(rr * size + cc for rr, cc in cells))
-    return found
+    return tuple(found)
 
 
 def winner(board: str, k: int) -> str | None:

@@ -8,7 +8,6 @@ import pytest
 
 from engine import Board, best_moves, get_agent, solve
 from engine.arena import play_game
-from engine.search import tables_for, winning_cells
 
 import reference_solver as ref
 
@@ -49,11 +48,20 @@ def test_4x4_perfect_agents_only_play_value_keeping_moves(name: str) -> None:
 
 
 def _immediate(board: Board) -> tuple[int, int]:
-    """(mover's winning cells, opponent's winning cells) as masks."""
-    tables = tables_for(board.geometry)
-    me, opp = board.sides()
-    empty = board.geometry.full & ~(me | opp)
-    return winning_cells(tables, me, empty), winning_cells(tables, opp, empty)
+    """(mover's winning cells, opponent's winning cells) as masks, found by the reference
+    solver's own line check on the board's text (no engine code)."""
+    text, k = board.to_string(), board.k
+    me = ref.to_move(text)
+    them = "O" if me == "X" else "X"
+    mine = theirs = 0
+    for cell, ch in enumerate(text):
+        if ch != ".":
+            continue
+        if ref.winner(text[:cell] + me + text[cell + 1 :], k) == me:
+            mine |= 1 << cell
+        if ref.winner(text[:cell] + them + text[cell + 1 :], k) == them:
+            theirs |= 1 << cell
+    return mine, theirs
 
 
 @pytest.mark.parametrize("name", ["hard", "unbeatable"])
