@@ -123,6 +123,25 @@ def test_unbeatable_wins_as_often_as_any_never_losing_player_can(hero, expected)
     assert _best_never_losing_chance(hero) == expected
 
 
+# The README's table: win / draw / loss in % against a uniformly random opponent, by
+# exhaustive expectation, as X and as O. Every row is asserted, not only unbeatable's.
+CHANCE_TABLE = {
+    "random": ((58.49, 12.70, 28.81), (28.81, 12.70, 58.49)),
+    "easy": ((97.61, 1.77, 0.62), (82.24, 12.74, 5.02)),
+    "medium": ((98.35, 1.57, 0.08), (89.75, 9.44, 0.81)),
+    "hard": ((98.31, 1.69, 0.00), (89.45, 10.55, 0.00)),
+    "unbeatable": ((99.48, 0.52, 0.00), (91.64, 8.36, 0.00)),
+}
+
+
+@pytest.mark.parametrize("name", LADDER)
+def test_the_whole_exact_chance_table(name: str) -> None:
+    for hero, row in zip("XO", CHANCE_TABLE[name], strict=True):
+        win, draw = _exact_chances(get_agent(name, seed=0).candidates, hero)
+        percent = tuple(round(float(p) * 100, 2) for p in (win, draw, 1 - win - draw))
+        assert percent == row, (name, hero, percent)
+
+
 def test_a_perfect_player_drawing_at_random_wins_less() -> None:
     win, draw = _exact_chances(best_moves, "X")
     assert win + draw == 1
