@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from core_harness import CHANNEL, GUILD, Core, FakeClock, member_game, play
 
 from bot.core.models import GameUpdate, Outcome
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
+
+from core_harness import CHANNEL, GUILD, Core, FakeClock, member_game, play
 
 ALICE, BOB = 101, 102
 QUICK = ServerPolicy(turn_timeout=30, challenge_timeout=60)

@@ -6,10 +6,11 @@ from __future__ import annotations
 import random
 
 import pytest
-from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
 
 from bot.core.models import Outcome
 from bot.core.refusals import Refusal
+
+from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
 
 MEMBERS = (101, 102, 103, 104)
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from core_harness import GUILD, Core
 
 from bot.core.models import GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
+
+from core_harness import GUILD, Core
 
 ALICE, BOB = 101, 102
 

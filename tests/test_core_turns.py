@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
-from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
 
 from bot.core.models import GameUpdate, Outcome
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict
 from engine import Board, solve
+
+from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
 
 ALICE, BOB, CAROL = 101, 102, 103
 

@@ -23,7 +23,7 @@ from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
-from bot.core.repository import Repository
+from bot.core.repository import Conflict, Repository
 from engine import IllegalMove
 
 log = logging.getLogger(__name__)
@@ -96,7 +96,10 @@ class GameService:
                 moved = await self.advance(game, cell)
             except IllegalMove:
                 raise Refusal("move.taken") from None
-            game = await self._save(game, moved)
+            try:
+                game = await self._save(game, moved)
+            except Conflict:  # another process stored a move of this game first
+                raise Refusal("move.stale") from None
             game = await self._bot_turn(game, show_early)
         self.deadlines_changed.set()
         return await self.update(game)
@@ -113,7 +116,10 @@ class GameService:
                     await show_early(await self.update(game))
                 except Exception:  # the reply must still be made and stored
                     log.exception("game %s: showing the move early failed", game.id)
-        return await self._save(game, await self.advance(game, await reply))
+        try:
+            return await self._save(game, await self.advance(game, await reply))
+        except Conflict:  # resigned or timed out meanwhile, by another process
+            return await self.repo.get_game(game.id) or game
 
     async def resume_bot_turn(self, game_id: int) -> GameUpdate | None:
         """Make a bot move that a crash interrupted (the member's move was stored, the
@@ -141,11 +147,17 @@ class GameService:
                 raise Refusal("resign.none")
             game_id = mine[0].id
         async with self.locks.game(game_id):
-            game = await self._running_game(game_id)
-            mark = game.mark_of(user_id)
-            if mark is None:
-                raise Refusal("move.not_player")
-            game = await self._save(game, rules.ended(game, "resign", mark, self.clock()))
+            for attempt in range(3):  # a move elsewhere may land between read and write
+                game = await self._running_game(game_id)
+                mark = game.mark_of(user_id)
+                if mark is None:
+                    raise Refusal("move.not_player")
+                try:
+                    game = await self._save(game, rules.ended(game, "resign", mark, self.clock()))
+                    break
+                except Conflict:
+                    if attempt == 2:
+                        raise
         self.deadlines_changed.set()
         return await self.update(game)
 
@@ -158,7 +170,10 @@ class GameService:
             if game is None or not game.running or (game.turn_deadline or now) > now:
                 return None
             ended = rules.ended(game, "timeout", game.board.to_move, now)
-            game = await self._save(game, ended)
+            try:
+                game = await self._save(game, ended)
+            except Conflict:  # moved or ended meanwhile, by another process
+                return None
         return await self.update(game)
 
     async def abandon(self, game_id: int) -> Game | None:
@@ -168,7 +183,10 @@ class GameService:
             game = await self.repo.get_game(game_id)
             if game is None or not game.running:
                 return None
-            game = await self._save(game, rules.ended(game, "abandoned", None, self.clock()))
+            try:
+                game = await self._save(game, rules.ended(game, "abandoned", None, self.clock()))
+            except Conflict:  # ended meanwhile, by another process
+                return None
         log.info("game %s abandoned: its message is gone", game_id)
         self.deadlines_changed.set()
         return game
