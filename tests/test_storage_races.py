@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from core_harness import GUILD, Core, FakeClock, member_game, open_core, play
 
+from bot.core import rules
 from bot.core.models import Outcome
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
@@ -142,13 +143,41 @@ async def accepts_against_starts(core: Core, index: int, options: dict[str, Any]
     ])  # fmt: skip
 
 
+async def expiries(core: Core, index: int, options: dict[str, Any]) -> list:
+    """Every process's timekeeper wakes at once, after every deadline passed."""
+    core.clock.advance(options["advance"])
+    try:
+        return list(await core.deadlines.expire_due())
+    except Exception as exc:  # a pass that fails part-way: what the timekeeper would log
+        return [exc]
+
+
 SCENARIOS: dict[str, Scenario] = {
     "starts_in_shared_channels": starts_in_shared_channels,
     "starts_by_shared_members": starts_by_shared_members,
     "finishing_moves": finishing_moves,
     "same_clicks": same_clicks,
     "accepts_against_starts": accepts_against_starts,
+    "expiries": expiries,
 }
+
+
+def hold_a_start_and_wait(dsn: str, held: Any) -> None:
+    """A process that starts a game in channel 1 and is killed before it commits."""
+
+    async def main() -> None:
+        core = await open_core(dsn, FakeClock())
+        async with core.repo.atomic() as tx:
+            await tx.serialize(("channel", 1), ("member", ALICE))
+            await tx.create_game(rules.new_game(
+                guild_id=GUILD, channel_id=1, size=3, now=core.clock(), player_x=ALICE,
+                player_o=BOB, bot_side=None, difficulty=None,
+            ))  # fmt: skip
+            held.set()
+            await asyncio.sleep(60)
+
+    asyncio.run(main())
+
 
 # --- the races ----------------------------------------------------------------------------
 
@@ -186,6 +215,50 @@ async def test_an_accepted_challenge_and_a_start_never_share_a_channel(
     running = await parent.repo.running_games()
     assert sorted(g.channel_id for g in running) == list(range(1, 61))
     assert {(g.player_x, g.player_o) for g in running} == {(ALICE, BOB)}
+
+
+async def test_deadlines_are_resolved_once_by_three_timekeepers(
+    parent: Core, pg_database: str
+) -> None:
+    for channel in range(1, 41):
+        await member_game(parent, ALICE, BOB, channel=channel)
+    for channel in range(41, 61):
+        await parent.lobby.challenge(
+            guild_id=GUILD, channel_id=channel, user_id=ALICE, opponent_id=BOB, first="me"
+        )
+    # Each process claims its own share (the claim itself is pinned, deterministically,
+    # in test_storage_repository); here the whole path: every deadline resolved, once.
+    outcomes = race("expiries", pg_database, advance=3600)
+    assert outcomes == {"done": 60}  # each once, and no pass failed on a lost race
+    assert await parent.repo.running_games() == []
+    finished = await parent.repo.finished_games_of(GUILD, ALICE)
+    assert [g.outcome for g in finished] == [Outcome("timeout", "O")] * 40
+    ratings = {r.user_id: r for r in await parent.repo.leaderboard(GUILD, 10)}
+    assert (ratings[ALICE].losses, ratings[BOB].wins) == (40, 40)
+    for channel in range(41, 61):
+        assert await parent.repo.pending_challenge_in(channel) is None
+
+
+async def test_a_process_killed_inside_a_start_loses_it_and_frees_the_channel(
+    parent: Core, pg_database: str
+) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    held = ctx.Event()
+    process = ctx.Process(target=hold_a_start_and_wait, args=(pg_database, held))
+    process.start()
+    try:
+        assert await asyncio.to_thread(held.wait, 30)
+        start = asyncio.create_task(parent.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=1, user_id=BOB, difficulty="easy", first="me"
+        ))  # fmt: skip
+        await asyncio.sleep(0.3)
+        assert not start.done()  # it waits for the channel's lock
+    finally:
+        process.kill()
+        process.join(10)
+    update = await asyncio.wait_for(start, 10)
+    running = await parent.repo.running_games()
+    assert [g.id for g in running] == [update.game.id]  # the killed start left nothing
 
 
 async def test_one_game_per_member_holds_across_processes(parent: Core, pg_database: str) -> None:
