@@ -17,7 +17,6 @@ import contextlib
 import glob
 import itertools
 import os
-import pwd
 import shutil
 import subprocess
 import tempfile
@@ -33,6 +32,7 @@ import pytest
 T = TypeVar("T")
 _numbers = itertools.count(1)
 _skipped: list[str] = []
+_used: list[str] = []
 
 
 def run_async(coro: Coroutine[Any, Any, T]) -> T:
@@ -120,7 +120,9 @@ def _from_pg_ctl(root: Path) -> PgServer:
     prefix: list[str] = []
     data = root / "data"
     data.mkdir(mode=0o700)
-    if os.geteuid() == 0:  # PostgreSQL refuses to run as root
+    if os.name == "posix" and os.geteuid() == 0:  # PostgreSQL refuses to run as root
+        import pwd
+
         try:
             user = pwd.getpwnam("postgres")
         except KeyError:
@@ -151,11 +153,14 @@ def start_server(root: Path) -> tuple[PgServer | None, str]:
     for start in (_from_pgserver, _from_pg_ctl):
         folder = Path(tempfile.mkdtemp(prefix="ttt-pg-", dir=root))
         folder.chmod(0o755)
+        server = None
         try:
             server = start(folder)
             server.tune()
             return server, ""
         except Exception as exc:
+            if server is not None:
+                server.stop()
             reasons.append(f"{start.__name__.removeprefix('_from_')}: {exc}".splitlines()[0])
             shutil.rmtree(folder, ignore_errors=True)
     return None, "; ".join(reasons)
@@ -174,6 +179,7 @@ def pg_server() -> Iterator[PgServer]:
             raise RuntimeError(f"{message}; CI needs the PostgreSQL tests")
         _skipped.append(message)
         pytest.skip(message)
+    _used.append(server.how)
     try:
         yield server
     finally:
@@ -190,6 +196,8 @@ def pg_database(pg_server: PgServer) -> Iterator[str]:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _used:
+        terminalreporter.write_line(f"PostgreSQL tests ran on a server from {_used[0]}")
     if _skipped:
         terminalreporter.section("PostgreSQL")
         terminalreporter.write_line(
