@@ -10,7 +10,6 @@ from pathlib import Path
 
 import asyncpg
 import pytest
-from core_harness import open_repo
 
 from bot.core.models import Challenge, Game, Outcome
 from bot.core.repository import Conflict, DatabaseError, Repository
@@ -18,6 +17,8 @@ from bot.storage import MIGRATIONS, PostgresRepository
 from bot.storage.postgres import lock_key, name_of
 from bot.storage.postgres_games import CLAIM_SECONDS
 from bot.storage.postgres_migrations import MIGRATIONS as PG_MIGRATIONS
+
+from core_harness import open_repo
 
 NOW = 1_700_000_000.0
 
@@ -85,6 +86,20 @@ async def test_a_finished_game_and_its_records_are_one_write(repo: Repository) -
     assert await repo.rank_of(1, 20) == (2, board[1])
     assert await repo.finished_games_of(1, 20) == [won]
     assert await repo.forget_player(20) == 1 and await repo.leaderboard(1, 10) == [board[0]]
+
+
+async def test_imported_games_count_in_the_records(repo: Repository) -> None:
+    ended = [
+        a_game(moves=(0, 3, 1, 4, 2)).with_changes(outcome=Outcome("line", "X"), finished_at=NOW),
+        a_game(moves=(4,)).with_changes(outcome=Outcome("resign", "X"), finished_at=NOW + 1),
+    ]
+    with pytest.raises(ValueError):  # a running game is no record
+        await repo.import_finished_games([*ended, a_game()])  # type: ignore[attr-defined]
+    assert await repo.finished_games_of(1, 10) == []  # all or nothing
+    await repo.import_finished_games(ended)  # type: ignore[attr-defined]
+    board = await repo.leaderboard(1, 10)
+    assert [(r.user_id, r.wins, r.losses) for r in board] == [(10, 2, 0), (20, 0, 2)]
+    assert [g.finished_at for g in await repo.finished_games_of(1, 20, limit=1)] == [NOW + 1]
 
 
 async def test_a_conflict_inside_a_unit_of_work_leaves_it_usable(repo: Repository) -> None:
