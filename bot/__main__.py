@@ -16,8 +16,8 @@ import yarl
 from dotenv import find_dotenv, load_dotenv
 
 from bot import logs
-from bot.app import TTTBot
-from bot.core.repository import DatabaseError
+from bot.app import TTTBot, make_bot
+from bot.core.repository import DatabaseError, Repository
 from bot.settings import Settings, SettingsError
 from bot.storage import SqliteRepository
 
@@ -39,16 +39,34 @@ async def run(settings: Settings, settings_source: str) -> None:
     Nothing is logged before Discord accepted the token, so a rejected one ends the
     start with the single line :func:`main` prints.
     """
-    repo = SqliteRepository(settings.database)
+    repo = open_repository(settings)
     await repo.open()
     try:
-        async with TTTBot(settings, repo, settings_source=settings_source) as bot:
+        async with make_bot(settings, repo, settings_source=settings_source) as bot:
             loop = asyncio.get_running_loop()
             for signum in (signal.SIGTERM, signal.SIGINT):
                 loop.add_signal_handler(signum, _shutdown, bot, signum)
             await bot.start(settings.token)
     finally:
         await repo.close()
+
+
+def open_repository(settings: Settings) -> Repository:
+    """PostgreSQL when TTT_DATABASE_URL is set (several processes may share it), else the
+    SQLite file. Not yet opened.
+
+    Raises:
+        DatabaseError: PostgreSQL asked for without the driver installed.
+    """
+    if settings.database_url is None:
+        return SqliteRepository(settings.database)
+    try:
+        from bot.storage.postgres import PostgresRepository
+    except ImportError:
+        raise DatabaseError(
+            "TTT_DATABASE_URL needs the PostgreSQL driver: pip install -e '.[postgres]'"
+        ) from None
+    return PostgresRepository(settings.database_url, pool_size=settings.db_pool_size)
 
 
 def _shutdown(bot: TTTBot, signum: int) -> None:

@@ -8,6 +8,7 @@ import asyncio
 import hashlib
 import json
 import logging
+import os
 from collections.abc import Callable
 from typing import Any
 
@@ -61,6 +62,12 @@ def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
     return run
 
 
+def engine_workers() -> int:
+    """One engine process fewer than the CPUs (at least one): a flood of 4×4 and 5×5
+    moves must not take the core the event loop answers interactions on."""
+    return max(1, (os.cpu_count() or 2) - 1)
+
+
 def intents() -> discord.Intents:
     """Only guilds: slash commands and buttons need no message content or member list."""
     result = discord.Intents.none()
@@ -72,12 +79,14 @@ class TTTBot(commands.Bot):
     games: GameService
     router: ComponentRouter
 
-    def __init__(self, settings: Settings, repo: Repository, *, settings_source: str = "") -> None:
+    def __init__(
+        self, settings: Settings, repo: Repository, *, settings_source: str = "", **options: Any
+    ) -> None:
         # A text-only bot: without this, every start warns that voice libraries are missing.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
-            tree_cls=AnsweringTree,
+            tree_cls=AnsweringTree, **options,
         )  # fmt: skip
         guard_gateway_parsers(self._connection.parsers)
         self.settings = settings
@@ -86,14 +95,14 @@ class TTTBot(commands.Bot):
         self.responder = Responder()
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
-        self.pool = EnginePool()
+        self.pool = EnginePool(settings.engine_workers or engine_workers())
 
     async def setup_hook(self) -> None:
         assert self.user is not None  # setup_hook runs after login
         settings, repo, responder = self.settings, self.repo, self.responder
         games = GameService(
             repo,
-            PolicyBook(repo, settings.policy),
+            PolicyBook(repo, settings.policy, cache=settings.database_url is None),
             BotOpponent(think_time=settings.think_time, pool=self.pool),
             bot_user_id=self.user.id,
             patience=settings.defer_after,
@@ -119,7 +128,10 @@ class TTTBot(commands.Bot):
         if self.settings_source:
             log.info("settings: %s", self.settings_source)
         log.info("database: %s", await self.repo.describe())
-        await self.sync_commands_if_changed()
+        if self.settings.shard_ids is None or 0 in self.settings.shard_ids:
+            await self.sync_commands_if_changed()  # one process syncs: shard 0's
+        else:
+            log.info("slash commands: left to the process running shard 0")
         await self.connect(reconnect=reconnect)
 
     async def on_ready(self) -> None:
@@ -167,3 +179,35 @@ class TTTBot(commands.Bot):
         await self.repo.set_meta(key, digest)
         log.info("slash commands: synced %d %s", len(payload), where)
         return True
+
+
+IDENTIFY_SPACING = 5.5
+"""Seconds between two IDENTIFYs of one concurrency bucket: Discord's 5, and a margin for
+the time between claiming the turn and the IDENTIFY reaching the gateway."""
+
+
+class ShardedTTTBot(TTTBot, commands.AutoShardedBot):
+    """The bot running the gateway shards ``TTT_SHARD_IDS`` of ``TTT_SHARD_COUNT``, one
+    of several processes sharing one PostgreSQL database."""
+
+    _max_concurrency: int | None = None
+
+    async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
+        """Take turns with every process of the bot: Discord refuses a second IDENTIFY of
+        one concurrency bucket within 5 seconds (discord.py alone only spaces a
+        process's own shards)."""
+        if self._max_concurrency is None:
+            _, _, limits = await self.http.get_bot_gateway()
+            self._max_concurrency = max(1, int(limits.get("max_concurrency", 1)))
+        bucket = (shard_id or 0) % self._max_concurrency
+        await self.repo.identify_turn(bucket, IDENTIFY_SPACING)
+
+
+def make_bot(settings: Settings, repo: Repository, *, settings_source: str = "") -> TTTBot:
+    """The bot for these settings: one process running every shard, or a range of shards."""
+    if settings.shard_count is None:
+        return TTTBot(settings, repo, settings_source=settings_source)
+    return ShardedTTTBot(
+        settings, repo, settings_source=settings_source, shard_count=settings.shard_count,
+        shard_ids=list(settings.shard_ids) if settings.shard_ids is not None else None,
+    )  # fmt: skip

@@ -37,6 +37,15 @@ class Settings:
     log_level: str = "INFO"
     log_format: str = "text"
     """``text`` (colours only on a terminal) or ``json`` (one object a line)."""
+    database_url: str | None = None
+    """A ``postgresql://`` DSN: PostgreSQL instead of the SQLite file (several processes)."""
+    db_pool_size: int = 10
+    engine_workers: int | None = None
+    """Processes searching 4×4 and 5×5 moves; None: one fewer than the CPUs (at least 1),
+    so the event loop keeps a core."""
+    shard_count: int | None = None
+    shard_ids: tuple[int, ...] | None = None
+    """The gateway shards this process runs (with ``shard_count``); None: all of them."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
 
@@ -110,9 +119,30 @@ class Settings:
             emoji_set=_member(get("TTT_EMOJI_SET"), "TTT_EMOJI_SET", tuple(EMOJI_SETS),
                               rules.emoji_set),
         )  # fmt: skip
+        database_url = get("TTT_DATABASE_URL")
+        if database_url is not None and not database_url.startswith(
+            ("postgresql://", "postgres://")
+        ):
+            raise SettingsError(
+                "TTT_DATABASE_URL must be a PostgreSQL URL "
+                "(postgresql://user:password@host:5432/database)"
+            )  # never echoed: it may hold a password
+        shard_count = _bounded(get("TTT_SHARD_COUNT"), "TTT_SHARD_COUNT", 1, 10_000)
+        shard_ids = _shard_ids(get("TTT_SHARD_IDS"), shard_count)
+        if shard_count is not None and database_url is None:
+            raise SettingsError(
+                "TTT_SHARD_COUNT needs TTT_DATABASE_URL: processes that share the shards must "
+                "share a PostgreSQL database; a SQLite file serves one process"
+            )
         return cls(
             token=token,
             database=get("TTT_DATABASE") or defaults.database,
+            database_url=database_url,
+            db_pool_size=_bounded(get("TTT_DB_POOL_SIZE"), "TTT_DB_POOL_SIZE", 1, 100)
+            or defaults.db_pool_size,
+            engine_workers=_bounded(get("TTT_ENGINE_WORKERS"), "TTT_ENGINE_WORKERS", 1, 256),
+            shard_count=shard_count,
+            shard_ids=shard_ids,
             api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
             gateway_url=get("DISCORD_GATEWAY_URL"),
             dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),
@@ -129,6 +159,36 @@ def _integer(raw: str | None, name: str) -> int | None:
     if not (raw.isascii() and raw.isdigit()):  # '²'.isdigit() is True, int('²') fails
         raise SettingsError(f"{name} must be a numeric Discord id, got {raw!r}")
     return int(raw)
+
+
+def _bounded(raw: str | None, name: str, low: int, high: int) -> int | None:
+    if raw is None:
+        return None
+    if not (raw.isascii() and raw.isdigit()) or not low <= int(raw) <= high:
+        raise SettingsError(f"{name} must be a whole number from {low} to {high}, got {raw!r}")
+    return int(raw)
+
+
+def _shard_ids(raw: str | None, shard_count: int | None) -> tuple[int, ...] | None:
+    """``0,2`` or ``0-3`` (or both: ``0-1,4``), each below TTT_SHARD_COUNT."""
+    if raw is None:
+        return None
+    if shard_count is None:
+        raise SettingsError("TTT_SHARD_IDS needs TTT_SHARD_COUNT (the total over all processes)")
+    ids: list[int] = []
+    for part in raw.split(","):
+        low, dash, high = part.strip().partition("-")
+        if not (
+            low.isascii() and low.isdigit() and (not dash or (high.isascii() and high.isdigit()))
+        ):
+            raise SettingsError(f"TTT_SHARD_IDS must look like 0,2 or 0-3, got {raw!r}")
+        ids.extend(range(int(low), int(high if dash else low) + 1))
+    if not ids or len(set(ids)) != len(ids) or max(ids) >= shard_count:
+        raise SettingsError(
+            f"TTT_SHARD_IDS must list distinct shards below TTT_SHARD_COUNT ({shard_count}), "
+            f"got {raw!r}"
+        )
+    return tuple(sorted(ids))
 
 
 def _choice(raw: str | None, name: str, allowed: tuple[int, ...], default: int) -> int:

@@ -9,9 +9,12 @@ from bot.core.repository import Store
 
 
 class PolicyBook:
-    def __init__(self, store: Store, defaults: ServerPolicy) -> None:
+    def __init__(self, store: Store, defaults: ServerPolicy, *, cache: bool = True) -> None:
+        """``cache=False`` when other processes share the store: a server's /ttt config
+        change must be seen by every process at once (it is one primary-key read)."""
         self._store = store
         self.defaults = defaults
+        self._caching = cache
         self._cache: dict[int, ServerPolicy] = {}
 
     async def policy(self, guild_id: int | None) -> ServerPolicy:
@@ -21,7 +24,9 @@ class PolicyBook:
         rules = self._cache.get(guild_id)
         if rules is None:
             overrides = await self._store.guild_overrides(guild_id)
-            rules = self._cache[guild_id] = self.defaults.with_overrides(overrides)
+            rules = self.defaults.with_overrides(overrides)
+            if self._caching:
+                self._cache[guild_id] = rules
         return rules
 
     async def configure(self, guild_id: int, changes: dict[str, object]) -> ServerPolicy:

@@ -146,3 +146,8 @@ class Repository(Store, Protocol):
     async def describe(self) -> str:
         """Where the data lives and its schema version, for the start-up log (never a
         password)."""
+
+    async def identify_turn(self, bucket: int, spacing: float) -> None:
+        """Wait until this process may IDENTIFY a gateway shard of concurrency ``bucket``
+        (``spacing`` seconds after the bucket's last, in any process sharing the
+        database), and claim that turn."""

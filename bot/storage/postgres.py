@@ -30,6 +30,7 @@ from bot.core.repository import BotRecord, DatabaseError, Rating
 from bot.storage import postgres_games as games
 from bot.storage import postgres_records as records
 from bot.storage.postgres_games import lock_key
+from bot.storage.postgres_identify import identify_turn
 from bot.storage.postgres_migrations import migrate, schema_version
 
 T = TypeVar("T")
@@ -230,3 +231,6 @@ class PostgresRepository(_PostgresStore):
     async def describe(self) -> str:
         version = await self.schema_version()
         return f"{self.name} (schema version {version}, pool of {self.pool_size})"
+
+    async def identify_turn(self, bucket: int, spacing: float) -> None:
+        await identify_turn(self.pool, bucket, spacing)

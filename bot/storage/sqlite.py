@@ -149,6 +149,8 @@ class SqliteRepository(_SqliteStore):
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
         self._conn: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
+        self._identify_lock = asyncio.Lock()
+        self._last_identify: dict[int, float] = {}
         self._turn = asyncio.Lock()
         """Held by a unit of work while its transaction is open: a statement issued then
         would otherwise join (or roll back with) it, so it waits for the lock."""
@@ -268,6 +270,15 @@ class SqliteRepository(_SqliteStore):
 
     async def schema_version(self) -> int:
         return await self._call(_user_version)
+
+    async def identify_turn(self, bucket: int, spacing: float) -> None:
+        """One process per SQLite file: spacing this process's own IDENTIFYs is enough."""
+        async with self._identify_lock:
+            loop = asyncio.get_running_loop()
+            wait = self._last_identify.get(bucket, -spacing) + spacing - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            self._last_identify[bucket] = loop.time()
 
     async def describe(self) -> str:
         where = self.path if self.path == ":memory:" else Path(self.path).resolve()

@@ -155,9 +155,10 @@ class InteractionActions:
     async def _run(
         self: DiscordEmulator, rec: InteractionRecord, wait_final: bool
     ) -> InteractionResult:
-        if self.gateway.current is None:
+        if self.gateway.session_for(rec.guild_id) is None:
             raise RuntimeError(
-                "no bot session: the bot has not identified with the emulator gateway"
+                f"no bot session for guild {rec.guild_id}'s shard: the bot has not identified "
+                "that shard with the emulator gateway"
             )
         self.interactions[rec.id] = rec
         self.interactions_by_token[rec.token] = rec

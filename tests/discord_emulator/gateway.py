@@ -1,4 +1,8 @@
-"""Discord gateway (v10) over aiohttp websockets: HELLO/IDENTIFY/READY/RESUME, zlib-stream."""
+"""Discord gateway (v10) over aiohttp websockets: HELLO/IDENTIFY/READY/RESUME, zlib-stream,
+and sharding: one session per ``[shard_id, shard_count]``, each guild's events on shard
+``(guild_id >> 22) % shard_count``, and, when ``emu.identify_spacing`` is set
+(Discord's 5 s), at most one IDENTIFY per bucket (``shard_id % max_concurrency``) in that
+time, answered with INVALID_SESSION beyond it as Discord does."""
 
 from __future__ import annotations
 
@@ -63,10 +67,23 @@ class Connection:
             await asyncio.wait_for(self._task, 2)
 
 
+IDENTIFY_SPACING = 5.0
+"""Seconds between two IDENTIFYs of one concurrency bucket, on Discord."""
+
+
+def guild_of(event: str, data: Any) -> int | None:
+    """The guild an event belongs to (None: not a guild's, e.g. a DM), for routing."""
+    if not isinstance(data, dict):
+        return None
+    raw = data.get("id") if event == "GUILD_CREATE" else data.get("guild_id")
+    return int(raw) if raw is not None else None
+
+
 class GatewaySession:
-    def __init__(self, identify: dict[str, Any]) -> None:
+    def __init__(self, identify: dict[str, Any], shard: tuple[int, int] = (0, 1)) -> None:
         self.session_id = secrets.token_hex(16)
         self.identify = identify
+        self.shard = shard
         self.intents: int = int(identify.get("intents") or 0)
         self.seq = 0
         self.events: list[dict[str, Any]] = []
@@ -87,28 +104,45 @@ class Gateway:
     def __init__(self, emu: DiscordEmulator) -> None:
         self.emu = emu
         self.sessions: dict[str, GatewaySession] = {}
-        self.current: GatewaySession | None = None
+        self.shards: dict[int, GatewaySession] = {}
+        """The live session of each shard id."""
+        self.last_identify: dict[int, float] = {}
+        """When each concurrency bucket last IDENTIFYed (loop time)."""
+        self.identify_refused: list[tuple[int, float]] = []
+        """(shard id, seconds since the bucket's last IDENTIFY) of refused IDENTIFYs."""
         self.connections: list[Connection] = []
         self.heartbeats = 0
         self.resumes = 0
         self.resumed = asyncio.Event()
 
     @property
+    def current(self) -> GatewaySession | None:
+        """Shard 0's session: the only one of a bot that does not shard."""
+        return self.shards.get(0)
+
+    @property
     def connected(self) -> bool:
         return self.current is not None and self.current.conn is not None
 
+    def shard_of(self, guild_id: int | None) -> int:
+        return 0 if guild_id is None else (guild_id >> 22) % self.emu.shard_count
+
+    def session_for(self, guild_id: int | None) -> GatewaySession | None:
+        return self.shards.get(self.shard_of(guild_id))
+
     def dispatch(self, t: str, d: Any, *, intent: int = 0) -> None:
-        """Dispatch to the current session (queued for RESUME replay if disconnected)."""
-        session = self.current
+        """Dispatch to the session of the event's shard (queued for RESUME replay if it
+        is disconnected; dropped if that shard has no session)."""
+        session = self.session_for(guild_of(t, d))
         if session is None:
             return
         if intent and not session.intents & intent:
             return
         session.dispatch(t, d)
 
-    async def drop(self, code: int = 4000, *, invalidate: bool = False) -> None:
-        """Close the bot's socket; with invalidate=True its RESUME gets INVALID_SESSION(false)."""
-        session = self.current
+    async def drop(self, code: int = 4000, *, invalidate: bool = False, shard: int = 0) -> None:
+        """Close a shard's socket; with invalidate=True its RESUME gets INVALID_SESSION(false)."""
+        session = self.shards.get(shard)
         if session is None or session.conn is None:
             raise RuntimeError("no gateway connection to drop")
         conn = session.conn
@@ -187,12 +221,32 @@ class Gateway:
             if "intents" not in d:
                 await conn.ws.close(code=4013, message=b"Invalid intent(s).")
                 return None
-            session = GatewaySession(d)
+            shard = d.get("shard") or [0, 1]
+            shard_id, count = int(shard[0]), int(shard[1])
+            if count != emu.shard_count or not 0 <= shard_id < count:
+                emu.violation(f"gateway: IDENTIFY as shard {shard} of {emu.shard_count}")
+                await conn.ws.close(code=4010, message=b"Invalid shard.")
+                return None
+            bucket = shard_id % emu.max_concurrency
+            now = asyncio.get_running_loop().time()
+            last = self.last_identify.get(bucket)
+            spacing = emu.identify_spacing
+            if last is not None and now - last < spacing:
+                # Discord answers an IDENTIFY over the bucket's rate with INVALID_SESSION
+                self.identify_refused.append((shard_id, now - last))
+                emu.violation(
+                    f"gateway: IDENTIFY of shard {shard_id} {now - last:.2f}s after another "
+                    f"of bucket {bucket} (at most one per {spacing:g}s)"
+                )
+                conn.send({"op": OP_INVALID_SESSION, "s": None, "t": None, "d": False})
+                return None
+            self.last_identify[bucket] = now
+            session = GatewaySession(d, (shard_id, count))
             self.sessions[session.session_id] = session
-            self.current = session
+            self.shards[shard_id] = session
             session.conn = conn
-            session.dispatch("READY", emu.ready_payload(session.session_id))
-            guilds = list(emu.guilds.values())
+            session.dispatch("READY", emu.ready_payload(session.session_id, (shard_id, count)))
+            guilds = [g for g in emu.guilds.values() if self.shard_of(g.id) == shard_id]
             for i, guild in enumerate(guilds):
                 done = emu._mark_ready if i == len(guilds) - 1 else None
                 session.dispatch("GUILD_CREATE", emu.guild_create_payload(guild), after=done)
@@ -207,7 +261,7 @@ class Gateway:
                 conn.send({"op": OP_INVALID_SESSION, "s": None, "t": None, "d": False})
                 return None
             session = found
-            self.current = session
+            self.shards[session.shard[0]] = session
             session.conn = conn
             last = int(d.get("seq") or 0)
             for event in session.events:

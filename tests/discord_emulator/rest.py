@@ -230,8 +230,11 @@ class RestApi:
         return {"url": self.emu.gateway_url.rstrip("/")}
 
     async def get_gateway_bot(self, req: Req) -> Any:
-        limit = {"total": 1000, "remaining": 999, "reset_after": 0, "max_concurrency": 1}
-        return {"url": self.emu.gateway_url.rstrip("/"), "shards": 1, "session_start_limit": limit}
+        emu = self.emu
+        limit = {"total": 1000, "remaining": 999, "reset_after": 0,
+                 "max_concurrency": emu.max_concurrency}  # fmt: skip
+        return {"url": emu.gateway_url.rstrip("/"), "shards": emu.shard_count,
+                "session_start_limit": limit}  # fmt: skip
 
     async def get_application(self, req: Req) -> Any:
         emu = self.emu

@@ -82,6 +82,14 @@ class DiscordEmulator(InteractionActions):
         ] = []
         self.ready_event = asyncio.Event()
         self.ready_count = 0  # completed IDENTIFY -> READY + GUILD_CREATEs handshakes
+        self.shard_count = 1
+        """The shards /gateway/bot recommends, and the count every IDENTIFY must use."""
+        self.max_concurrency = 1
+        """Concurrency buckets of IDENTIFY (shard_id % max_concurrency)."""
+        self.identify_spacing = 0.0
+        """Seconds between two IDENTIFYs of one bucket; Discord's is 5 (gateway.py's
+        IDENTIFY_SPACING). Off by default: tests restart a single bot at once, which a
+        real bot would do after its own back-off; sharding tests turn it on."""
         self.commands_event = asyncio.Event()
         self._deadline_handles: list[asyncio.TimerHandle] = []
         self.gateway = Gateway(self)
@@ -145,8 +153,7 @@ class DiscordEmulator(InteractionActions):
         guild.member_ids += [self._bot.id, self.owner.id]
         self.guilds[guild.id] = guild
         self.create_channel(guild.id, "general", dispatch=False)
-        if self.gateway.current is not None:
-            self.gateway.dispatch("GUILD_CREATE", self.guild_create_payload(guild))
+        self.gateway.dispatch("GUILD_CREATE", self.guild_create_payload(guild))
         return guild
 
     def create_channel(
@@ -186,15 +193,16 @@ class DiscordEmulator(InteractionActions):
             self.gateway.dispatch("GUILD_MEMBER_ADD", member, intent=INTENT_GUILD_MEMBERS)
         return user
 
-    def ready_payload(self, session_id: str) -> dict[str, Any]:
+    def ready_payload(self, session_id: str, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
+        guilds = [g for g in self.guilds if self.gateway.shard_of(g) == shard[0]]
         return {
             "v": 10,
             "user": self.bot_user | {"verified": True, "mfa_enabled": False, "email": None},
-            "guilds": [{"id": str(g), "unavailable": True} for g in self.guilds],
+            "guilds": [{"id": str(g), "unavailable": True} for g in guilds],
             "session_id": session_id,
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
-            "shard": [0, 1],
+            "shard": list(shard),
             "application": {"id": str(self.application_id), "flags": 0},
             "private_channels": [],
             "relationships": [],
@@ -359,6 +367,8 @@ class DiscordEmulator(InteractionActions):
     async def wait_until_resumed(self, timeout: float = 10) -> None:
         await asyncio.wait_for(self.gateway.resumed.wait(), timeout)
 
-    async def drop_gateway(self, code: int = 4000, *, invalidate: bool = False) -> None:
-        """Close the bot's gateway socket with `code` (invalidate=True: force a re-IDENTIFY)."""
-        await self.gateway.drop(code, invalidate=invalidate)
+    async def drop_gateway(
+        self, code: int = 4000, *, invalidate: bool = False, shard: int = 0
+    ) -> None:
+        """Close a shard's gateway socket with `code` (invalidate=True: force a re-IDENTIFY)."""
+        await self.gateway.drop(code, invalidate=invalidate, shard=shard)
