@@ -30,6 +30,7 @@ from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import AnsweringTree, Responder
 from bot.discord_ui.router import ComponentRouter
 from bot.discord_ui.timekeeper import Timekeeper
+from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
 from engine import EnginePool
@@ -92,7 +93,9 @@ class TTTBot(commands.Bot):
         self.settings = settings
         self.settings_source = settings_source
         self.repo = repo
-        self.responder = Responder()
+        self.metrics = make_metrics() if settings.health_port else None
+        self.responder = Responder(self.metrics.observe if self.metrics else None)
+        self.health: HealthServer | None = None
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
         self.pool = EnginePool(settings.engine_workers or engine_workers())
@@ -114,6 +117,10 @@ class TTTBot(commands.Bot):
         config = ConfigController(games.policies, responder)
         self.games = games
         self.router = ComponentRouter(game_controller, records, responder)
+        if settings.health_port is not None:
+            self.health = HealthServer(self, repo, self.metrics, host=settings.health_host,
+                                       port=settings.health_port)  # fmt: skip
+            await self.health.start()
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config))
         await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher))
@@ -154,6 +161,8 @@ class TTTBot(commands.Bot):
                 log.warning("shutting down with %d interaction(s) unfinished",
                             self.responder.in_flight)  # fmt: skip
         await super().close()
+        if self.health is not None:
+            await self.health.stop()
         self.pool.close()
 
     async def sync_commands_if_changed(self) -> bool:

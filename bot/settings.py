@@ -46,6 +46,9 @@ class Settings:
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
     """The gateway shards this process runs (with ``shard_count``); None: all of them."""
+    health_port: int | None = None
+    """Serve /healthz, /readyz and /metrics on this port; None: off."""
+    health_host: str = "127.0.0.1"
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
 
@@ -143,6 +146,8 @@ class Settings:
             engine_workers=_bounded(get("TTT_ENGINE_WORKERS"), "TTT_ENGINE_WORKERS", 1, 256),
             shard_count=shard_count,
             shard_ids=shard_ids,
+            health_port=_bounded(get("TTT_HEALTH_PORT"), "TTT_HEALTH_PORT", 1, 65535),
+            health_host=get("TTT_HEALTH_HOST") or defaults.health_host,
             api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
             gateway_url=get("DISCORD_GATEWAY_URL"),
             dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import discord
 from discord import app_commands
@@ -34,8 +34,14 @@ def role_ids(interaction: discord.Interaction) -> list[int]:
     return [role.id for role in getattr(interaction.user, "roles", ())]
 
 
+Observer = Callable[[str, float], None]
+"""Told of each interaction answered: ``answered``, ``refused`` or ``failed``, and the
+seconds from its creation (Discord's clock, from the snowflake) to the answer."""
+
+
 class Responder:
-    def __init__(self) -> None:
+    def __init__(self, observe: Observer | None = None) -> None:
+        self.observe = observe
         self.in_flight = 0
         self.idle = asyncio.Event()
         self.idle.set()
@@ -46,13 +52,16 @@ class Responder:
         interaction as in flight meanwhile."""
         self.in_flight += 1
         self.idle.clear()
+        outcome = "answered"
         try:
             yield
         except Refusal as refusal:
+            outcome = "refused"
             log.debug("interaction %s by %s refused: %s", interaction.id, interaction.user.id,
                       refusal.key)  # fmt: skip
             await self.reply_private(interaction, refusal_text(refusal, interaction.locale))
         except Exception:
+            outcome = "failed"
             log.exception("interaction %s failed", interaction.id)
             with contextlib.suppress(discord.HTTPException):
                 await self.reply_private(interaction, text("error.generic", interaction.locale))
@@ -60,6 +69,9 @@ class Responder:
             self.in_flight -= 1
             if not self.in_flight:
                 self.idle.set()
+            if self.observe is not None:
+                age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+                self.observe(outcome, max(0.0, age))
 
     @staticmethod
     async def reply_private(interaction: discord.Interaction, message: str) -> None:

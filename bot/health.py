@@ -1,0 +1,143 @@
+"""What an operator's probes and Prometheus ask a running process (TTT_HEALTH_PORT).
+
+    /healthz   200 while the event loop answers at all (a wedged process never replies)
+    /readyz    200 once this process's shards are connected and the database answers;
+               503 with the reason otherwise (a load balancer or orchestrator waits)
+    /metrics   Prometheus text: interactions answered, click-to-answer latency, running
+               games, shard latency; needs the ``metrics`` extra (prometheus-client)
+
+Served by aiohttp, which discord.py already brings.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+import discord
+from aiohttp import web
+
+from bot.core.repository import Repository
+
+log = logging.getLogger(__name__)
+
+DATABASE_TIMEOUT = 2.0
+"""Seconds the database may take to answer a readiness probe."""
+
+
+class Metrics:
+    """Prometheus metrics of one process, on a registry of its own."""
+
+    def __init__(self) -> None:
+        import prometheus_client as prom  # the optional ``metrics`` extra
+
+        self._prom = prom
+        self.registry = prom.CollectorRegistry()
+        self.answered = prom.Counter(
+            "ttt_interactions_answered", "Interactions answered, by how they ended",
+            ["outcome"], registry=self.registry,
+        )  # fmt: skip
+        self.latency = prom.Histogram(
+            "ttt_answer_seconds", "Seconds from an interaction's arrival to its answer",
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 3.0),
+            registry=self.registry,
+        )  # fmt: skip
+        self.running_games = prom.Gauge(
+            "ttt_running_games", "Games running (all processes sharing the database)",
+            registry=self.registry,
+        )  # fmt: skip
+        self.shard_latency = prom.Gauge(
+            "ttt_shard_latency_seconds", "Gateway heartbeat latency by shard", ["shard"],
+            registry=self.registry,
+        )  # fmt: skip
+
+    def observe(self, outcome: str, seconds: float) -> None:
+        """One interaction answered: ``answered``, ``refused`` or ``failed``."""
+        self.answered.labels(outcome).inc()
+        self.latency.observe(seconds)
+
+    def render(self) -> bytes:
+        return bytes(self._prom.generate_latest(self.registry))
+
+
+def shard_latencies(client: discord.Client) -> dict[int, float]:
+    """Heartbeat latency of each of this process's shards (one, 0, when not sharded)."""
+    latencies = getattr(client, "latencies", None)
+    if latencies is not None:
+        return {shard: latency for shard, latency in latencies}
+    return {0: client.latency}
+
+
+class HealthServer:
+    def __init__(
+        self,
+        client: discord.Client,
+        repo: Repository,
+        metrics: Metrics | None,
+        *,
+        host: str,
+        port: int,
+    ) -> None:
+        self.client = client
+        self.repo = repo
+        self.metrics = metrics
+        self.host, self.port = host, port
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        app = web.Application()
+        app.router.add_get("/healthz", self.healthz)
+        app.router.add_get("/readyz", self.readyz)
+        app.router.add_get("/metrics", self.metrics_page)
+        self._runner = web.AppRunner(app, access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self.host, self.port).start()
+        log.info("health: http://%s:%d/healthz, /readyz, /metrics%s", self.host, self.port,
+                 "" if self.metrics else " (install the metrics extra for /metrics)")  # fmt: skip
+
+    async def stop(self) -> None:
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    async def healthz(self, request: web.Request) -> web.Response:
+        return web.Response(text="ok\n")
+
+    async def readyz(self, request: web.Request) -> web.Response:
+        problems = []
+        if not self.client.is_ready():
+            problems.append("gateway: not ready")
+        else:
+            shards: dict[Any, Any] = getattr(self.client, "shards", {}) or {}
+            closed = [i for i, shard in shards.items() if shard.is_closed()]
+            if closed:
+                problems.append(f"gateway: shards {closed} disconnected")
+        try:
+            async with asyncio.timeout(DATABASE_TIMEOUT):
+                await self.repo.schema_version()
+        except Exception as exc:
+            problems.append(f"database: {type(exc).__name__}: {exc}"[:200])
+        if problems:
+            return web.Response(status=503, text="\n".join(problems) + "\n")
+        return web.Response(text="ready\n")
+
+    async def metrics_page(self, request: web.Request) -> web.Response:
+        if self.metrics is None:
+            return web.Response(status=404, text="metrics need: pip install -e '.[metrics]'\n")
+        started = time.perf_counter()
+        self.metrics.running_games.set(len(await self.repo.running_games()))
+        for shard, latency in shard_latencies(self.client).items():
+            if latency == latency and latency != float("inf"):  # nan before the first beat
+                self.metrics.shard_latency.labels(str(shard)).set(latency)
+        body = self.metrics.render()
+        log.debug("metrics rendered in %.1f ms", (time.perf_counter() - started) * 1000)
+        return web.Response(body=body, content_type="text/plain", charset="utf-8")
+
+
+def make_metrics() -> Metrics | None:
+    """Metrics if prometheus-client is installed, else None (logged once at start)."""
+    try:
+        return Metrics()
+    except ImportError:
+        return None

@@ -1,0 +1,59 @@
+"""The operator's probes: /healthz, /readyz and /metrics of a running bot."""
+
+from __future__ import annotations
+
+import socket
+
+import aiohttp
+
+from bot_harness import cell_id, running_bot, settings_for
+from discord_emulator import DiscordEmulator
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def get(port: int, path: str) -> tuple[int, str]:
+    async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}{path}") as r:
+        return r.status, await r.text()
+
+
+def metric(page: str, name: str) -> float:
+    """The value of the sample whose name (with its labels) is exactly ``name``."""
+    for line in page.splitlines():
+        key, _, value = line.rpartition(" ")
+        if key == name:
+            return float(value)
+    raise AssertionError(f"no {name} in:\n{page}")
+
+
+async def test_health_readiness_and_metrics(emulator: DiscordEmulator, tmp_path) -> None:
+    port = free_port()
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", health_port=port)
+    async with running_bot(emulator, settings) as bot:
+        assert await get(port, "/healthz") == (200, "ok\n")
+        await bot.wait_until_ready()  # the guilds have arrived
+        assert await get(port, "/readyz") == (200, "ready\n")
+        alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+        res = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        await emulator.click(alice, res.message, cell_id(res.message, 4))
+        await emulator.click(bob, res.message, cell_id(res.message, 0))  # refused: not theirs
+        status, page = await get(port, "/metrics")
+        assert status == 200
+        assert metric(page, 'ttt_interactions_answered_total{outcome="answered"}') == 2
+        assert metric(page, 'ttt_interactions_answered_total{outcome="refused"}') == 1
+        assert metric(page, "ttt_answer_seconds_count") == 3
+        assert metric(page, "ttt_running_games") == 1
+        assert metric(page, 'ttt_shard_latency_seconds{shard="0"}') >= 0
+        await bot.repo.close()  # the database goes away
+        status, text = await get(port, "/readyz")
+        assert status == 503 and text.startswith("database:")
+        assert await get(port, "/healthz") == (200, "ok\n")  # the process itself still answers
+
+
+async def test_no_health_port_no_server(emulator: DiscordEmulator, tmp_path) -> None:
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "ttt.sqlite3")) as bot:
+        assert bot.health is None and bot.responder.observe is None
