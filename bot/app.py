@@ -105,7 +105,7 @@ class TTTBot(commands.Bot):
         settings, repo, responder = self.settings, self.repo, self.responder
         games = GameService(
             repo,
-            PolicyBook(repo, settings.policy, cache=settings.database_url is None),
+            PolicyBook(repo, settings.policy),
             BotOpponent(think_time=settings.think_time, pool=self.pool),
             bot_user_id=self.user.id,
             patience=settings.defer_after,
@@ -123,6 +123,7 @@ class TTTBot(commands.Bot):
             await self.health.start()
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config))
+        await games.policies.listen()
         await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher))
 
     async def start(self, token: str, *, reconnect: bool = True) -> None:

@@ -63,3 +63,34 @@ async def test_resigning_while_the_other_process_stores_a_move(two) -> None:
     assert not [r for r in results if isinstance(r, Exception) and not isinstance(r, Refusal)]
     stored = await first.repo.get_game(game_id)
     assert stored is not None and stored.outcome == Outcome("resign", "X")  # BOB resigned
+
+
+async def test_a_config_change_is_seen_by_the_other_process_at_once(two) -> None:
+    first, second = two
+    await second.games.policies.listen()
+    assert (await second.games.policies.policy(1)).emoji_set == "classic"  # now cached
+    await first.games.policies.configure(1, {"emoji_set": "hearts"})
+    for _ in range(100):  # the notification arrives within milliseconds
+        if (await second.games.policies.policy(1)).emoji_set == "hearts":
+            break
+        await asyncio.sleep(0.01)
+    assert (await second.games.policies.policy(1)).emoji_set == "hearts"
+
+
+async def test_a_new_deadline_wakes_the_other_processes_timekeeper(two) -> None:
+    first, second = two
+    await second.deadlines.listen()
+    second.deadlines.changed.clear()
+    await member_game(first, ALICE, BOB)
+    await asyncio.wait_for(second.deadlines.changed.wait(), 2)
+
+
+async def test_two_admins_configuring_at_once_lose_neither_change(two) -> None:
+    first, second = two
+    await asyncio.gather(
+        first.games.policies.configure(1, {"emoji_set": "fruit"}),
+        second.games.policies.configure(1, {"games_per_channel": 3}),
+    )
+    await first.games.policies.listen()
+    policy = await first.games.policies.policy(1)
+    assert (policy.emoji_set, policy.games_per_channel) == ("fruit", 3)

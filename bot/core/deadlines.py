@@ -10,6 +10,7 @@ import asyncio
 
 from bot.core.lobby import Lobby
 from bot.core.models import Challenge, GameUpdate
+from bot.core.repository import DEADLINES_TOPIC
 from bot.core.service import GameService
 
 
@@ -24,6 +25,11 @@ class Deadlines:
     def changed(self) -> asyncio.Event:
         """Set whenever a deadline may have moved (an ``asyncio.Event``)."""
         return self.games.deadlines_changed
+
+    async def listen(self) -> None:
+        """Wake whenever any process sharing the database starts something with a
+        deadline, so the soonest one is never slept past."""
+        await self.repo.listen(DEADLINES_TOPIC, lambda _payload: self.changed.set())
 
     async def next_deadline(self) -> float | None:
         return await self.repo.next_deadline()

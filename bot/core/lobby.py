@@ -13,7 +13,7 @@ from collections.abc import Collection
 from bot.core import rules
 from bot.core.models import Challenge, GameUpdate, XChoice, other
 from bot.core.refusals import Refusal
-from bot.core.repository import Conflict
+from bot.core.repository import DEADLINES_TOPIC, Conflict
 from bot.core.service import First, GameService
 from bot.core.start_rules import check_start
 
@@ -61,7 +61,7 @@ class Lobby:
                               user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
             game = await tx.create_game(game)
         log.info("game %d started: %s", game.id, game.describe())
-        self.games.deadlines_changed.set()
+        await self._deadline_added()
         return await self.games.update(game)
 
     async def challenge(
@@ -93,7 +93,7 @@ class Lobby:
                 challenge = await tx.create_challenge(challenge)
             except Conflict:  # another process's challenge reached the channel first
                 raise Refusal("start.busy_challenge") from None
-        self.games.deadlines_changed.set()
+        await self._deadline_added()
         return challenge
 
     async def attach_challenge_message(self, challenge: Challenge, message_id: int) -> Challenge:
@@ -124,7 +124,7 @@ class Lobby:
         except Conflict:
             raise Refusal("challenge.closed") from None
         log.info("game %d started: %s", game.id, game.describe())
-        self.games.deadlines_changed.set()
+        await self._deadline_added()
         return await self.games.update(game)
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
@@ -183,3 +183,8 @@ class Lobby:
             role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
             first=first, rematch_of=game.id,
         )  # fmt: skip
+
+    async def _deadline_added(self) -> None:
+        """Wake this process's timekeeper and, through the store, every other one."""
+        self.games.deadlines_changed.set()
+        await self.repo.notify(DEADLINES_TOPIC, "")

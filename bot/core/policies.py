@@ -3,30 +3,47 @@ own choices (stored with /ttt config) on top, cached until they change."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+
 from bot.core.policy import BOUNDS, CHOICES, LABELS, ServerPolicy
 from bot.core.refusals import Refusal
-from bot.core.repository import Store
+from bot.core.repository import POLICY_TOPIC, Repository
+
+CACHE_SECONDS = 60.0
+"""How long a cached policy is trusted without a notification: the safety net should one
+be lost (a dropped listener connection)."""
 
 
 class PolicyBook:
-    def __init__(self, store: Store, defaults: ServerPolicy, *, cache: bool = True) -> None:
-        """``cache=False`` when other processes share the store: a server's /ttt config
-        change must be seen by every process at once (it is one primary-key read)."""
+    def __init__(
+        self, store: Repository, defaults: ServerPolicy,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
         self._store = store
         self.defaults = defaults
-        self._caching = cache
-        self._cache: dict[int, ServerPolicy] = {}
+        self._clock = clock
+        self._cache: dict[int, tuple[float, ServerPolicy]] = {}
+
+    async def listen(self) -> None:
+        """Forget a server's cached policy whenever any process sharing the store changes
+        it, so a /ttt config change holds everywhere at once."""
+        await self._store.listen(POLICY_TOPIC, self._forget)
+
+    def _forget(self, payload: str) -> None:
+        if payload.isdigit():
+            self._cache.pop(int(payload), None)
 
     async def policy(self, guild_id: int | None) -> ServerPolicy:
         """The policy in force in a server (the defaults outside one)."""
         if guild_id is None:
             return self.defaults
-        rules = self._cache.get(guild_id)
-        if rules is None:
-            overrides = await self._store.guild_overrides(guild_id)
-            rules = self.defaults.with_overrides(overrides)
-            if self._caching:
-                self._cache[guild_id] = rules
+        cached = self._cache.get(guild_id)
+        if cached is not None and cached[0] > self._clock():
+            return cached[1]
+        overrides = await self._store.guild_overrides(guild_id)
+        rules = self.defaults.with_overrides(overrides)
+        self._cache[guild_id] = (self._clock() + CACHE_SECONDS, rules)
         return rules
 
     async def configure(self, guild_id: int, changes: dict[str, object]) -> ServerPolicy:
@@ -40,13 +57,16 @@ class PolicyBook:
         for name, value in changes.items():
             if value is not None:
                 check(name, value)
-        overrides = await self._store.guild_overrides(guild_id)
-        overrides.update(changes)
-        for name, value in changes.items():
-            if value is None:
-                overrides.pop(name, None)
-        await self._store.set_guild_overrides(guild_id, overrides)
+        async with self._store.atomic() as tx:  # two admins at once: neither change is lost
+            await tx.serialize(("guild", guild_id))
+            overrides = await tx.guild_overrides(guild_id)
+            overrides.update(changes)
+            for name, value in changes.items():
+                if value is None:
+                    overrides.pop(name, None)
+            await tx.set_guild_overrides(guild_id, overrides)
         self._cache.pop(guild_id, None)
+        await self._store.notify(POLICY_TOPIC, str(guild_id))
         return await self.policy(guild_id)
 
 

@@ -8,11 +8,17 @@ one transaction whose reads see what its writes will change.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
 from bot.core.models import Challenge, Game
+
+DEADLINES_TOPIC = "deadlines"
+"""Notified when a game or challenge with a deadline starts, so every timekeeper wakes."""
+POLICY_TOPIC = "policy"
+"""Notified with a server's id when its /ttt config changes."""
 
 
 class Conflict(Exception):
@@ -146,6 +152,12 @@ class Repository(Store, Protocol):
     async def describe(self) -> str:
         """Where the data lives and its schema version, for the start-up log (never a
         password)."""
+
+    async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
+        """Call ``callback(payload)`` whenever any process sharing the database (this one
+        included) calls :meth:`notify` on ``topic``."""
+
+    async def notify(self, topic: str, payload: str = "") -> None: ...
 
     async def identify_turn(self, bucket: int, spacing: float) -> None:
         """Wait until this process may IDENTIFY a gateway shard of concurrency ``bucket``

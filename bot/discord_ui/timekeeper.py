@@ -31,6 +31,7 @@ class Timekeeper(commands.Cog):
         self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
+        await self.deadlines.listen()
         self._task = asyncio.create_task(self._run(), name="ttt-timekeeper")
 
     async def cog_unload(self) -> None:

@@ -32,6 +32,7 @@ from bot.storage import postgres_records as records
 from bot.storage.postgres_games import lock_key
 from bot.storage.postgres_identify import identify_turn
 from bot.storage.postgres_migrations import migrate, schema_version
+from bot.storage.postgres_notify import Listener, notify
 
 T = TypeVar("T")
 __all__ = ["PostgresRepository", "PostgresTransaction", "lock_key", "name_of"]
@@ -180,6 +181,7 @@ class PostgresRepository(_PostgresStore):
         self.pool_size = pool_size
         self.name = name_of(dsn)
         self._pool: Any = None
+        self._listener = Listener(dsn)
 
     @property
     def pool(self) -> Any:
@@ -221,6 +223,7 @@ class PostgresRepository(_PostgresStore):
             raise DatabaseError(f"cannot open {self.name}: {reason}") from None
 
     async def close(self) -> None:
+        await self._listener.close()
         pool, self._pool = self._pool, None
         if pool is not None:
             await pool.close()
@@ -234,3 +237,9 @@ class PostgresRepository(_PostgresStore):
 
     async def identify_turn(self, bucket: int, spacing: float) -> None:
         await identify_turn(self.pool, bucket, spacing)
+
+    async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
+        await self._listener.listen(topic, callback)
+
+    async def notify(self, topic: str, payload: str = "") -> None:
+        await self._call(notify, topic, payload)

@@ -150,6 +150,7 @@ class SqliteRepository(_SqliteStore):
         self._conn: sqlite3.Connection | None = None
         self._lock_fd: int | None = None
         self._identify_lock = asyncio.Lock()
+        self._listeners: dict[str, list[Callable[[str], None]]] = {}
         self._last_identify: dict[int, float] = {}
         self._turn = asyncio.Lock()
         """Held by a unit of work while its transaction is open: a statement issued then
@@ -270,6 +271,14 @@ class SqliteRepository(_SqliteStore):
 
     async def schema_version(self) -> int:
         return await self._call(_user_version)
+
+    async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
+        self._listeners.setdefault(topic, []).append(callback)
+
+    async def notify(self, topic: str, payload: str = "") -> None:
+        """One process per file: the listeners are all here."""
+        for callback in self._listeners.get(topic, []):
+            callback(payload)
 
     async def identify_turn(self, bucket: int, spacing: float) -> None:
         """One process per SQLite file: spacing this process's own IDENTIFYs is enough."""
