@@ -50,6 +50,8 @@ async def test_two_processes_share_the_shards_and_the_games(
     emulator.shard_count = SHARDS
     emulator.identify_spacing = 5.0  # Discord's rule, enforced: the processes take turns
     guilds = guilds_per_shard(emulator, 2)
+    french = guilds[1][0]
+    french.locale = "fr"  # a server of shard 1 that speaks French
     members = {
         shard: [emulator.create_user(f"m{shard}{i}", guilds=[g]) for i, g in enumerate(gs)]
         for shard, gs in guilds.items()
@@ -81,12 +83,15 @@ async def test_two_processes_share_the_shards_and_the_games(
                 assert res.type == 7 and board_of(res.message)[4] == "X", (shard, res)
                 messages[(shard, guild.id)] = res.message
 
-        # shard 1's process dies; its games' turn timeouts are resolved by shard 0's
+        # shard 1's process dies; its games' turn timeouts are resolved by shard 0's, in
+        # each server's language although that process has no cache of those servers
         await bots[1].kill()
-        waiting = [m for (shard, _), m in messages.items() if shard == 1]
-        for message in waiting:
+        for (shard, guild_id), message in messages.items():
+            if shard != 1:
+                continue
+            says = "a dépassé le temps" if guild_id == french.id else "ran out of time"
             timed_out = await emulator.wait_for_message(
-                lambda m, mid=message["id"]: m["id"] == mid and "ran out of time" in m["content"],
+                lambda m, mid=message["id"], says=says: m["id"] == mid and says in m["content"],
                 timeout=10,
                 include_existing=True,
             )

@@ -35,7 +35,7 @@ class Lobby:
 
     async def start_bot_game(
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
-        first: First, size: int = 3, role_ids: Collection[int] = (),
+        first: First, size: int = 3, role_ids: Collection[int] = (), locale: str | None = None,
     ) -> GameUpdate:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
 
@@ -48,7 +48,7 @@ class Lobby:
         game = rules.new_game(
             guild_id=guild_id, channel_id=channel_id, size=size, now=self.clock(),
             player_x=human if human_x else bot, player_o=bot if human_x else human,
-            bot_side="O" if human_x else "X", difficulty=difficulty,
+            bot_side="O" if human_x else "X", difficulty=difficulty, locale=locale,
         )  # fmt: skip
         if human_x:
             game = rules.start_clock(game, self.clock(), policy.turn_timeout)
@@ -67,7 +67,7 @@ class Lobby:
     async def challenge(
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int,
         first: First, size: int = 3, rematch_of: int | None = None,
-        role_ids: Collection[int] = (),
+        role_ids: Collection[int] = (), locale: str | None = None,
     ) -> Challenge:  # fmt: skip
         """Challenge a member; it waits for their answer until it expires.
 
@@ -84,7 +84,7 @@ class Lobby:
         challenge = rules.new_challenge(
             guild_id=guild_id, channel_id=channel_id, challenger_id=user_id,
             opponent_id=opponent_id, x_player=x_player, size=size, now=now,
-            timeout=policy.challenge_timeout, rematch_of=rematch_of,
+            timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale,
         )  # fmt: skip
         async with self.repo.atomic() as tx:
             await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
@@ -177,11 +177,12 @@ class Lobby:
             return await self.start_bot_game(
                 guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
                 role_ids=role_ids, user_id=user_id, difficulty=self.games.level(game), first=first,
+                locale=game.locale,
             )  # fmt: skip
         return await self.challenge(
             guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
             role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
-            first=first, rematch_of=game.id,
+            first=first, rematch_of=game.id, locale=game.locale,
         )  # fmt: skip
 
     async def _deadline_added(self) -> None:

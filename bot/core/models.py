@@ -65,6 +65,9 @@ class Game:
     """None while the game runs."""
     finished_at: float | None = None
     rematch_of: int | None = None
+    locale: str | None = None
+    """The server's language when the game started (Discord's guild_locale), for the
+    messages a process shows without an interaction, possibly for another shard's server."""
 
     @property
     def board(self) -> Board:
@@ -134,6 +137,7 @@ class Challenge:
     created_at: float
     game_id: int | None = None
     rematch_of: int | None = None
+    locale: str | None = None
 
     @property
     def pending(self) -> bool:

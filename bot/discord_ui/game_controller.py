@@ -57,6 +57,8 @@ class GameController:
                 "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
+                "locale": str(interaction.guild_locale.value) if interaction.guild_locale
+                else None,
             }  # fmt: skip
             for attempt in (1, 2):
                 try:

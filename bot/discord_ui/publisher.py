@@ -26,8 +26,10 @@ class Publisher:
     async def publish(self, item: GameUpdate | Challenge) -> None:
         """Edit the message of a game or challenge that changed, in the server's language."""
         target = item.game if isinstance(item, GameUpdate) else item
+        # the server's language as stored with the game: this process may not run the
+        # shard of its server, and then has no cached guild to ask
         guild = self.client.get_guild(target.guild_id) if target.guild_id else None
-        locale = guild.preferred_locale if guild is not None else None
+        locale: object = target.locale or (guild.preferred_locale if guild else None)
         view: discord.ui.View | None
         if isinstance(item, GameUpdate):
             content, view = render_game.game_message(item, locale)

@@ -141,4 +141,10 @@ MIGRATIONS: tuple[str, ...] = (
         overrides TEXT NOT NULL
     );
     """,
+    # 6: the server's language with each game and challenge, for messages shown without
+    # an interaction (a timeout, a restart) by any process.
+    """
+    ALTER TABLE games ADD COLUMN locale TEXT;
+    ALTER TABLE challenges ADD COLUMN locale TEXT;
+    """,
 )

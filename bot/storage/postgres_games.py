@@ -28,7 +28,7 @@ CLAIM_BATCH = 100
 _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
-    "created_at", "updated_at", "finished_at", "rematch_of",
+    "created_at", "updated_at", "finished_at", "rematch_of", "locale",
 )  # fmt: skip
 _INSERT_GAME = (
     f"INSERT INTO games ({', '.join(_GAME_FIELDS)})"
@@ -36,11 +36,11 @@ _INSERT_GAME = (
 )
 _CHALLENGE_COLUMNS = (
     "id, guild_id, channel_id, message_id, challenger_id, opponent_id, x_player, size, k,"
-    " status, expires_at, created_at, game_id, rematch_of"
+    " status, expires_at, created_at, game_id, rematch_of, locale"
 )
 _INSERT_CHALLENGE = (
     f"INSERT INTO challenges ({_CHALLENGE_COLUMNS.removeprefix('id, ')})"
-    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id"
+    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id"
 )
 
 

@@ -96,6 +96,12 @@ MIGRATIONS: tuple[str, ...] = (
         overrides TEXT NOT NULL
     );
     """,
+    # 2: the server's language with each game and challenge, for messages shown without
+    # an interaction (a timeout, a restart) by any process, whichever shard it runs.
+    """
+    ALTER TABLE games ADD COLUMN locale TEXT;
+    ALTER TABLE challenges ADD COLUMN locale TEXT;
+    """,
 )
 
 

@@ -15,17 +15,18 @@ from bot.storage.transactions import transaction
 
 GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty,"
-    " moves, turn_deadline, created_at, updated_at, finished_at, rematch_of, end_reason, result"
+    " moves, turn_deadline, created_at, updated_at, finished_at, rematch_of, end_reason, result,"
+    " locale"
 )
 _CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
 _CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
 _INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, message_id, size, k, player_x, player_o,"
     " bot_side, difficulty, moves, ply, status, result, end_reason, turn_deadline,"
-    " created_at, updated_at, finished_at, rematch_of) VALUES (:guild_id, :channel_id,"
-    " :message_id, :size, :k, :player_x, :player_o, :bot_side, :difficulty, :moves, :ply,"
-    " :status, :result, :end_reason, :turn_deadline, :created_at, :updated_at,"
-    " :finished_at, :rematch_of)"
+    " created_at, updated_at, finished_at, rematch_of, locale) VALUES (:guild_id,"
+    " :channel_id, :message_id, :size, :k, :player_x, :player_o, :bot_side, :difficulty,"
+    " :moves, :ply, :status, :result, :end_reason, :turn_deadline, :created_at,"
+    " :updated_at, :finished_at, :rematch_of, :locale)"
 )
 _INSERT_CHALLENGE = (
     f"INSERT INTO challenges ({', '.join(_CHALLENGE_FIELDS[1:])})"
@@ -53,6 +54,7 @@ def game_from_row(row: tuple[Any, ...]) -> Game:
         rematch_of,
         reason,
         result,
+        locale,
     ) = row
     winner = result if result in ("X", "O") else None
     return Game(
@@ -62,7 +64,7 @@ def game_from_row(row: tuple[Any, ...]) -> Game:
         moves=tuple(int(c) for c in moves.split(",")) if moves else (),
         turn_deadline=deadline, created_at=created, updated_at=updated,
         outcome=None if reason is None else Outcome(reason, winner),
-        finished_at=finished, rematch_of=rematch_of,
+        finished_at=finished, rematch_of=rematch_of, locale=locale,
     )  # fmt: skip
 
 
