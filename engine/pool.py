@@ -10,14 +10,22 @@ one think time, less deeply, instead of one after another.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ctypes
+import logging
 import multiprocessing
 import os
+import signal
+import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from engine.agents import Agent, get_agent
 from engine.async_api import GRACE
 from engine.board import Board
+
+log = logging.getLogger(__name__)
 
 MIN_THINK = 0.05
 """Seconds a late move still gets: enough for the win/block rules and a shallow search."""
@@ -44,17 +52,41 @@ def _ready() -> int:
     return os.getpid()
 
 
+NICENESS = 5
+"""How much lower a worker's CPU priority is than its parent's: searches use what the
+event loop leaves, so a flood of big-board moves never delays an answer to Discord."""
+PR_SET_PDEATHSIG = 1
+
+
+def _start_worker() -> None:
+    """In each new worker: a lower priority, and on Linux a SIGTERM when the parent dies
+    (killed, say), so no worker outlives it and keeps a core busy as an orphan."""
+    with contextlib.suppress(OSError):
+        os.nice(NICENESS)
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+            if os.getppid() == 1:  # the parent died before prctl took effect
+                os._exit(0)
+
+
 class EnginePool:
     """``workers`` processes (default: one per CPU) that choose moves by agent name."""
 
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers or os.cpu_count() or 1
         self.moves_chosen = 0
+        self.restarts = 0
+        self._executor = self._new_executor()
+
+    def _new_executor(self) -> ProcessPoolExecutor:
         # spawn, not fork: the parent has threads (database, engine) that fork would copy
         # in whatever state they were in.
-        self._executor = ProcessPoolExecutor(
-            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn")
-        )
+        return ProcessPoolExecutor(
+            max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+            initializer=_start_worker,
+        )  # fmt: skip
 
     async def warm_up(self) -> None:
         """Start every worker now rather than on the first move."""
@@ -81,14 +113,38 @@ class EnginePool:
         """
         loop = asyncio.get_running_loop()
         deadline = None if time_budget is None else time.time() + time_budget
-        future = loop.run_in_executor(
-            self._executor, _choose_in_worker, board.size, board.k, board.x, board.o, name,
-            seed, time_budget, deadline, max_depth,
-        )  # fmt: skip
-        limit = None if time_budget is None else time_budget + GRACE
-        move = await asyncio.wait_for(future, limit)
-        self.moves_chosen += 1
-        return move
+        for attempt in (1, 2):
+            executor = self._executor
+            future = loop.run_in_executor(
+                executor, _choose_in_worker, board.size, board.k, board.x, board.o, name,
+                seed, time_budget, deadline, max_depth,
+            )  # fmt: skip
+            limit = None if deadline is None else max(MIN_THINK, deadline - time.time()) + GRACE
+            try:
+                move = await asyncio.wait_for(future, limit)
+            except BrokenProcessPool:
+                # A worker died (killed for memory, say): every later submit would fail
+                # too. Replace the pool once, and ask again within the time left.
+                self._replace(executor)
+                if attempt == 2:
+                    raise
+                continue
+            self.moves_chosen += 1
+            return move
+        raise AssertionError("unreachable")
+
+    def _replace(self, broken: ProcessPoolExecutor) -> None:
+        if self._executor is broken:  # another move may have replaced it already
+            self.restarts += 1
+            log.warning("an engine worker died; starting a new pool (restart %d)",
+                        self.restarts)  # fmt: skip
+            self._executor = self._new_executor()
+        broken.shutdown(wait=False, cancel_futures=True)
+
+    def worker_pids(self) -> list[int]:
+        """The live workers' process ids (for tests and diagnostics)."""
+        processes = getattr(self._executor, "_processes", None) or {}
+        return [p.pid for p in processes.values() if p.is_alive()]
 
     def close(self) -> None:
         self._executor.shutdown(wait=False, cancel_futures=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import logging
 import random
 
-from engine import Agent, Board, EnginePool, choose_move_async, get_agent
+from engine import Agent, Board, EnginePool, IllegalMove, choose_move_async, get_agent
 
 log = logging.getLogger(__name__)
 
@@ -49,4 +49,10 @@ class BotOpponent:
             return await choose_move_async(board, agent, time_budget=think)
         except TimeoutError:
             log.warning("%s took longer than %.1f s; playing a quick move", difficulty, think)
-            return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
+        except (ValueError, IllegalMove):
+            raise  # a bug in the caller, not the engine's trouble
+        except Exception:
+            # the engine failed (a worker died twice in a row, say): the member's move is
+            # stored already, so the bot must still answer it
+            log.exception("the %s search failed; playing a quick move", difficulty)
+        return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))

@@ -1,0 +1,78 @@
+"""The engine's process pool under trouble: a worker killed mid-search, the parent
+killed outright, and workers that yield the CPU to the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from engine import Board, EnginePool
+from engine.pool import NICENESS
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+def niceness(pid: int) -> int:
+    with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+        return int(stat.read().rsplit(")", 1)[1].split()[16])
+
+
+async def test_a_killed_worker_is_replaced_and_the_move_still_answered() -> None:
+    pool = EnginePool(workers=1)
+    try:
+        await pool.warm_up()
+        (worker,) = pool.worker_pids()
+        assert niceness(worker) == niceness(os.getpid()) + NICENESS
+        board = Board.new(5).play(12)
+        move = asyncio.ensure_future(pool.choose(board, "hard", seed=1, time_budget=1.0))
+        await asyncio.sleep(0.2)  # the worker is searching
+        os.kill(worker, signal.SIGKILL)
+        cell = await move
+        assert cell in board.legal_moves() and pool.restarts == 1
+        # and the pool serves the next moves as before
+        assert await pool.choose(board.play(cell), "hard", seed=2, time_budget=0.3) in range(25)
+        assert pool.worker_pids() and worker not in pool.worker_pids()
+    finally:
+        pool.close()
+
+
+def test_no_worker_outlives_a_killed_parent(tmp_path: Path) -> None:
+    script = (
+        "import asyncio, sys\n"
+        "from engine import EnginePool\n"
+        "async def main():\n"
+        "    pool = EnginePool(workers=2)\n"
+        "    await pool.warm_up()\n"
+        "    print(*pool.worker_pids(), flush=True)\n"
+        "    await asyncio.sleep(60)\n"
+        "asyncio.run(main())\n"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], cwd=ROOT, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert parent.stdout is not None
+        workers = [int(pid) for pid in parent.stdout.readline().split()]
+        assert len(workers) == 2 and all(alive(pid) for pid in workers)
+        parent.kill()
+        parent.wait(10)
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in workers) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not [pid for pid in workers if alive(pid)], "orphaned engine workers"
+    finally:
+        if parent.poll() is None:
+            parent.kill()
