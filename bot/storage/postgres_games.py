@@ -17,7 +17,7 @@ import asyncpg  # type: ignore[import-untyped]
 
 from bot.core.models import Challenge, Game
 from bot.core.repository import Conflict
-from bot.storage.postgres_records import apply_result
+from bot.storage.postgres_records import FINISHED_GAMES_WHERE, apply_result
 from bot.storage.sqlite_games import GAME_COLUMNS, game_from_row, game_params
 
 CLAIM_SECONDS = 30.0
@@ -64,6 +64,13 @@ def rowcount(status: str) -> int:
 async def games_where(conn: Any, where: str, *args: Any) -> list[Game]:
     rows = await conn.fetch(f"SELECT {GAME_COLUMNS} FROM games {where}", *args)
     return [game_from_row(tuple(row)) for row in rows]
+
+
+async def finished_games_of(
+    conn: Any, guild_id: int, user_id: int, limit: int | None
+) -> list[Game]:
+    """A member's finished games in a server, newest first."""
+    return await games_where(conn, FINISHED_GAMES_WHERE, guild_id, user_id, limit)
 
 
 async def insert_game(conn: Any, game: Game) -> Game:

@@ -19,112 +19,18 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bot.core.models import Challenge, Game
-from bot.core.repository import BotRecord, DatabaseError, Rating
-from bot.storage import sqlite_games as games
-from bot.storage import sqlite_records as records
+from bot.core.repository import DatabaseError
+from bot.storage import sqlite_games, sqlite_records
 from bot.storage.migrations import MIGRATIONS
+from bot.storage.store import SqlStore
 from bot.storage.transactions import transaction
 
 T = TypeVar("T")
 
 
-class _SqliteStore:
-    """Every :class:`~bot.core.repository.Store` method, as a call of one SQL function on
-    the database thread. Subclasses say how a call gets the connection (``_call``)."""
-
-    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        raise NotImplementedError
-
-    # --- games ---
-    async def create_game(self, game: Game) -> Game:
-        return await self._call(games.insert_game, game)
-
-    async def import_finished_games(self, finished: list[Game]) -> None:
-        """Store already-finished games (and fold them into the records) at once: for
-        imports and benchmarks, not for games being played."""
-        await self._call(games.import_finished_games, finished)
-
-    async def get_game(self, game_id: int) -> Game | None:
-        return await self._call(games.get_game, game_id)
-
-    async def save_game(self, game: Game, expected_ply: int) -> None:
-        await self._call(games.save_game, game, expected_ply)
-
-    async def set_game_message(self, game_id: int, message_id: int) -> None:
-        await self._call(games.set_game_message, game_id, message_id)
-
-    async def running_games(self) -> list[Game]:
-        return await self._call(games.running_games)
-
-    async def running_games_in(self, channel_id: int) -> list[Game]:
-        return await self._call(games.running_games_in, channel_id)
-
-    async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
-        return await self._call(games.running_game_of, guild_id, user_id)
-
-    async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
-        return await self._call(games.last_start, guild_id, user_id)
-
-    async def games_due(self, now: float) -> list[Game]:
-        return await self._call(games.games_due, now)
-
-    async def next_deadline(self) -> float | None:
-        return await self._call(games.next_deadline)
-
-    # --- challenges ---
-    async def create_challenge(self, challenge: Challenge) -> Challenge:
-        return await self._call(games.create_challenge, challenge)
-
-    async def get_challenge(self, challenge_id: int) -> Challenge | None:
-        return await self._call(games.get_challenge, challenge_id)
-
-    async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
-        return await self._call(games.pending_challenge_in, channel_id)
-
-    async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self._call(games.set_challenge_message, challenge_id, message_id)
-
-    async def close_challenge(self, challenge: Challenge, status: str) -> None:
-        await self._call(games.close_challenge, challenge, status)
-
-    async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
-        return await self._call(games.accept_challenge, challenge, game)
-
-    async def challenges_due(self, now: float) -> list[Challenge]:
-        return await self._call(games.challenges_due, now)
-
-    # --- records ---
-    async def finished_games_of(
-        self, guild_id: int, user_id: int, limit: int | None = None
-    ) -> list[Game]:
-        where, params = records.finished_games_where(guild_id, user_id, limit)
-        return await self._call(games.games_where, where, params)
-
-    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
-        return await self._call(records.leaderboard, guild_id, limit)
-
-    async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
-        return await self._call(records.rank_of, guild_id, user_id)
-
-    async def best_against_bot(self, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
-        return await self._call(records.best_against_bot, guild_id, difficulty, limit)
-
-    async def forget_player(self, user_id: int) -> int:
-        return await self._call(records.forget_player, user_id)
-
-    # --- server settings and bot state ---
-    async def guild_overrides(self, guild_id: int) -> dict[str, object]:
-        return await self._call(games.guild_overrides, guild_id)
-
-    async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
-        await self._call(games.set_guild_overrides, guild_id, overrides)
-
-    async def get_meta(self, key: str) -> str | None:
-        return await self._call(games.get_meta, key)
-
-    async def set_meta(self, key: str, value: str) -> None:
-        await self._call(games.set_meta, key, value)
+class _SqliteStore(SqlStore):
+    games = sqlite_games
+    records = sqlite_records
 
 
 class SqliteTransaction(_SqliteStore):

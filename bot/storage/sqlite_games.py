@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.core.models import Challenge, Game, Outcome
 from bot.core.repository import Conflict
-from bot.storage.sqlite_records import apply_result
+from bot.storage.sqlite_records import apply_result, finished_games_where
 from bot.storage.transactions import transaction
 
 GAME_COLUMNS = (
@@ -81,6 +81,14 @@ def game_params(game: Game) -> dict[str, Any]:
 def games_where(conn: sqlite3.Connection, where: str, params: Any = ()) -> list[Game]:
     rows = conn.execute(f"SELECT {GAME_COLUMNS} FROM games {where}", params).fetchall()
     return [game_from_row(row) for row in rows]
+
+
+def finished_games_of(
+    conn: sqlite3.Connection, guild_id: int, user_id: int, limit: int | None
+) -> list[Game]:
+    """A member's finished games in a server, newest first."""
+    where, params = finished_games_where(guild_id, user_id, limit)
+    return games_where(conn, where, params)
 
 
 def insert_game(conn: sqlite3.Connection, game: Game) -> Game:
