@@ -115,12 +115,12 @@ class EnginePool:
         deadline = None if time_budget is None else time.time() + time_budget
         for attempt in (1, 2):
             executor = self._executor
-            future = loop.run_in_executor(
-                executor, _choose_in_worker, board.size, board.k, board.x, board.o, name,
-                seed, time_budget, deadline, max_depth,
-            )  # fmt: skip
             limit = None if deadline is None else max(MIN_THINK, deadline - time.time()) + GRACE
-            try:
+            try:  # a pool seen broken raises at submit, one that breaks now at the result
+                future = loop.run_in_executor(
+                    executor, _choose_in_worker, board.size, board.k, board.x, board.o, name,
+                    seed, time_budget, deadline, max_depth,
+                )  # fmt: skip
                 move = await asyncio.wait_for(future, limit)
             except BrokenProcessPool:
                 # A worker died (killed for memory, say): every later submit would fail

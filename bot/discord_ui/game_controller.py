@@ -20,6 +20,9 @@ from bot.i18n import text
 log = logging.getLogger(__name__)
 
 UNKNOWN_MESSAGE = 10008
+IN_FLIGHT = 5.0
+"""Seconds after a stored change during which its own answer may still be landing (the
+3 s Discord allows, a bot reply shown after the member's move, and a margin)."""
 
 
 class GameController:
@@ -164,11 +167,15 @@ class GameController:
         """If the clicked board is behind what is stored (a failure between storing a move
         and showing it), show the stored board on the message before the refusal goes
         out privately. The router only lets through buttons still on the message, so a
-        stale ply here means the message itself is behind, not the member's client."""
+        stale ply here means the message itself is behind, not the member's client;
+        unless the change is so recent that its own answer may still be on its way (a
+        double click), which is left to land."""
         if refusal.key not in ("move.stale", "move.over") or interaction.message is None:
             return
         current = await self.games.current(game_id)
-        if current is not None and current.game.message_id == interaction.message.id:
+        if current is None or current.game.message_id != interaction.message.id:
+            return
+        if self.games.clock() - current.game.updated_at >= IN_FLIGHT:
             log.info("game %s: its message was behind the stored board; brought up to date",
                      game_id)  # fmt: skip
             await self._update_game(interaction, current)
