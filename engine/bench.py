@@ -18,6 +18,7 @@ import time
 
 from engine.agents import LADDER, get_agent
 from engine.board import Board
+from engine.book import BOOK_DEPTH
 from engine.pool import EnginePool
 
 COLD_SNIPPET = """
@@ -89,18 +90,32 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
+def past_the_book(count: int, seed: int = 7) -> list[Board]:
+    """5×5 positions where hard is to move and its book has just run out (BOOK_DEPTH + 1
+    or + 2 marks), reached by hard against medium: the first moves it searches live."""
+    rng = random.Random(seed)
+    boards: list[Board] = []
+    while len(boards) < count:
+        side = rng.choice("XO")
+        bot = get_agent("hard", seed=rng.getrandbits(32))
+        rival = get_agent("medium", seed=rng.getrandbits(32))
+        board = Board.new(5)
+        while not board.is_over() and board.move_count <= BOOK_DEPTH:
+            board = board.play((bot if board.to_move == side else rival).choose(board))
+        if not board.is_over() and board.to_move != side:
+            board = board.play(rival.choose(board))
+        if not board.is_over():
+            boards.append(board)
+    return boards
+
+
 async def loop_stall(searches: int, think: float, tick: float = 0.01) -> tuple[float, float]:
     """Largest gap between ticks of a ``tick``-second ticker while ``searches`` 5×5
-    searches run at once in an EnginePool; returns (largest gap, wall time)."""
+    moves of hard, each the first past its opening book (a live exact search), are asked
+    of an EnginePool at once; returns (largest gap, wall time)."""
+    boards = past_the_book(searches)
     pool = EnginePool()
     await pool.warm_up()
-    rng = random.Random(7)
-    boards = []
-    for _ in range(searches):
-        board = Board.new(5)
-        for _ in range(4):
-            board = board.play(rng.choice(board.legal_moves()))
-        boards.append(board)
     gaps: list[float] = []
 
     async def ticker() -> None:
