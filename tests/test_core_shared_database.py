@@ -5,7 +5,7 @@ so these run on PostgreSQL only.)"""
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -13,18 +13,25 @@ from bot.core.models import GameUpdate, Outcome
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
-from core_harness import Core, FakeClock, member_game
+from core_harness import Core, FakeClock, member_game, open_core
 
 ALICE, BOB = 101, 102
 
 
+pytestmark = pytest.mark.postgres
+
+
 @pytest.fixture
-async def two(make_core, database) -> tuple[Core, Core]:
-    if isinstance(database, Path):
-        pytest.skip("one bot process per SQLite file: the second is refused at start")
+async def two(pg_database: str) -> AsyncIterator[tuple[Core, Core]]:
     clock = FakeClock()
     policy = ServerPolicy(turn_timeout=30)
-    return await make_core(policy, clock=clock), await make_core(policy, clock=clock)
+    cores = (
+        await open_core(pg_database, clock, policy),
+        await open_core(pg_database, clock, policy),
+    )
+    yield cores
+    for core in cores:
+        await core.repo.close()
 
 
 async def test_the_same_click_in_two_processes_applies_once(two) -> None:

@@ -143,7 +143,7 @@ async def check_consistency(emu: DiscordEmulator, repo: SqliteRepository, users:
 
 
 @settings(
-    max_examples=80,
+    max_examples=50,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
