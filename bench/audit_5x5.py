@@ -8,9 +8,11 @@ adversary runs here, with the exact search of :mod:`engine.exact` (which
 ``tests/test_exact_reference.py`` checks against an independent solver): it plays only
 moves that keep its game value and, among them, the one that leaves the bot the fewest
 value-keeping replies (``--adversary tight``, ties at random) or any of them at random
-(``--adversary random``). Every bot move is judged exactly: a move after which the bot's
-value is lower than before counts as value-losing. Also printed: the bot's wall time per
-move by the number of marks on the board, and moves that ran past the think time.
+(``--adversary random``). As X its first move is any cell at random: every first move
+keeps the draw, and ranking them all would take the adversary many minutes. Every bot
+move is judged exactly: a move after which the bot's value is lower than before counts
+as value-losing. Also printed: the bot's wall time per move by the number of marks on
+the board, and moves that ran past the think time.
 """
 
 from __future__ import annotations
@@ -90,6 +92,8 @@ async def play(pool: EnginePool, row: Row, adversary: str, rng: random.Random) -
             if value_for_mover(board, cell) < before:
                 row.value_losing += 1
                 row.lost_positions.append(f"{board.to_string()} played {cell}")
+        elif board.move_count == 0:
+            cell = rng.choice(board.legal_moves())  # every first move keeps the draw
         elif adversary == "tight":
             cell = rng.choice(tight_moves(board))
         else:
