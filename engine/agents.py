@@ -19,9 +19,12 @@ MEDIUM_DEPTH = 3
 EXPECTIMAX_CELLS = 9
 """Boards up to this size get the exact expectimax tie-break (3×3)."""
 EXACT_CELLS = 16
-"""Boards up to this size are solved exactly (4×4 takes about 0.2 s cold)."""
+"""Boards up to this size are solved with depth-aware scores (4×4 takes about 0.2 s cold);
+larger ones (5×5) by the exact sign search of :mod:`engine.exact` and the opening book."""
 DEFAULT_THINK_TIME = 2.0
-"""Seconds hard and unbeatable may think on boards too large to solve."""
+"""Seconds hard and unbeatable are given per move on 5×5. The book and the exact search
+answer well inside it (milliseconds past the book); a search is never cut short, since
+an unproved move could lose."""
 
 
 def _argmax(scores: Mapping[int, float]) -> list[int]:

@@ -5,9 +5,17 @@ alpha-beta over those three values, which cuts far more than depth-aware scores 
 node takes an immediate win, sees two open threats as lost and searches only the block of
 one; a position where neither side has a window left is a draw; cells that lie in no open
 window of either side are never tried (a mark there is a pass, and in a game where an extra
-mark never hurts, a pass is never better than a live cell). The table is keyed by the
-smallest image of the position under the 8 symmetries while the board is still sparse,
-where transpositions across symmetries are common.
+mark never hurts, a pass is never better than a live cell). Most of the speed comes
+from pairing proofs: when the question is only "can this side still win?", disjoint
+pairs of empty cells, one inside each window it could fill, prove that it cannot (the
+other side answers each move into a pair with its partner), so drawn endings are
+settled without searching them. Moves are tried forks first, then threats, then blocks.
+The table is keyed by the smallest image of the position under the 8 symmetries while
+the board is still sparse, where transpositions across symmetries are common.
+
+The empty 5×5 board takes about 15,000 nodes (1.4 s in Python); a position with 9 or
+more marks a few milliseconds. ``tests/test_exact_reference.py`` checks the answers
+against an independent solver, with and without pairing proofs.
 """
 
 from __future__ import annotations
