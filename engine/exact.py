@@ -13,7 +13,7 @@ settled without searching them. Moves are tried forks first, then threats, then 
 The table is keyed by the smallest image of the position under the 8 symmetries while
 the board is still sparse, where transpositions across symmetries are common.
 
-The empty 5×5 board takes about 15,000 nodes (1.4 s in Python); a position with 9 or
+The empty 5×5 board takes about 35,000 nodes (1.3 s in Python); a position with 9 or
 more marks a few milliseconds. ``tests/test_exact_reference.py`` checks the answers
 against an independent solver, with and without pairing proofs.
 """
