@@ -8,8 +8,11 @@ import asyncio
 import hashlib
 import json
 import logging
+import multiprocessing
 import os
 from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import discord
@@ -17,10 +20,12 @@ from discord.ext import commands
 
 from bot.core.deadlines import Deadlines
 from bot.core.lobby import Lobby
+from bot.core.models import Game
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.records import RecordsService
 from bot.core.repository import Repository
+from bot.core.review import MoveVerdict, review_moves
 from bot.core.service import GameService
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
@@ -34,6 +39,7 @@ from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
 from engine import EnginePool
+from engine.pool import start_worker
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +102,7 @@ class TTTBot(commands.Bot):
         self.metrics = make_metrics() if settings.health_port else None
         self.responder = Responder(self.metrics.observe if self.metrics else None)
         self.health: HealthServer | None = None
+        self.reviews = ReviewProcess()
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
         self.pool = EnginePool(settings.engine_workers or engine_workers())
@@ -113,7 +120,9 @@ class TTTBot(commands.Bot):
         lobby = Lobby(games)
         publisher = Publisher(self, games, lobby)
         game_controller = GameController(games, lobby, responder, publisher)
-        records = RecordsController(RecordsService(repo, self.user.id), games.policies, responder)
+        records = RecordsController(
+            RecordsService(repo, self.user.id, self.reviews.analyze), games.policies, responder
+        )
         config = ConfigController(games.policies, responder)
         self.games = games
         self.router = ComponentRouter(game_controller, records, responder)
@@ -165,6 +174,7 @@ class TTTBot(commands.Bot):
         if self.health is not None:
             await self.health.stop()
         self.pool.close()
+        self.reviews.close()
 
     async def sync_commands_if_changed(self) -> bool:
         """Sync the command tree only when it differs from the last sync (to the dev
@@ -189,6 +199,35 @@ class TTTBot(commands.Bot):
         await self.repo.set_meta(key, digest)
         log.info("slash commands: synced %d %s", len(payload), where)
         return True
+
+
+class ReviewProcess:
+    """Post-game reviews of 4×4 and 5×5 games in a process of their own (started on the
+    first, at the engine workers' low priority): a 5×5 review can take minutes, which
+    must hold neither the event loop nor the workers that choose the bot's moves."""
+
+    def __init__(self) -> None:
+        self._executor: ProcessPoolExecutor | None = None
+
+    async def analyze(self, game: Game) -> list[MoveVerdict]:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=start_worker,
+            )  # fmt: skip
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(
+                self._executor, review_moves, game.size, game.k, game.moves
+            )
+        except BrokenProcessPool:
+            self.close()  # a new process next time
+            raise
+
+    def close(self) -> None:
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=False, cancel_futures=True)
 
 
 IDENTIFY_SPACING = 5.5

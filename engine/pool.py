@@ -58,7 +58,7 @@ event loop leaves, so a flood of big-board moves never delays an answer to Disco
 PR_SET_PDEATHSIG = 1
 
 
-def _start_worker() -> None:
+def start_worker() -> None:
     """In each new worker: a lower priority, and on Linux a SIGTERM when the parent dies
     (killed, say), so no worker outlives it and keeps a core busy as an orphan."""
     with contextlib.suppress(OSError):
@@ -85,7 +85,7 @@ class EnginePool:
         # in whatever state they were in.
         return ProcessPoolExecutor(
             max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
-            initializer=_start_worker,
+            initializer=start_worker,
         )  # fmt: skip
 
     async def warm_up(self) -> None:

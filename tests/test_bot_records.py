@@ -178,3 +178,22 @@ async def test_forget_me_waits_for_a_running_game(emulator: DiscordEmulator, bot
         alice, res.message, find_button(res.message, label="Delete my data")["custom_id"]
     )
     assert done.ephemeral and "Finish or resign your running game first" in done.content
+
+
+async def test_a_4x4_game_is_reviewed_after_a_thinking_answer(emulator, bot) -> None:
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(
+        alice, "ttt start", {"first": "me", "size": 4, "difficulty": "easy"}
+    )
+    res = await emulator.click(alice, res.message, cell_id(res.message, 5))
+    res = await emulator.click(
+        alice, res.message, find_button(res.message, label="Resign")["custom_id"]
+    )
+    review = find_button(res.message, label="Review")
+    assert review is not None  # 4×4 boards have room for the action row
+    res = await emulator.click(alice, res.message, review["custom_id"], wait_final=True)
+    assert res.type == 5 and res.ephemeral  # "thinking", then the review
+    content = res.followups[0]["content"] if res.followups else res.content
+    lines = content.splitlines()
+    assert "Review" in lines[0] and len(lines) == 1 + 2 + 1  # title, two moves, summary
+    assert "B2" in lines[1] and "keeps the draw" in lines[1]

@@ -104,3 +104,22 @@ async def test_forget_me_waits_for_running_games(core: Core) -> None:
     assert await core.records.forget(alice, alice, confirmed=False) is None
     assert await core.records.forget(alice, alice, confirmed=True) == 1
     assert await core.repo.finished_games_of(GUILD, bob) == []
+
+
+async def test_a_4x4_game_is_reviewed_exactly(core: Core) -> None:
+    x, o = MEMBERS[:2]
+    challenge = await core.lobby.challenge(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=x, opponent_id=o, first="me", size=4
+    )
+    game_id = (await core.lobby.accept(challenge.id, o, message_id=None)).game.id
+    # X builds 0-1-2 along the top row; O answers elsewhere and never blocks 3
+    await play(core, game_id, (x, 0), (o, 5), (x, 1), (o, 6), (x, 2), (o, 10), (x, 3))
+    review = await core.records.review(GUILD, o)
+    assert [v.cell for v in review.verdicts] == [0, 5, 1, 6, 2, 10, 3]
+    first = review.verdicts[0]
+    assert (first.before, first.after) == (0, 0)  # 4×4 is a draw, and any first move keeps it
+    last_o = review.verdicts[5]  # O's 10 let X complete the row at 3
+    assert last_o.after == -1 and review.verdicts[6].after == 1
+    if last_o.mistake:
+        assert 3 in last_o.best  # blocking was the way to keep it
+    assert any(v.mistake and v.mark == "O" for v in review.verdicts)

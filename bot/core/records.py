@@ -3,12 +3,13 @@ what, and what there is to show. Rendering is the interface's job."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.core.models import Game
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
-from bot.core.review import MoveVerdict, review, reviewable
+from bot.core.review import MoveVerdict, instant, review, reviewable
 from bot.core.stats import PlayerStats, player_stats
 
 LEADERBOARD_SIZE = 10
@@ -32,10 +33,20 @@ class Review:
     verdicts: list[MoveVerdict]
 
 
+Analyzer = Callable[[Game], Awaitable[list[MoveVerdict]]]
+"""Reviews a game away from the event loop (a process: a 5×5 review can take minutes)."""
+
+
+async def analyze_here(game: Game) -> list[MoveVerdict]:
+    """The review on the caller's own thread: for tests and instant boards only."""
+    return review(game)
+
+
 class RecordsService:
-    def __init__(self, store: Store, bot_user_id: int) -> None:
+    def __init__(self, store: Store, bot_user_id: int, analyze: Analyzer = analyze_here) -> None:
         self.store = store
         self.bot_user_id = bot_user_id
+        self._analyze = analyze
 
     async def stats(self, guild_id: int, user_id: int) -> PlayerStats:
         """Raises: Refusal: the bot's own stats, or a member with no finished game."""
@@ -64,10 +75,19 @@ class RecordsService:
 
     async def review(self, guild_id: int, user_id: int, game_id: int | None = None) -> Review:
         """Every move of a finished game with the engine's verdict: ``game_id``'s, or the
-        member's last game.
+        member's last game (see :meth:`review_target` for what raises)."""
+        return await self.analyze(await self.review_target(guild_id, user_id, game_id))
+
+    async def analyze(self, game: Game) -> Review:
+        """The verdicts of a finished game: at once on 3×3, else by the analyzer."""
+        verdicts = review(game) if instant(game) else await self._analyze(game)
+        return Review(game, verdicts)
+
+    async def review_target(self, guild_id: int, user_id: int, game_id: int | None = None) -> Game:
+        """The game a review asks for: ``game_id``, or the member's last finished game.
 
         Raises:
-            Refusal: no such game, no game yet, still running, or too big to review.
+            Refusal: no such game, no game yet, or still running.
         """
         if game_id is None:
             games = await self.store.finished_games_of(guild_id, user_id, limit=1)
@@ -79,11 +99,9 @@ class RecordsService:
             if found is None:
                 raise Refusal("game.unknown")
             game = found
-        if game.running:
-            raise Refusal("review.running")
         if not reviewable(game):
-            raise Refusal("review.too_big")
-        return Review(game, review(game))
+            raise Refusal("review.running")
+        return game
 
     async def forget(self, user_id: int, owner_id: int, confirmed: bool) -> int | None:
         """Delete ``owner_id``'s records if ``confirmed``: the number of games deleted, or

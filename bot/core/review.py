@@ -7,8 +7,10 @@ from dataclasses import dataclass
 from bot.core.models import Game
 from engine import Board, best_moves, solve, to_rowcol
 
-REVIEWABLE_CELLS = 9
-"""Exact verdicts are instant on 3×3; larger boards need issue 5's budgeted search."""
+INSTANT_CELLS = 9
+"""Boards up to this size are reviewed in microseconds; larger ones (4×4 exactly in
+about a second, 5×5 in seconds to a few minutes for a game between two members) must be
+reviewed away from the event loop (see :class:`bot.core.records.RecordsService`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -21,7 +23,9 @@ class MoveVerdict:
     after: int
     """The same value once the move is made."""
     best: tuple[int, ...]
-    """The moves that kept the most (fastest win, else draw, else slowest loss)."""
+    """Where the move was a mistake, the moves that kept the value (on 3×3 and 4×4 the
+    fastest win, else draw, else slowest loss); empty otherwise: working them out for
+    every move of a 5×5 game would take minutes and nobody reads them."""
 
     @property
     def mistake(self) -> bool:
@@ -29,24 +33,29 @@ class MoveVerdict:
 
 
 def reviewable(game: Game) -> bool:
-    return game.size * game.size <= REVIEWABLE_CELLS
+    """Every finished game can be reviewed exactly, on every size the bot offers."""
+    return not game.running
+
+
+def instant(game: Game) -> bool:
+    return game.size * game.size <= INSTANT_CELLS
 
 
 def review(game: Game) -> list[MoveVerdict]:
-    """Judge every move of ``game`` with :func:`engine.solve`.
+    """Judge every move of ``game`` with the engine's exact :func:`engine.solve`."""
+    return review_moves(game.size, game.k, game.moves)
 
-    Raises:
-        ValueError: the board is too large to solve exactly (see :func:`reviewable`).
-    """
-    if not reviewable(game):
-        raise ValueError(f"exact review covers boards up to {REVIEWABLE_CELLS} cells")
-    board = Board.new(game.size, game.k)
+
+def review_moves(size: int, k: int, moves: tuple[int, ...]) -> list[MoveVerdict]:
+    """The verdicts for a game given by its moves: a plain function of plain values, so
+    a process pool can run it."""
+    board = Board.new(size, k)
     verdicts = []
-    for number, cell in enumerate(game.moves, start=1):
+    for number, cell in enumerate(moves, start=1):
         before = solve(board)
-        best = tuple(best_moves(board))
         after_board = board.play(cell)
         after = _value_for_mover(after_board, board.to_move)
+        best = tuple(best_moves(board)) if after < before else ()
         verdicts.append(MoveVerdict(number, board.to_move, cell, before, after, best))
         board = after_board
     return verdicts

@@ -11,6 +11,7 @@ import discord
 
 from bot.core.policies import PolicyBook
 from bot.core.records import RecordsService
+from bot.core.review import instant
 from bot.discord_ui import custom_ids, render_records
 from bot.discord_ui.custom_ids import ForgetClick
 from bot.discord_ui.render_game import Unlistened
@@ -65,13 +66,21 @@ class RecordsController:
     async def on_review(self, interaction: discord.Interaction, game_id: int | None = None) -> None:
         """The Review button (any finished game) or /ttt review (the caller's last game)."""
         async with self.responder.answering(interaction):
-            review = await self.records.review(
+            game = await self.records.review_target(
                 interaction.guild_id or 0, interaction.user.id, game_id
             )
+            if not instant(game):  # seconds on 4×4 and 5×5: say so, answer when done
+                await interaction.response.defer(ephemeral=True, thinking=True)
+            review = await self.records.analyze(game)
             content = render_records.review_text(review, interaction.locale)
-            await interaction.response.send_message(
-                content, ephemeral=True, allowed_mentions=NO_MENTIONS
-            )
+            if interaction.response.is_done():
+                await interaction.followup.send(
+                    content, ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
+            else:
+                await interaction.response.send_message(
+                    content, ephemeral=True, allowed_mentions=NO_MENTIONS
+                )
 
     async def on_forget(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):

@@ -22,6 +22,10 @@ VERDICTS = {
     (0, -1): "verdict.draw_to_loss",
 }
 MARKS = {"X": "❌", "O": "⭕"}
+BEST_SHOWN = 6
+"""Squares listed after a mistake: on 5×5 a dozen may keep the value."""
+MESSAGE_LIMIT = 2000
+"""Discord's limit on a message's content."""
 
 
 def stats_embed(
@@ -154,11 +158,14 @@ def review_text(review: Review, locale: object = None) -> str:
             verdict=text(VERDICTS[(v.before, v.after)], locale),
         )
         if v.mistake:
-            squares = ", ".join(cell_name(c, game.size) for c in v.best)
+            names = [cell_name(c, game.size) for c in v.best]
+            squares = ", ".join(names[:BEST_SHOWN]) + (", …" if len(names) > BEST_SHOWN else "")
             line += text("review.best", locale, squares=squares)
         lines.append(line)
     mistakes = sum(v.mistake for v in verdicts)
-    lines.append(
+    summary = (
         text("review.summary", locale, count=mistakes) if mistakes else text("review.clean", locale)
     )
-    return "\n".join(lines)
+    while len("\n".join([*lines, summary])) > MESSAGE_LIMIT:  # a 5×5 game's 25 moves
+        lines.pop(1)  # the opening moves go first: a mistake there is shown in the summary
+    return "\n".join([*lines, summary])
