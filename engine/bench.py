@@ -8,6 +8,7 @@ process. Per-move: every agent's move times while playing games against ``random
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import platform
 import random
@@ -15,6 +16,7 @@ import statistics
 import subprocess
 import sys
 import time
+from importlib import metadata
 
 from engine.agents import LADDER, get_agent
 from engine.board import Board
@@ -137,9 +139,29 @@ async def loop_stall(searches: int, think: float, tick: float = 0.01) -> tuple[f
     return max(gaps) - tick, wall
 
 
+def machine_line() -> str:
+    """What the figures were measured on: the CPU model, its cores, the Python and the
+    discord.py version installed beside the engine (read from package metadata: the
+    engine never imports Discord)."""
+    model = platform.processor() or platform.machine()
+    with contextlib.suppress(OSError), open("/proc/cpuinfo", encoding="utf-8") as info:
+        for line in info:
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    try:
+        discord_py = metadata.version("discord.py")
+    except metadata.PackageNotFoundError:
+        discord_py = "not installed"
+    return (
+        f"machine: {model}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"discord.py {discord_py}"
+    )
+
+
 def run_sizes(games: int, think: float, stall_searches: int) -> str:
     lines = [
-        f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
+        machine_line(),
         f"per move against random, {games} games per row, think time {think:g} s on 5×5",
         f"{'size':<6}{'agent':<12}{'p50':>12}{'p99':>12}{'moves':>8}",
     ]
@@ -162,8 +184,7 @@ def run_sizes(games: int, think: float, stall_searches: int) -> str:
 
 def run(cold_runs: int = 7, warm_calls: int = 2000, games: int = 200) -> str:
     lines = [
-        f"machine: {platform.machine()}, {platform.processor() or 'cpu'}, "
-        f"Python {platform.python_version()}",
+        machine_line(),
         "",
         "first move on the empty 3×3 board (targets: cold ≤ 6 ms, warm ≤ 20 µs)",
         f"{'agent':<12}{'cold median':>14}{'cold best':>14}{'warm median':>14}",
