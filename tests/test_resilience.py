@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import signal
 import sqlite3
 from pathlib import Path
@@ -175,3 +176,27 @@ async def test_a_shutdown_finishes_the_move_in_flight(
         (moves,) = conn.execute("SELECT moves FROM games").fetchone()
     assert len(moves.split(",")) == 2  # stored, not only shown
     assert all(len(row) == 5 for row in buttons(emulator.message(message["id"])))
+
+
+async def test_a_dead_engine_worker_does_not_lose_a_move(emulator, tmp_path: Path) -> None:
+    """An engine worker killed (by the out-of-memory killer, say): the next 5×5 move is
+    still answered, the message shows exactly what was stored, and the games after it
+    are served too."""
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", engine_workers=1, think_time=0.5)
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings) as bot:
+        await bot.pool.warm_up()
+        (worker,) = bot.pool.worker_pids()
+        os.kill(worker, signal.SIGKILL)
+        await asyncio.sleep(0.3)
+        message = await start_game(emulator, alice, size=5, difficulty="hard")
+        res = await emulator.click(alice, message, cell_id(message, 12))
+        assert res.type == 7 and not res.ephemeral
+        for _ in range(250):  # the reply may be edited in after the member's move is shown
+            (game,) = await bot.repo.running_games()
+            shown = board_of(emulator.message(message["id"]))
+            if game.ply == 2 and shown == game.board.to_string():
+                break
+            await asyncio.sleep(0.02)
+        assert game.ply == 2 and shown == game.board.to_string()  # the move and the reply
+        assert bot.pool.restarts == 1
