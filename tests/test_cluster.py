@@ -1,6 +1,7 @@
-"""Several bot processes, each running its own gateway shards, on one PostgreSQL: the
+"""Several bot processes, each running its own gateway shard, on one PostgreSQL: the
 emulator routes each guild's events to its shard and holds the processes to Discord's
-IDENTIFY rate; games, deadlines and records are shared."""
+IDENTIFY rate; games, deadlines and records are shared, and a killed process's games
+are finished by the others."""
 
 from __future__ import annotations
 
@@ -10,57 +11,115 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.models import Game
+from bot.discord_ui import custom_ids
 from bot.storage import PostgresRepository
+from engine import Board
 
 from bot_harness import BotProcess, board_of, bot_process_env, cell_id
-from discord_emulator import DiscordEmulator
+from discord_emulator import DiscordEmulator, buttons
 
 pytestmark = pytest.mark.postgres
-SHARDS = 2
+SHARDS = 3
+PER_SHARD = 10  # 30 servers in all
+TURN = 6  # seconds a member has per move
 
 
 def guilds_per_shard(emu: DiscordEmulator, each: int) -> dict[int, list]:
     """Guilds until every shard has ``each`` (a guild's shard is (id >> 22) % count)."""
     found: dict[int, list] = {shard: [] for shard in range(SHARDS)}
-    shard_of_default = emu.gateway.shard_of(emu.guild.id)
-    found[shard_of_default].append(emu.guild)
+    found[emu.gateway.shard_of(emu.guild.id)].append(emu.guild)
     while min(len(g) for g in found.values()) < each:
         guild = emu.create_guild(f"server {sum(len(g) for g in found.values())}")
         found[emu.gateway.shard_of(guild.id)].append(guild)
     return {shard: guilds[:each] for shard, guilds in found.items()}
 
 
-async def stored_games(dsn: str, members: dict[int, list], guilds: dict[int, list]) -> list:
-    """Every game of the test, running or finished, as stored."""
+async def all_games(dsn: str) -> list[Game]:
     repo = PostgresRepository(dsn, pool_size=1)
     await repo.open()
     try:
-        games = {g.id: g for g in await repo.running_games()}
-        for shard, people in members.items():
-            for guild, member in zip(guilds[shard], people, strict=True):
-                games |= {g.id: g for g in await repo.finished_games_of(guild.id, member.id)}
-        return list(games.values())
+        ids = range(1, 1000)
+        games = [await repo.get_game(i) for i in ids]
+        return [g for g in games if g is not None]
     finally:
         await repo.close()
 
 
-async def test_two_processes_share_the_shards_and_the_games(
+def elo(ratings: dict[int, float], x: int, o: int, score_x: float) -> None:
+    expected = 1 / (1 + 10 ** ((ratings.get(o, 1000.0) - ratings.get(x, 1000.0)) / 400))
+    delta = 32 * (score_x - expected)
+    ratings[x] = ratings.get(x, 1000.0) + delta
+    ratings[o] = ratings.get(o, 1000.0) - delta
+
+
+async def challenge_accepted(emu: DiscordEmulator, channel, a, b) -> dict:
+    """a challenges b in ``channel`` (a moving first) and b accepts: the board message."""
+    res = await emu.invoke(a, "ttt start", {"opponent": b, "first": "me"}, channel=channel)
+    accept = next(
+        button
+        for row in buttons(res.message)
+        for button in row
+        if isinstance(custom_ids.parse(button["custom_id"]), custom_ids.AcceptClick)
+    )
+    res = await emu.click(b, res.message, accept["custom_id"])
+    assert res.type == 7, res
+    return res.message
+
+
+async def member_duel(emu: DiscordEmulator, guild, a, b) -> None:
+    """a challenges b in the server's first channel and wins along the top row, with a
+    double click and a stale click on the way: each must apply once, or not at all."""
+    board = await challenge_accepted(emu, guild.channels[0], a, b)
+    first, second = await asyncio.gather(  # a double click on cell 0
+        emu.click(a, board, cell_id(board, 0)), emu.click(a, board, cell_id(board, 0))
+    )
+    assert sorted(r.ephemeral for r in (first, second)) == [False, True]
+    stale = board  # the board before that move
+    for player, cell in ((b, 3), (a, 1), (b, 4), (a, 2)):
+        board = emu.message(board["id"])
+        res = await emu.click(player, board, cell_id(board, cell))
+        assert res.type == 7 and not res.ephemeral, res
+    res = await emu.click(b, stale, cell_id(stale, 8), force=True)  # an old board
+    assert res.ephemeral
+
+
+async def bot_game(emu: DiscordEmulator, guild, member) -> str:
+    """member plays the bot (easy) in the server's second channel until the game ends."""
+    res = await emu.invoke(member, "ttt start", {"first": "me", "difficulty": "easy"},
+                           channel=guild.channels[1])  # fmt: skip
+    message = res.message
+    for _ in range(5):
+        current = emu.message(message["id"])
+        board = Board.from_string(board_of(current))
+        if board.is_over():
+            break
+        res = await emu.click(member, current, cell_id(current, board.legal_moves()[0]))
+        assert res.type == 7, res
+    return str(message["id"])
+
+
+async def test_three_processes_share_the_shards_and_the_games(
     emulator: DiscordEmulator, pg_database: str, tmp_path: Path
 ) -> None:
     emulator.shard_count = SHARDS
     emulator.identify_spacing = 5.0  # Discord's rule, enforced: the processes take turns
-    guilds = guilds_per_shard(emulator, 2)
-    french = guilds[1][0]
-    french.locale = "fr"  # a server of shard 1 that speaks French
-    members = {
-        shard: [emulator.create_user(f"m{shard}{i}", guilds=[g]) for i, g in enumerate(gs)]
-        for shard, gs in guilds.items()
+    guilds = guilds_per_shard(emulator, PER_SHARD)
+    for shard_guilds in guilds.values():
+        for guild in shard_guilds:
+            emulator.create_channel(guild, "bot-games")
+    french = guilds[2][0]
+    french.locale = "fr"
+    people = {
+        guild.id: [emulator.create_user(f"{guild.id}-{i}", guilds=[guild]) for i in range(3)]
+        for shard_guilds in guilds.values()
+        for guild in shard_guilds
     }
 
     def env(shard: int) -> dict[str, str]:
         return bot_process_env(
             emulator, tmp_path / "unused.sqlite3", TTT_DATABASE_URL=pg_database,
-            TTT_SHARD_COUNT=str(SHARDS), TTT_SHARD_IDS=str(shard), TTT_TURN_TIMEOUT="4",
+            TTT_SHARD_COUNT=str(SHARDS), TTT_SHARD_IDS=str(shard), TTT_TURN_TIMEOUT=str(TURN),
             TTT_ENGINE_WORKERS="1",
         )  # fmt: skip
 
@@ -68,52 +127,75 @@ async def test_two_processes_share_the_shards_and_the_games(
     try:
         for bot in bots:
             await bot.wait_until_ready(emulator, SHARDS)
-        # both IDENTIFYs of the one bucket, at least 5 s apart; none refused
         assert emulator.gateway.identify_refused == []
-        assert sorted(s.shard for s in emulator.gateway.shards.values()) == [(0, 2), (1, 2)]
+        assert sorted(s.shard for s in emulator.gateway.shards.values()) == [
+            (i, SHARDS) for i in range(SHARDS)
+        ]
+        everywhere = [g for shard_guilds in guilds.values() for g in shard_guilds]
+        # in every server, two member duels (so ratings move) and a game against the bot
+        await asyncio.gather(
+            *(member_duel(emulator, g, people[g.id][0], people[g.id][1]) for g in everywhere)
+        )
+        await asyncio.gather(
+            *(member_duel(emulator, g, people[g.id][2], people[g.id][0]) for g in everywhere)
+        )
+        await asyncio.gather(*(bot_game(emulator, g, people[g.id][1]) for g in everywhere))
 
-        # every guild is answered by the process that runs its shard
-        messages = {}
-        for shard, guild_list in guilds.items():
-            for guild, member in zip(guild_list, members[shard], strict=True):
-                channel = guild.channels[0]
-                res = await emulator.invoke(member, "ttt start", {"first": "me"}, channel=channel)
-                assert res.type == 4 and not res.ephemeral, (shard, res)
-                res = await emulator.click(member, res.message, cell_id(res.message, 4))
-                assert res.type == 7 and board_of(res.message)[4] == "X", (shard, res)
-                messages[(shard, guild.id)] = res.message
-
-        # shard 1's process dies; its games' turn timeouts are resolved by shard 0's, in
-        # each server's language although that process has no cache of those servers
-        await bots[1].kill()
-        for (shard, guild_id), message in messages.items():
-            if shard != 1:
-                continue
-            says = "a dépassé le temps" if guild_id == french.id else "ran out of time"
-            timed_out = await emulator.wait_for_message(
-                lambda m, mid=message["id"], says=says: m["id"] == mid and says in m["content"],
-                timeout=10,
-                include_existing=True,
-            )
-            assert board_of(timed_out)[4] == "X"
-
-        # it comes back, IDENTIFYs in its turn, and serves its guilds again
-        bots[1] = BotProcess(env(1), tmp_path)
-        await bots[1].wait_until_ready(emulator, SHARDS + 1)
-        guild, member = guilds[1][0], members[1][0]
-        res = await emulator.invoke(member, "ttt start", {"first": "me"}, channel=guild.channels[0])
-        assert res.type == 4 and not res.ephemeral
+        # a 5×5 game on shard 2 and an idle 3×3 duel there; then shard 2's process dies
+        target = guilds[2][1]
+        big = await emulator.invoke(people[target.id][2], "ttt start",
+                                    {"first": "me", "size": 5, "difficulty": "hard"},
+                                    channel=target.channels[1])  # fmt: skip
+        idle = await challenge_accepted(
+            emulator, french.channels[0], people[french.id][1], people[french.id][2]
+        )
+        await bots[2].kill()
+        # its games' deadlines are resolved by another process, in each server's language
+        await emulator.wait_for_message(
+            lambda m: m["id"] == idle["id"] and "a dépassé le temps" in m["content"],
+            timeout=TURN + 10, include_existing=True,
+        )  # fmt: skip
+        await emulator.wait_for_message(
+            lambda m: m["id"] == big.message["id"] and "ran out of time" in m["content"],
+            timeout=TURN + 10, include_existing=True,
+        )  # fmt: skip
+        # it comes back, IDENTIFYs in its turn, and serves its servers again
+        bots[2] = BotProcess(env(2), tmp_path)
+        await bots[2].wait_until_ready(emulator, SHARDS + 1)
+        res = await emulator.invoke(people[target.id][0], "ttt help", channel=target.channels[0])
+        assert res.ephemeral and "Tic-tac-toe" in res.content
         assert emulator.gateway.identify_refused == []
     finally:
         codes = [await bot.stop(signal.SIGTERM) for bot in bots]
     assert codes == [0] * SHARDS, "\n".join(b.stderr for b in bots)
     logs = [b.stderr for b in bots]
-    assert "slash commands: synced" in logs[0] and "left to the process running shard 0" in logs[1]
-    games = await stored_games(pg_database, members, guilds)
-    assert len(games) == 2 * SHARDS + 1
-    for game in games:  # what every message shows is what was stored, move by move
-        shown = board_of(emulator.message(game.message_id))
-        assert shown == game.board.to_string(), game
+    assert "slash commands: synced" in logs[0]
+    assert all("left to the process running shard 0" in log for log in logs[1:])
+
+    games = await all_games(pg_database)
+    assert len(games) == 3 * SHARDS * PER_SHARD + 2
+    assert all(not g.running for g in games)  # every game finished, none lost
+    for game in games:  # and every message shows its stored moves
+        assert board_of(emulator.message(game.message_id)) == game.board.to_string(), game
+    # per server: ratings sum to 1000 a rated member and equal Elo replayed in order
+    repo = PostgresRepository(pg_database, pool_size=1)
+    await repo.open()
+    try:
+        for guild in everywhere:
+            duels = sorted(
+                (g for g in games if g.guild_id == guild.id and g.bot_side is None
+                 and g.outcome is not None and g.outcome.result is not None),
+                key=lambda g: (g.finished_at, g.id),
+            )  # fmt: skip
+            replayed: dict[int, float] = {}
+            for g in duels:
+                assert g.outcome is not None
+                elo(replayed, g.player_x, g.player_o, g.outcome.score("X") or 0.0)
+            stored = {r.user_id: r.rating for r in await repo.leaderboard(guild.id, 10)}
+            assert stored == pytest.approx(replayed), guild.id
+            assert sum(stored.values()) == pytest.approx(1000 * len(stored))
+    finally:
+        await repo.close()
 
 
 async def test_shard_settings_with_sqlite_are_refused_in_one_line(tmp_path: Path) -> None:
