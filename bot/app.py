@@ -8,11 +8,8 @@ import asyncio
 import hashlib
 import json
 import logging
-import multiprocessing
 import os
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import discord
@@ -39,7 +36,6 @@ from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
 from engine import EnginePool
-from engine.pool import start_worker
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +98,10 @@ class TTTBot(commands.Bot):
         self.metrics = make_metrics() if settings.health_port else None
         self.responder = Responder(self.metrics.observe if self.metrics else None)
         self.health: HealthServer | None = None
-        self.reviews = ReviewProcess()
+        # Post-game reviews of 4×4 and 5×5 in a process of their own (started on the
+        # first): a 5×5 review can take minutes, which must hold neither the event loop
+        # nor the workers choosing the bot's moves.
+        self.reviews = EnginePool(1)
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
         self.pool = EnginePool(settings.engine_workers or engine_workers())
@@ -121,7 +120,7 @@ class TTTBot(commands.Bot):
         publisher = Publisher(self, games, lobby)
         game_controller = GameController(games, lobby, responder, publisher)
         records = RecordsController(
-            RecordsService(repo, self.user.id, self.reviews.analyze), games.policies, responder
+            RecordsService(repo, self.user.id, self.review), games.policies, responder
         )
         config = ConfigController(games.policies, responder)
         self.games = games
@@ -150,6 +149,9 @@ class TTTBot(commands.Bot):
         else:
             log.info("slash commands: left to the process running shard 0")
         await self.connect(reconnect=reconnect)
+
+    async def review(self, game: Game) -> list[MoveVerdict]:
+        return await self.reviews.run(review_moves, game.size, game.k, game.moves)
 
     async def on_ready(self) -> None:
         """Each time the gateway session is (re)established."""
@@ -199,35 +201,6 @@ class TTTBot(commands.Bot):
         await self.repo.set_meta(key, digest)
         log.info("slash commands: synced %d %s", len(payload), where)
         return True
-
-
-class ReviewProcess:
-    """Post-game reviews of 4×4 and 5×5 games in a process of their own (started on the
-    first, at the engine workers' low priority): a 5×5 review can take minutes, which
-    must hold neither the event loop nor the workers that choose the bot's moves."""
-
-    def __init__(self) -> None:
-        self._executor: ProcessPoolExecutor | None = None
-
-    async def analyze(self, game: Game) -> list[MoveVerdict]:
-        if self._executor is None:
-            self._executor = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker,
-            )  # fmt: skip
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(
-                self._executor, review_moves, game.size, game.k, game.moves
-            )
-        except BrokenProcessPool:
-            self.close()  # a new process next time
-            raise
-
-    def close(self) -> None:
-        executor, self._executor = self._executor, None
-        if executor is not None:
-            executor.shutdown(wait=False, cancel_futures=True)
 
 
 IDENTIFY_SPACING = 5.5

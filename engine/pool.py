@@ -18,14 +18,17 @@ import os
 import signal
 import sys
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from engine.agents import Agent, get_agent
 from engine.async_api import GRACE
 from engine.board import Board
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 MIN_THINK = 0.05
 """Seconds a late move still gets: enough for the win/block rules and a shallow search."""
@@ -111,26 +114,34 @@ class EnginePool:
             ValueError: unknown agent name. IllegalMove: the game is over.
             TimeoutError: no answer within the think time plus :data:`GRACE`.
         """
-        loop = asyncio.get_running_loop()
         deadline = None if time_budget is None else time.time() + time_budget
+        move = await self.run(
+            _choose_in_worker, board.size, board.k, board.x, board.o, name, seed,
+            time_budget, deadline, max_depth, deadline=deadline,
+        )  # fmt: skip
+        self.moves_chosen += 1
+        return move
+
+    async def run(self, fn: Callable[..., T], *args: Any, deadline: float | None = None) -> T:
+        """``fn(*args)`` in a worker (``fn`` a module-level function of picklable values).
+        A worker that died (killed for memory, say) leaves the pool broken for every later
+        call: it is replaced once and ``fn`` asked again, within the time left before
+        ``deadline`` (plus :data:`GRACE`) when one is given.
+
+        Raises:
+            TimeoutError: no answer by the deadline plus :data:`GRACE`.
+            BrokenProcessPool: the new pool broke too.
+        """
+        loop = asyncio.get_running_loop()
         for attempt in (1, 2):
             executor = self._executor
             limit = None if deadline is None else max(MIN_THINK, deadline - time.time()) + GRACE
             try:  # a pool seen broken raises at submit, one that breaks now at the result
-                future = loop.run_in_executor(
-                    executor, _choose_in_worker, board.size, board.k, board.x, board.o, name,
-                    seed, time_budget, deadline, max_depth,
-                )  # fmt: skip
-                move = await asyncio.wait_for(future, limit)
+                return await asyncio.wait_for(loop.run_in_executor(executor, fn, *args), limit)
             except BrokenProcessPool:
-                # A worker died (killed for memory, say): every later submit would fail
-                # too. Replace the pool once, and ask again within the time left.
                 self._replace(executor)
                 if attempt == 2:
                     raise
-                continue
-            self.moves_chosen += 1
-            return move
         raise AssertionError("unreachable")
 
     def _replace(self, broken: ProcessPoolExecutor) -> None:

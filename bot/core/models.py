@@ -84,10 +84,6 @@ class Game:
     def running(self) -> bool:
         return self.outcome is None
 
-    @property
-    def vs_bot(self) -> bool:
-        return self.bot_side is not None
-
     def player(self, mark: str) -> int:
         return self.player_x if mark == "X" else self.player_o
 

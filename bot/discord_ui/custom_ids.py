@@ -19,8 +19,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-PREFIX = "ttt"
-
 
 @dataclass(frozen=True, slots=True)
 class CellClick:
@@ -87,10 +85,6 @@ def parse(custom_id: str) -> Click | None:
     if match:
         return ForgetClick(int(match[1]), match[2] == "yes")
     return None
-
-
-def is_ours(custom_id: str) -> bool:
-    return custom_id.startswith(f"{PREFIX}:")
 
 
 def cell(game_id: int, ply: int, cell_index: int) -> str:
