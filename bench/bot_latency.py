@@ -34,28 +34,17 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 import discord  # noqa: E402
 
-from bot.discord_ui import custom_ids  # noqa: E402
 from engine import Board  # noqa: E402
 
-from bot_harness import bot_process_env, start_bot_process  # noqa: E402
-from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
+from bot_harness import bot_process_env, cell_buttons, start_bot_process  # noqa: E402
+from discord_emulator import DiscordEmulator, default_spec_path  # noqa: E402
 
 MARKS = {"❌": "X", "⭕": "O"}
 
 
-def cells(message: dict) -> list[dict]:
-    """The board's buttons, read with the bot's own custom_id grammar."""
-    return [
-        b
-        for row in buttons(message)
-        for b in row
-        if isinstance(custom_ids.parse(b["custom_id"]), custom_ids.CellClick)
-    ]
-
-
 def board_of(message: dict) -> Board:
     return Board.from_string(
-        "".join(MARKS.get((b.get("emoji") or {}).get("name"), ".") for b in cells(message))
+        "".join(MARKS.get((b.get("emoji") or {}).get("name"), ".") for b in cell_buttons(message))
     )
 
 
@@ -107,7 +96,7 @@ async def play(
             break
         await asyncio.sleep(rng.uniform(0.5, 1.5) * think)
         cell = rng.choice(board.legal_moves())
-        res = await emu.click(user, message, cells(message)[cell]["custom_id"])
+        res = await emu.click(user, message, cell_buttons(message)[cell]["custom_id"])
         if res.type is None:
             tally.unanswered += 1
             return message

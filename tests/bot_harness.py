@@ -7,6 +7,7 @@ import contextlib
 import dataclasses
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -29,6 +30,14 @@ from discord_emulator import DiscordEmulator, buttons
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.R2VuZQ.YS13ZWxsLWZvcm1lZC10ZXN0LXRva2Vu"
 """Shaped like a bot token, for settings that are parsed but never used to sign in."""
+
+
+def free_port() -> int:
+    """A local port nobody listens on (for a server of our own, or a Discord that is
+    unreachable)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
 
 
 def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> Settings:
@@ -174,11 +183,20 @@ def cell_id(message: dict, cell: int) -> str:
 
 
 async def accepted_member_game(
-    emu: DiscordEmulator, challenger, opponent, first: str = "me"
+    emu: DiscordEmulator, challenger, opponent, first: str = "me", channel=None
 ) -> dict:
-    """A challenge from ``challenger``, accepted by ``opponent``: the new board message."""
-    res = await emu.invoke(challenger, "ttt start", {"opponent": opponent, "first": first})
-    accept = next(b for row in buttons(res.message) for b in row if b.get("label") == "Accept")
+    """A challenge from ``challenger``, accepted by ``opponent`` (in ``channel``, default
+    the emulator's): the new board message. The Accept button is found by its custom_id,
+    so this works in any server language."""
+    res = await emu.invoke(
+        challenger, "ttt start", {"opponent": opponent, "first": first}, channel=channel
+    )
+    accept = next(
+        b
+        for row in buttons(res.message)
+        for b in row
+        if isinstance(custom_ids.parse(b["custom_id"]), custom_ids.AcceptClick)
+    )
     res = await emu.click(opponent, res.message, accept["custom_id"])
     assert res.type == 7, res
     return res.message

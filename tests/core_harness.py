@@ -27,6 +27,14 @@ GUILD = 1
 CHANNEL = 10
 
 
+def independent_elo(ra: float, rb: float, score_a: float) -> tuple[float, float]:
+    """The Elo update written out again, independently of bot.core.rating (K = 32): the
+    new ratings of A and B after A scored ``score_a``."""
+    expected_a = 1 / (1 + 10 ** ((rb - ra) / 400))
+    delta = 32 * (score_a - expected_a)
+    return ra + delta, rb - delta
+
+
 class FakeClock:
     """Time that moves only when a test says so."""
 

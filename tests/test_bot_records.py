@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.rating import INITIAL_RATING, K_FACTOR, elo_update
+from bot.core.rating import INITIAL_RATING, elo_update
 from engine import Board, get_agent
 
 from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for
+from core_harness import independent_elo
 from discord_emulator import DiscordEmulator, find_button
-
-
-def independent_elo(ra: float, rb: float, score_a: float) -> tuple[float, float]:
-    expected_a = 1 / (1 + 10 ** ((rb - ra) / 400))
-    return ra + K_FACTOR * (score_a - expected_a), rb + K_FACTOR * (
-        (1 - score_a) - (1 - expected_a)
-    )
 
 
 def test_elo_winner_up_loser_down_sum_kept() -> None:

@@ -8,14 +8,20 @@ import json
 import os
 import shutil
 import signal
-import socket
 from pathlib import Path
 
 import pytest
 
 from bot.storage import MIGRATIONS
 
-from bot_harness import BotProcess, bot_process_env, running_bot, settings_for, start_bot_process
+from bot_harness import (
+    BotProcess,
+    bot_process_env,
+    free_port,
+    running_bot,
+    settings_for,
+    start_bot_process,
+)
 from discord_emulator import DiscordEmulator
 
 RUN_TIMEOUT = 20.0
@@ -42,16 +48,8 @@ VALID = {
 }
 
 
-def closed_port() -> int:
-    """A local port nobody listens on: a bot that got past its checks fails fast there
-    instead of reaching the real Discord."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 def offline_env(tmp_path: Path, **settings: str) -> dict[str, str]:
-    port = closed_port()
+    port = free_port()  # a bot past its checks fails fast here, not at the real Discord
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
     return env | {
         "DISCORD_TOKEN": WELL_FORMED_TOKEN,

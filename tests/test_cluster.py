@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 
 from bot.core.models import Game
-from bot.discord_ui import custom_ids
 from bot.storage import PostgresRepository
 from engine import Board
 
-from bot_harness import BotProcess, board_of, bot_process_env, cell_id
-from discord_emulator import DiscordEmulator, buttons
+from bot_harness import BotProcess, accepted_member_game, board_of, bot_process_env, cell_id
+from core_harness import independent_elo
+from discord_emulator import DiscordEmulator
 
 pytestmark = pytest.mark.postgres
 SHARDS = 3
@@ -46,31 +46,10 @@ async def all_games(dsn: str) -> list[Game]:
         await repo.close()
 
 
-def elo(ratings: dict[int, float], x: int, o: int, score_x: float) -> None:
-    expected = 1 / (1 + 10 ** ((ratings.get(o, 1000.0) - ratings.get(x, 1000.0)) / 400))
-    delta = 32 * (score_x - expected)
-    ratings[x] = ratings.get(x, 1000.0) + delta
-    ratings[o] = ratings.get(o, 1000.0) - delta
-
-
-async def challenge_accepted(emu: DiscordEmulator, channel, a, b) -> dict:
-    """a challenges b in ``channel`` (a moving first) and b accepts: the board message."""
-    res = await emu.invoke(a, "ttt start", {"opponent": b, "first": "me"}, channel=channel)
-    accept = next(
-        button
-        for row in buttons(res.message)
-        for button in row
-        if isinstance(custom_ids.parse(button["custom_id"]), custom_ids.AcceptClick)
-    )
-    res = await emu.click(b, res.message, accept["custom_id"])
-    assert res.type == 7, res
-    return res.message
-
-
 async def member_duel(emu: DiscordEmulator, guild, a, b) -> None:
     """a challenges b in the server's first channel and wins along the top row, with a
     double click and a stale click on the way: each must apply once, or not at all."""
-    board = await challenge_accepted(emu, guild.channels[0], a, b)
+    board = await accepted_member_game(emu, a, b, channel=guild.channels[0])
     first, second = await asyncio.gather(  # a double click on cell 0
         emu.click(a, board, cell_id(board, 0)), emu.click(a, board, cell_id(board, 0))
     )
@@ -146,8 +125,8 @@ async def test_three_processes_share_the_shards_and_the_games(
         big = await emulator.invoke(people[target.id][2], "ttt start",
                                     {"first": "me", "size": 5, "difficulty": "hard"},
                                     channel=target.channels[1])  # fmt: skip
-        idle = await challenge_accepted(
-            emulator, french.channels[0], people[french.id][1], people[french.id][2]
+        idle = await accepted_member_game(
+            emulator, people[french.id][1], people[french.id][2], channel=french.channels[0]
         )
         await bots[2].kill()
         # its games' deadlines are resolved by another process, in each server's language
@@ -190,7 +169,9 @@ async def test_three_processes_share_the_shards_and_the_games(
             replayed: dict[int, float] = {}
             for g in duels:
                 assert g.outcome is not None
-                elo(replayed, g.player_x, g.player_o, g.outcome.score("X") or 0.0)
+                x, o = replayed.get(g.player_x, 1000.0), replayed.get(g.player_o, 1000.0)
+                score = g.outcome.score("X") or 0.0
+                replayed[g.player_x], replayed[g.player_o] = independent_elo(x, o, score)
             stored = {r.user_id: r.rating for r in await repo.leaderboard(guild.id, 10)}
             assert stored == pytest.approx(replayed), guild.id
             assert sum(stored.values()) == pytest.approx(1000 * len(stored))

@@ -10,17 +10,9 @@ import pytest
 from bot.core.models import Outcome
 from bot.core.refusals import Refusal
 
-from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
+from core_harness import BOT, CHANNEL, GUILD, Core, independent_elo, member_game, play
 
 MEMBERS = (101, 102, 103, 104)
-
-
-def elo(ratings: dict[int, float], x: int, o: int, score_x: float) -> None:
-    """The rating update written out again, independently of bot.core.rating."""
-    expected = 1 / (1 + 10 ** ((ratings[o] - ratings[x]) / 400))
-    delta = 32 * (score_x - expected)
-    ratings[x] += delta
-    ratings[o] -= delta
 
 
 async def test_elo_over_a_series_keeps_the_sum_and_matches_the_formula(core: Core) -> None:
@@ -40,7 +32,7 @@ async def test_elo_over_a_series_keeps_the_sum_and_matches_the_formula(core: Cor
             await play(core, game_id, (x, 0), (o, 1), (x, 2), (o, 4), (x, 3), (o, 5),
                        (x, 7), (o, 6), (x, 8))  # fmt: skip
             score = 0.5
-        elo(ratings, x, o, score)
+        ratings[x], ratings[o] = independent_elo(ratings[x], ratings[o], score)
     board = await core.records.leaderboard(GUILD, MEMBERS[0])
     stored = {r.user_id: r.rating for r in board.top}
     assert stored == pytest.approx(ratings)

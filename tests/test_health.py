@@ -2,18 +2,10 @@
 
 from __future__ import annotations
 
-import socket
-
 import aiohttp
 
-from bot_harness import cell_id, running_bot, settings_for
+from bot_harness import cell_id, free_port, running_bot, settings_for
 from discord_emulator import DiscordEmulator
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 async def get(port: int, path: str) -> tuple[int, str]:
