@@ -115,8 +115,9 @@ class Lobby:
             challenger_x = challenge.x_player == "challenger"
         now = self.clock()
         game = rules.accepted_game(
-            challenge, challenger_x=challenger_x, now=now, message_id=message_id
-        )
+            challenge, accepted_by=user_id, challenger_x=challenger_x, now=now,
+            message_id=message_id,
+        )  # fmt: skip
         policy = await self.policies.policy(challenge.guild_id)
         game = rules.start_clock(game, now, policy.turn_timeout)
         try:

@@ -204,9 +204,7 @@ class GameController:
             response = await interaction.response.send_message(
                 render_game.challenge_content(challenge, interaction.guild_locale),
                 view=view,
-                allowed_mentions=discord.AllowedMentions(
-                    users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
-                ),
+                allowed_mentions=challenge_mentions(challenge),
             )
         except discord.HTTPException as exc:
             log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
@@ -231,3 +229,9 @@ class GameController:
             log.warning("interaction %s expired before its answer (%s); editing the game "
                         "message instead", interaction.id, exc)  # fmt: skip
             await self.publisher.publish(update)
+
+
+def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
+    """A named challenge pings the member named; an open one pings nobody."""
+    named = [discord.Object(challenge.opponent_id)] if challenge.opponent_id else []
+    return discord.AllowedMentions(users=named, everyone=False, roles=False)
