@@ -56,13 +56,14 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("start"), description=L("cmd.start"))
     @app_commands.rename(
         opponent=name("opponent"), difficulty=name("difficulty"), first=name("first"),
-        size=name("size"),
+        size=name("size"), open_challenge=name("open"),
     )  # fmt: skip
     @app_commands.describe(
         opponent=L("cmd.start.opponent"),
         difficulty=L("cmd.start.difficulty", default="medium"),
         first=L("cmd.start.first"),
         size=L("cmd.start.size"),
+        open_challenge=L("cmd.start.open"),
     )
     # str and int choices in one call: discord.py's stubs cannot type that (one ChoiceT)
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)  # type: ignore[misc]
@@ -73,6 +74,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         difficulty: app_commands.Choice[str] | None = None,
         first: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
+        open_challenge: bool = False,
     ) -> None:
         await self._games.on_start(
             interaction,
@@ -80,6 +82,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             difficulty.value if difficulty else None,
             first.value if first else "random",  # type: ignore[arg-type]
             size.value if size else None,
+            open_challenge=open_challenge,
         )
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))

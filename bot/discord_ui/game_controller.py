@@ -43,13 +43,19 @@ class GameController:
         difficulty: str | None,
         first: First,
         size: int | None = None,
+        *,
+        open_challenge: bool = False,
     ) -> None:
         async with self.responder.answering(interaction):
             if interaction.channel_id is None:
                 raise Refusal("start.not_in_guild")
+            if open_challenge and opponent is not None:
+                raise Refusal("start.open_and_named")
             self.responder.require_channel_permissions(interaction)
             rules = await self.games.policies.policy(interaction.guild_id)
-            vs_bot = opponent is None or opponent.id == self.games.bot_user_id
+            vs_bot = not open_challenge and (
+                opponent is None or opponent.id == self.games.bot_user_id
+            )
             if opponent is not None and not vs_bot:
                 if opponent.bot:
                     raise Refusal("start.other_bot", name=opponent.display_name)
@@ -65,12 +71,13 @@ class GameController:
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
-                    if opponent is None or vs_bot:
+                    if vs_bot:
                         level = difficulty or rules.default_difficulty
                         update = await self.lobby.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
                         await self._send_game(interaction, update)
                     else:
-                        challenge = await self.lobby.challenge(**where, opponent_id=opponent.id)  # type: ignore[arg-type]
+                        named = opponent.id if opponent is not None else None
+                        challenge = await self.lobby.challenge(**where, opponent_id=named)  # type: ignore[arg-type]
                         await self._send_challenge(interaction, challenge)
                     return
                 except Refusal as refusal:

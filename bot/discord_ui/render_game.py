@@ -163,6 +163,13 @@ def _action(
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
+    board = text(f"choice.size.{challenge.size}", locale)
+    if challenge.opponent_id is None:  # open to anyone in the channel
+        key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
+            challenge.status, "challenge.open"
+        )
+        return text(key, locale, challenger=challenger, board=board,
+                    deadline=relative_time(challenge.expires_at))  # fmt: skip
     if challenge.status == "declined":
         return text("challenge.declined", locale, challenger=challenger, opponent=opponent)
     if challenge.status == "expired":
@@ -178,11 +185,14 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
 
 
 def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:
-    """Accept and Decline while the challenge is pending; no buttons once it is closed."""
+    """Accept and Decline while the challenge is pending (Withdraw, for the challenger of
+    an open one); no buttons once it is closed."""
     if not challenge.pending:
         return None
     view = Unlistened()
-    accept, decline = text("button.accept", locale), text("button.decline", locale)
+    accept = text("button.accept", locale)
+    decline = text("button.withdraw" if challenge.opponent_id is None else "button.decline",
+                   locale)  # fmt: skip
     Style = discord.ButtonStyle
     view.add_item(_action(custom_ids.accept(challenge.id), accept, Style.success))
     view.add_item(_action(custom_ids.decline(challenge.id), decline, Style.danger))
