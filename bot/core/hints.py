@@ -1,0 +1,119 @@
+"""Hints: the best squares for the member to move against the bot, and why. Pure: no I/O.
+
+The squares are the engine's exact answer: on 3×3 and 4×4 the moves with the best
+depth-aware score (the fastest win, else a draw, else the slowest loss), on 5×5 every
+move that keeps the game value (the opening book's values where it holds every reply,
+which spares seconds of search on an open board). A square that wins at once is always
+preferred. Each square is then told apart by what it does on the board: it completes
+a line, it stops the bot's line, it makes two threats at once, or it simply keeps what
+the position is worth.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from engine import Board, best_moves, book, solve
+
+Reason = Literal["win", "block", "fork", "value"]
+REASONS: tuple[Reason, ...] = ("win", "block", "fork", "value")
+"""The reasons a square is given, strongest first: a square gets the first that fits."""
+
+INSTANT_CELLS = 9
+"""Boards up to this size are answered on the spot (microseconds); larger ones away
+from the event loop (a 4×4 search takes up to a second, an open 5×5 board much longer)."""
+TIME_LIMIT = 30.0
+"""Seconds a search for a hint may take before the member is told to ask again later
+(an open 5×5 board that the opening book does not cover)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Square:
+    cell: int
+    reason: Reason
+
+
+@dataclass(frozen=True, slots=True)
+class Hint:
+    """The best squares of a running position for the side to move."""
+
+    mark: str
+    """The side the hint is for."""
+    value: int
+    """The game value for that side under perfect play: +1 win, 0 draw, -1 loss."""
+    squares: tuple[Square, ...]
+    """Every best square, ascending by cell; never empty."""
+
+    def cells(self, reason: Reason | None = None) -> tuple[int, ...]:
+        """The best squares (with ``reason`` only, when one is given)."""
+        return tuple(s.cell for s in self.squares if reason in (None, s.reason))
+
+
+Advisor = Callable[[Board], Awaitable[Hint]]
+"""Works out a hint away from the event loop (see :data:`INSTANT_CELLS`)."""
+
+
+async def advise_here(board: Board) -> Hint:
+    """The hint on the caller's own thread: for tests and instant boards only."""
+    return hint_for(board.size, board.k, board.x, board.o)
+
+
+def hint_for(size: int, k: int, x: int, o: int) -> Hint:
+    """The hint for the side to move on a running board given by plain values, so a
+    process pool can run it.
+
+    Raises:
+        ValueError: the position is not a running game (InvalidBoard, or it is over).
+    """
+    board = Board(size, k, x, o)
+    if board.is_over():
+        raise ValueError("a finished game has no best square")
+    geo = board.geometry
+    me, opp = board.sides()
+    legal = board.legal_moves()
+    wins = [cell for cell in legal if geo.is_win(me | 1 << cell, cell)]
+    if wins:
+        value, best = 1, wins
+    else:
+        value, best = _best(board, legal)
+    blocks = _completions(board, opp)
+    squares = []
+    for cell in best:
+        mine = me | 1 << cell
+        if cell in wins:
+            reason: Reason = "win"
+        elif blocks >> cell & 1:
+            reason = "block"
+        elif (_completions(board, mine) & ~(1 << cell)).bit_count() >= 2:
+            reason = "fork"
+        else:
+            reason = "value"
+        squares.append(Square(cell, reason))
+    return Hint(board.to_move, value, tuple(squares))
+
+
+def _best(board: Board, legal: list[int]) -> tuple[int, list[int]]:
+    """The game value and the engine's best moves, from the book when it holds the
+    value of every reply (5×5), else by exact search."""
+    values = {}
+    for cell in legal:
+        theirs = book.value(board.play(cell))
+        if theirs is None:
+            return solve(board), best_moves(board)
+        values[cell] = -theirs
+    top = max(values.values())
+    return top, [cell for cell, value in values.items() if value == top]
+
+
+def _completions(board: Board, marks: int) -> int:
+    """The empty cells where ``marks`` would complete a line: its threats."""
+    geo = board.geometry
+    empty = geo.full & ~(board.x | board.o)
+    found = 0
+    for window in geo.windows:
+        missing = window & ~marks
+        if missing & (missing - 1) == 0 and missing & empty:
+            found |= missing
+    return found
