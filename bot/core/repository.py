@@ -65,6 +65,14 @@ class Store(Protocol):
 
     async def set_game_message(self, game_id: int, message_id: int) -> None: ...
 
+    async def mark_hinted(self, game_id: int, expected_ply: int) -> None:
+        """Mark a running game as played with a hint (it will not count towards the best
+        records), if it still stands at ``expected_ply``.
+
+        Raises:
+            Conflict: the game moved on or ended since the hint was worked out.
+        """
+
     async def running_games(self) -> list[Game]: ...
 
     async def running_games_in(self, channel_id: int) -> list[Game]: ...

@@ -102,19 +102,31 @@ async def save_game(conn: Any, game: Game, expected_ply: int) -> None:
     for another re-reads it, finds the ply moved on and changes nothing."""
     p = game_params(game)
     async with conn.transaction():
-        status = await conn.execute(
+        hinted = await conn.fetchval(
             "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
             " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
             " finished_at = $11, stopped_by = $12, claimed_until = NULL"
-            " WHERE id = $1 AND status = 'running' AND ply = $2",
+            " WHERE id = $1 AND status = 'running' AND ply = $2 RETURNING hinted",
             game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
             p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
             p["finished_at"], p["stopped_by"],
         )  # fmt: skip
-        if rowcount(status) != 1:
+        if hinted is None:
             raise Conflict(f"game {game.id} changed before this write")
         if not game.running:  # the game and its records change together
-            await apply_result(conn, game)
+            # as stored, not as read: a hint may have been marked since (another process)
+            await apply_result(conn, game.with_changes(hinted=hinted))
+
+
+async def mark_hinted(conn: Any, game_id: int, expected_ply: int) -> None:
+    """Marks the game while it still stands at ``expected_ply``: the UPDATE waits for a
+    move being stored and then finds the ply moved on, as :func:`save_game` does."""
+    status = await conn.execute(
+        "UPDATE games SET hinted = TRUE WHERE id = $1 AND status = 'running' AND ply = $2",
+        game_id, expected_ply,
+    )  # fmt: skip
+    if rowcount(status) != 1:
+        raise Conflict(f"game {game_id} changed before its hint was marked")
 
 
 async def set_game_message(conn: Any, game_id: int, message_id: int) -> None:

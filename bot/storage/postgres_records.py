@@ -50,6 +50,8 @@ async def apply_result(conn: Any, game: Game) -> None:
                 game.guild_id, user, rating, wins, losses, draws,
             )  # fmt: skip
         return
+    if game.hinted:
+        return  # a game played with a hint does not count towards the best records
     member_mark = "O" if game.bot_side == "X" else "X"
     wins, losses, draws = _tally(outcome.score(member_mark) or 0.0)
     await conn.execute(

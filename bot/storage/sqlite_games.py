@@ -131,7 +131,18 @@ def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> None:
         if cursor.rowcount != 1:
             raise Conflict(f"game {game.id} changed before this write")
         if not game.running:  # the game and its records change together
-            apply_result(conn, game)
+            # as stored, not as read: a hint may have been marked since (another process)
+            (hinted,) = conn.execute("SELECT hinted FROM games WHERE id = ?", (game.id,)).fetchone()
+            apply_result(conn, game.with_changes(hinted=bool(hinted)))
+
+
+def mark_hinted(conn: sqlite3.Connection, game_id: int, expected_ply: int) -> None:
+    cursor = conn.execute(
+        "UPDATE games SET hinted = 1 WHERE id = ? AND status = 'running' AND ply = ?",
+        (game_id, expected_ply),
+    )
+    if cursor.rowcount != 1:
+        raise Conflict(f"game {game_id} changed before its hint was marked")
 
 
 def set_game_message(conn: sqlite3.Connection, game_id: int, message_id: int) -> None:

@@ -39,6 +39,8 @@ def apply_result(conn: sqlite3.Connection, game: Game) -> None:
                 (game.guild_id, user, rating, wins, losses, draws),
             )
         return
+    if game.hinted:
+        return  # a game played with a hint does not count towards the best records
     member_mark = "O" if game.bot_side == "X" else "X"
     wins, losses, draws = _tally(outcome.score(member_mark) or 0.0)
     conn.execute(

@@ -39,6 +39,9 @@ class SqlStore:
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         await self._call(self.games.set_game_message, game_id, message_id)
 
+    async def mark_hinted(self, game_id: int, expected_ply: int) -> None:
+        await self._call(self.games.mark_hinted, game_id, expected_ply)
+
     async def running_games(self) -> list[Game]:
         return await self._call(self.games.running_games)
 
