@@ -29,6 +29,8 @@ class ServerPolicy:
     """A role members need to start games; None lets everyone."""
     embed_colour: int = 0x5865F2
     emoji_set: str = "classic"
+    hints: bool = True
+    """Members may ask for a hint in a game against the bot."""
 
     def with_overrides(self, overrides: Mapping[str, object]) -> ServerPolicy:
         """This policy with a server's own choices on top; unknown keys (from a newer or

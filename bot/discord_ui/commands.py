@@ -124,7 +124,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         reset_channels=name("reset_channels"), role=name("role"), reset_role=name("reset_role"),
         games_per_channel=name("games_per_channel"),
         one_game_per_member=name("one_game_per_member"), cooldown=name("cooldown"),
-        colour=name("colour"), emoji=name("emoji"),
+        colour=name("colour"), emoji=name("emoji"), hints=name("hints"),
     )  # fmt: skip
     @app_commands.describe(
         challenge_timeout=L("cmd.config.challenge_timeout"),
@@ -140,6 +140,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown=L("cmd.config.cooldown"),
         colour=L("cmd.config.colour"),
         emoji=L("cmd.config.emoji"),
+        hints=L("cmd.config.hints"),
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES)  # type: ignore[misc]
     async def config(
@@ -158,6 +159,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown: app_commands.Range[int, 0, 3600] | None = None,
         colour: app_commands.Range[str, 1, 9] | None = None,
         emoji: app_commands.Choice[str] | None = None,
+        hints: bool | None = None,
     ) -> None:
         await self._config.on_config(
             interaction,
@@ -167,6 +169,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             reset_channels=reset_channels, role=role, reset_role=reset_role,
             games_per_channel=games_per_channel, one_game_per_member=one_game_per_member,
             cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
+            hints=hints,
         )  # fmt: skip
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))
