@@ -9,13 +9,16 @@ import hashlib
 import json
 import logging
 import os
+import time
 from collections.abc import Callable
 from typing import Any
 
 import discord
 from discord.ext import commands
 
+from bot.core import hints
 from bot.core.deadlines import Deadlines
+from bot.core.hints import Hint
 from bot.core.lobby import Lobby
 from bot.core.models import Game
 from bot.core.opponent import BotOpponent
@@ -35,7 +38,7 @@ from bot.discord_ui.timekeeper import Timekeeper
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
-from engine import EnginePool
+from engine import Board, EnginePool
 
 log = logging.getLogger(__name__)
 
@@ -98,9 +101,9 @@ class TTTBot(commands.Bot):
         self.metrics = make_metrics() if settings.health_port else None
         self.responder = Responder(self.metrics.observe if self.metrics else None)
         self.health: HealthServer | None = None
-        # Post-game reviews of 4×4 and 5×5 in a process of their own (started on the
-        # first): a 5×5 review can take minutes, which must hold neither the event loop
-        # nor the workers choosing the bot's moves.
+        # Post-game reviews and hints of 4×4 and 5×5 in a process of their own (started
+        # on the first): a 5×5 review can take minutes, which must hold neither the event
+        # loop nor the workers choosing the bot's moves.
         self.reviews = EnginePool(1)
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
@@ -115,6 +118,7 @@ class TTTBot(commands.Bot):
             BotOpponent(think_time=settings.think_time, pool=self.pool),
             bot_user_id=self.user.id,
             patience=settings.defer_after,
+            advise=self.hint,
         )
         lobby = Lobby(games)
         publisher = Publisher(self, games, lobby)
@@ -152,6 +156,18 @@ class TTTBot(commands.Bot):
 
     async def review(self, game: Game) -> list[MoveVerdict]:
         return await self.reviews.run(review_moves, game.size, game.k, game.moves)
+
+    async def hint(self, board: Board) -> Hint:
+        """A hint on a board past 3×3, in the reviews' process: an open 5×5 board can take
+        many seconds, which must not hold the workers choosing the bot's moves.
+
+        Raises:
+            TimeoutError: no answer within :data:`bot.core.hints.TIME_LIMIT`.
+        """
+        deadline = time.time() + hints.TIME_LIMIT
+        return await self.reviews.run(
+            hints.hint_for, board.size, board.k, board.x, board.o, deadline=deadline
+        )
 
     async def on_ready(self) -> None:
         """Each time the gateway session is (re)established."""

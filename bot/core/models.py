@@ -159,3 +159,5 @@ class GameUpdate:
 
     game: Game
     emoji_set: str = "classic"
+    hints: bool = False
+    """The server lets members ask for hints (a Hint button in games against the bot)."""

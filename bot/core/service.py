@@ -18,6 +18,7 @@ from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from bot.core import rules
+from bot.core.hints import INSTANT_CELLS, Advisor, Hint, advise_here, hint_for
 from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
@@ -44,6 +45,7 @@ class GameService:
         clock: Clock = time.time,
         rng: random.Random | None = None,
         patience: float = 1.0,
+        advise: Advisor = advise_here,
     ) -> None:
         self.repo = repo
         self.policies = policies
@@ -53,6 +55,7 @@ class GameService:
         self.rng = rng or random.Random()
         self.patience = patience
         """Seconds the bot's reply may take before the member's move is shown on its own."""
+        self._advise = advise
         self.locks = LockRegistry()
         self.deadlines_changed = asyncio.Event()
         """Set whenever a deadline may have moved, to wake the timekeeper."""
@@ -64,7 +67,8 @@ class GameService:
 
     async def update(self, game: Game) -> GameUpdate:
         """``game`` with what showing it needs (its server's marks)."""
-        return GameUpdate(game, (await self.policies.policy(game.guild_id)).emoji_set)
+        policy = await self.policies.policy(game.guild_id)
+        return GameUpdate(game, policy.emoji_set, hints=policy.hints)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
@@ -120,6 +124,48 @@ class GameService:
             return await self._save(game, await self.advance(game, await reply))
         except Conflict:  # resigned or timed out meanwhile, by another process
             return await self.repo.get_game(game.id) or game
+
+    async def hint(
+        self, game_id: int, ply: int, user_id: int, *,
+        searching: Callable[[], Awaitable[None]] | None = None,
+    ) -> tuple[GameUpdate, Hint]:  # fmt: skip
+        """The best squares for the member to move in a game against the bot, and the
+        game marked as played with a hint (once the hint is worked out, so a search that
+        fails marks nothing). ``searching`` is called before a search that may take a
+        while (boards past 3×3), once the request was found valid.
+
+        Raises:
+            Refusal: hints turned off, not a bot game, not the player, a stale board, not
+                their turn, game over; ``hint.slow`` when the search ran out of time.
+        """
+        game = await self._running_game(game_id)
+        update = await self.update(game)
+        if not update.hints:
+            raise Refusal("hint.off")
+        if game.bot_side is None:
+            raise Refusal("hint.bot_games")
+        mark = game.mark_of(user_id)
+        if mark is None:
+            raise Refusal("hint.not_player")
+        if ply != game.ply:
+            raise Refusal("move.stale")
+        board = game.board
+        if board.to_move != mark:
+            raise Refusal("move.not_your_turn", game=game, mark=board.to_move)
+        if board.size * board.size <= INSTANT_CELLS:
+            hint = hint_for(board.size, board.k, board.x, board.o)
+        else:
+            if searching is not None:
+                await searching()
+            try:
+                hint = await self._advise(board)
+            except TimeoutError:
+                raise Refusal("hint.slow") from None
+        try:
+            await self.repo.mark_hinted(game.id, ply)
+        except Conflict:  # a move (or an ending) was stored meanwhile
+            raise Refusal("move.stale") from None
+        return await self.update(game.with_changes(hinted=True)), hint
 
     async def resume_bot_turn(self, game_id: int) -> GameUpdate | None:
         """Make a bot move that a crash interrupted (the member's move was stored, the

@@ -7,6 +7,7 @@
     ttt:a:<challenge>           accept a challenge
     ttt:d:<challenge>           decline a challenge
     ttt:v:<game>                review a finished game
+    ttt:h:<game>:<ply>          a hint for the board the member saw (<ply> as for a cell)
     ttt:f:<user>:<yes|no>       confirm or cancel /ttt forget-me
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
@@ -53,13 +54,26 @@ class ReviewClick:
 
 
 @dataclass(frozen=True, slots=True)
+class HintClick:
+    game_id: int
+    ply: int
+
+
+@dataclass(frozen=True, slots=True)
 class ForgetClick:
     user_id: int
     confirmed: bool
 
 
 Click = (
-    CellClick | ResignClick | RematchClick | AcceptClick | DeclineClick | ReviewClick | ForgetClick
+    CellClick
+    | ResignClick
+    | RematchClick
+    | AcceptClick
+    | DeclineClick
+    | ReviewClick
+    | HintClick
+    | ForgetClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -70,6 +84,7 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:a:({_ID})"), AcceptClick),
     (re.compile(rf"ttt:d:({_ID})"), DeclineClick),
     (re.compile(rf"ttt:v:({_ID})"), ReviewClick),
+    (re.compile(rf"ttt:h:({_ID}):([0-9]{{1,3}})"), HintClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 
@@ -109,6 +124,10 @@ def decline(challenge_id: int) -> str:
 
 def review(game_id: int) -> str:
     return f"ttt:v:{game_id}"
+
+
+def hint(game_id: int, ply: int) -> str:
+    return f"ttt:h:{game_id}:{ply}"
 
 
 def forget(user_id: int, confirmed: bool) -> str:

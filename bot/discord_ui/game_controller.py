@@ -11,8 +11,8 @@ from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.refusals import Refusal
 from bot.core.service import First, GameService
-from bot.discord_ui import render_game
-from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick
+from bot.discord_ui import render_game, render_hint
+from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick, HintClick
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.responder import NO_MENTIONS, Responder, role_ids
 from bot.i18n import text
@@ -142,6 +142,22 @@ class GameController:
         async with self.responder.answering(interaction):
             update = await self.games.resign(interaction.user.id, game_id=game_id)
             await self._update_game(interaction, update)
+
+    async def on_hint(self, interaction: discord.Interaction, click: HintClick) -> None:
+        async with self.responder.answering(interaction):
+
+            async def searching() -> None:  # 4×4 and 5×5: say so, answer when done
+                await interaction.response.defer(ephemeral=True, thinking=True)
+
+            update, hint = await self.games.hint(
+                click.game_id, click.ply, interaction.user.id, searching=searching
+            )
+            content = render_hint.hint_text(update.game, hint, interaction.locale,
+                                            update.emoji_set)  # fmt: skip
+            if interaction.response.is_done():
+                await interaction.followup.send(content, ephemeral=True)
+            else:
+                await interaction.response.send_message(content, ephemeral=True)
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):

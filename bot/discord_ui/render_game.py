@@ -107,7 +107,7 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     """Content and buttons of a game message."""
     return GameMessage(
         game_content(update.game, locale, update.emoji_set),
-        game_view(update.game, locale, update.emoji_set),
+        game_view(update.game, locale, update.emoji_set, hints=update.hints),
     )
 
 
@@ -116,13 +116,17 @@ def game_content(game: Game, locale: object = None, emoji_set: str = "classic") 
     header = text(
         "game.vs", locale, x=player_name(game, "X", locale), o=player_name(game, "O", locale)
     )
-    return f"{header}\n{grid(game, emoji)}\n{status_line(game, locale, emoji)}"
+    content = f"{header}\n{grid(game, emoji)}\n{status_line(game, locale, emoji)}"
+    return f"{content}\n{text('game.hinted', locale)}" if game.hinted else content
 
 
-def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> discord.ui.View:
+def game_view(
+    game: Game, locale: object = None, emoji_set: str = "classic", *, hints: bool = False
+) -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
-    the game runs, Rematch and Review buttons after, when a row is free for them."""
+    the game runs (and Hint against the bot, where the server allows hints), Rematch and
+    Review buttons after, when a row is free for them."""
     board, emoji = game.board, marks(emoji_set)
     won = game.outcome is not None and game.outcome.reason == "line"
     winning = set(board.winning_line() or ()) if won else set()
@@ -145,6 +149,11 @@ def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> 
         if game.running:
             label = text("button.resign", locale)
             view.add_item(_action(custom_ids.resign(game.id), label, Style.danger, row))
+            if hints and game.bot_side is not None:
+                label = text("button.hint", locale)
+                view.add_item(
+                    _action(custom_ids.hint(game.id, game.ply), label, Style.secondary, row)
+                )
         else:
             label = text("button.rematch", locale)
             view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))

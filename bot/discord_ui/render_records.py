@@ -132,6 +132,7 @@ def history_embed(
                 when=relative_time(game.finished_at or game.updated_at),
                 link=message_link(game.guild_id, game.channel_id, game.message_id),
             )
+            + (text("history.hinted", locale) if game.hinted else "")
         )
     return discord.Embed(
         title=text("history.title", locale, name=name), description="\n".join(lines), colour=colour

@@ -17,6 +17,7 @@ from bot.discord_ui.custom_ids import (
     CellClick,
     DeclineClick,
     ForgetClick,
+    HintClick,
     RematchClick,
     ResignClick,
     ReviewClick,
@@ -57,6 +58,8 @@ class ComponentRouter:
                 await self.games.on_accept(interaction, click)
             case DeclineClick():
                 await self.games.on_decline(interaction, click)
+            case HintClick():
+                await self.games.on_hint(interaction, click)
             case ReviewClick(game_id):
                 await self.records.on_review(interaction, game_id=game_id)
             case ForgetClick():
