@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.core.deadlines import Deadlines
+from bot.core.hints import Advisor, advise_here
 from bot.core.lobby import Lobby
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
@@ -69,7 +70,7 @@ def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
 
 async def open_core(
     where: Path | str, clock: FakeClock, policy: ServerPolicy | None = None, seed: int = 0,
-    patience: float = 1.0,
+    patience: float = 1.0, advise: Advisor = advise_here,
 ) -> Core:  # fmt: skip
     """A core over the database at ``where``, a SQLite path or a PostgreSQL DSN (opened,
     migrated); close ``.repo`` after."""
@@ -83,6 +84,7 @@ async def open_core(
         clock=clock,
         rng=random.Random(seed),
         patience=patience,
+        advise=advise,
     )
     lobby = Lobby(games)
     return Core(repo, games, lobby, Deadlines(games, lobby), RecordsService(repo, BOT), clock)
@@ -106,8 +108,11 @@ async def make_core(database: Path | str) -> AsyncIterator[Callable[..., object]
     async def make(
         policy: ServerPolicy | None = None, *, path: Path | None = None,
         clock: FakeClock | None = None, seed: int = 0, patience: float = 1.0,
+        advise: Advisor = advise_here,
     ) -> Core:  # fmt: skip
-        core = await open_core(path or database, clock or FakeClock(), policy, seed, patience)
+        core = await open_core(
+            path or database, clock or FakeClock(), policy, seed, patience, advise
+        )
         opened.append(core)
         return core
 
