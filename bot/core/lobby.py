@@ -43,6 +43,7 @@ class Lobby:
             Refusal: the server's start rules say no (see :func:`check_start`).
         """
         policy = await self.policies.policy(guild_id)
+        locale = policy.public_locale(locale)
         human_x = self._first_is_me(first)
         human, bot = (user_id, self.games.bot_user_id)
         game = rules.new_game(
@@ -78,6 +79,7 @@ class Lobby:
         if opponent_id == user_id:
             raise Refusal("start.self")
         policy = await self.policies.policy(guild_id)
+        locale = policy.public_locale(locale)
         x_player: XChoice = (
             "challenger" if first == "me" else "opponent" if first == "opponent" else "random"
         )

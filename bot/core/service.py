@@ -68,7 +68,7 @@ class GameService:
     async def update(self, game: Game) -> GameUpdate:
         """``game`` with what showing it needs (its server's marks)."""
         policy = await self.policies.policy(game.guild_id)
-        return GameUpdate(game, policy.emoji_set, hints=policy.hints)
+        return GameUpdate(game, policy.marks, hints=policy.hints)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)

@@ -132,7 +132,9 @@ class GameController:
                 raise
             if shown_early:
                 await interaction.edit_original_response(
-                    **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                    **render_game.game_message(
+                        update, update.game.locale or interaction.guild_locale
+                    )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
             else:
@@ -152,8 +154,7 @@ class GameController:
             update, hint = await self.games.hint(
                 click.game_id, click.ply, interaction.user.id, searching=searching
             )
-            content = render_hint.hint_text(update.game, hint, interaction.locale,
-                                            update.emoji_set)  # fmt: skip
+            content = render_hint.hint_text(update.game, hint, interaction.locale, update.marks)
             if interaction.response.is_done():
                 await interaction.followup.send(content, ephemeral=True)
             else:
@@ -179,7 +180,9 @@ class GameController:
         async with self.responder.answering(interaction):
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
-                content=render_game.challenge_content(challenge, interaction.guild_locale),
+                content=render_game.challenge_content(
+                    challenge, challenge.locale or interaction.guild_locale
+                ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
@@ -208,7 +211,9 @@ class GameController:
     async def _send_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             response = await interaction.response.send_message(
-                **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                **render_game.game_message(
+                    update, update.game.locale or interaction.guild_locale
+                )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
@@ -221,11 +226,13 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        view = render_game.challenge_view(challenge, interaction.guild_locale)
+        view = render_game.challenge_view(challenge, challenge.locale or interaction.guild_locale)
         assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
-                render_game.challenge_content(challenge, interaction.guild_locale),
+                render_game.challenge_content(
+                    challenge, challenge.locale or interaction.guild_locale
+                ),
                 view=view,
                 allowed_mentions=challenge_mentions(challenge),
             )
@@ -239,7 +246,9 @@ class GameController:
     async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             await interaction.response.edit_message(
-                **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                **render_game.game_message(
+                    update, update.game.locale or interaction.guild_locale
+                )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:

@@ -7,12 +7,12 @@ from typing import NamedTuple
 import discord
 
 from bot.core.models import Challenge, Game, GameUpdate
-from bot.core.policy import EMOJI_SETS
+from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.discord_ui import custom_ids
 from bot.i18n import text
 
-MARK_EMOJI = {"X": "❌", "O": "⭕"}
+CLASSIC = Marks()
 
 
 class Unlistened(discord.ui.View):
@@ -27,12 +27,6 @@ class Unlistened(discord.ui.View):
         return True
 
 
-def marks(emoji_set: str) -> dict[str, str]:
-    """The emoji for X and O in one of the settings' sets (classic when unknown)."""
-    return dict(zip("XO", EMOJI_SETS.get(emoji_set, EMOJI_SETS["classic"]), strict=True))
-
-
-EMPTY_EMOJI = "⬜"
 EMPTY_LABEL = "\u200b"  # a button needs a label or an emoji; empty squares show neither
 MAX_ROWS = 5  # Discord's limit of action rows per message
 
@@ -55,16 +49,16 @@ def player_name(game: Game, mark: str, locale: object = None) -> str:
     return f"<@{game.player(mark)}>"
 
 
-def grid(game: Game, emoji: dict[str, str] = MARK_EMOJI) -> str:
+def grid(game: Game, marks: Marks = CLASSIC) -> str:
     board = game.board
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
-        rows.append("".join(emoji.get(board[c] or "", EMPTY_EMOJI) for c in cells))
+        rows.append("".join(marks.of(board[c]) for c in cells))
     return "\n".join(rows)
 
 
-def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_EMOJI) -> str:
+def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
     board = game.board
     if game.running:
         mover = board.to_move
@@ -75,7 +69,7 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             "game.turn",
             locale,
             player=player_name(game, mover, locale),
-            mark=emoji[mover],
+            mark=marks.of(mover),
             deadline=deadline,
         )
     outcome = game.outcome
@@ -95,7 +89,9 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             winner=player_name(game, winner, locale),
         )
     key = "game.won" if game.k == 3 else "game.won_k"
-    return text(key, locale, player=player_name(game, winner, locale), mark=emoji[winner], k=game.k)
+    return text(
+        key, locale, player=player_name(game, winner, locale), mark=marks.of(winner), k=game.k
+    )
 
 
 class GameMessage(NamedTuple):
@@ -106,28 +102,26 @@ class GameMessage(NamedTuple):
 def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     """Content and buttons of a game message."""
     return GameMessage(
-        game_content(update.game, locale, update.emoji_set),
-        game_view(update.game, locale, update.emoji_set, hints=update.hints),
+        game_content(update.game, locale, update.marks),
+        game_view(update.game, locale, update.marks, hints=update.hints),
     )
 
 
-def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:
-    emoji = marks(emoji_set)
-    header = text(
-        "game.vs", locale, x=player_name(game, "X", locale), o=player_name(game, "O", locale)
-    )
-    content = f"{header}\n{grid(game, emoji)}\n{status_line(game, locale, emoji)}"
+def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
+    header = text("game.vs", locale, x=player_name(game, "X", locale), mark_x=marks.x,
+                  o=player_name(game, "O", locale), mark_o=marks.o)  # fmt: skip
+    content = f"{header}\n{grid(game, marks)}\n{status_line(game, locale, marks)}"
     return f"{content}\n{text('game.hinted', locale)}" if game.hinted else content
 
 
 def game_view(
-    game: Game, locale: object = None, emoji_set: str = "classic", *, hints: bool = False
+    game: Game, locale: object = None, marks: Marks = CLASSIC, *, hints: bool = False
 ) -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
     the game runs (and Hint against the bot, where the server allows hints), Rematch and
     Review buttons after, when a row is free for them."""
-    board, emoji = game.board, marks(emoji_set)
+    board = game.board
     won = game.outcome is not None and game.outcome.reason == "line"
     winning = set(board.winning_line() or ()) if won else set()
     view = Unlistened()
@@ -138,7 +132,7 @@ def game_view(
                 custom_id=custom_ids.cell(game.id, game.ply, cell),
                 style=discord.ButtonStyle.success if cell in winning
                 else discord.ButtonStyle.secondary,
-                emoji=emoji[mark] if mark else None,
+                emoji=marks.of(mark) if mark else None,
                 label=None if mark else EMPTY_LABEL,
                 disabled=mark is not None or not game.running,
                 row=cell // board.size,

@@ -5,35 +5,32 @@ from __future__ import annotations
 
 from bot.core.hints import REASONS, Hint
 from bot.core.models import Game
+from bot.core.policy import Marks
 from bot.core.review import cell_name
-from bot.discord_ui.render_game import EMPTY_EMOJI, marks
+from bot.discord_ui.render_game import CLASSIC
 from bot.i18n import text
 
-HIGHLIGHT = "🟩"
-"""A best square on the hint's grid."""
+HIGHLIGHTS = ("🟩", "💡")
+"""A best square on the hint's grid: the first that is not one of the server's marks."""
 VERDICTS = {1: "hint.verdict.win", 0: "hint.verdict.draw", -1: "hint.verdict.loss"}
 
 
-def hint_grid(game: Game, hint: Hint, emoji_set: str = "classic") -> str:
-    emoji, lit, board = marks(emoji_set), set(hint.cells()), game.board
+def hint_grid(game: Game, hint: Hint, marks: Marks = CLASSIC) -> str:
+    lit, board = set(hint.cells()), game.board
+    highlight = next(h for h in HIGHLIGHTS if h not in (marks.x, marks.o, marks.empty))
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
-        rows.append(
-            "".join(
-                emoji[mark] if (mark := board[c]) else HIGHLIGHT if c in lit else EMPTY_EMOJI
-                for c in cells
-            )
-        )
+        rows.append("".join(highlight if c in lit else marks.of(board[c]) for c in cells))
     return "\n".join(rows)
 
 
-def hint_text(game: Game, hint: Hint, locale: object = None, emoji_set: str = "classic") -> str:
+def hint_text(game: Game, hint: Hint, locale: object = None, marks: Marks = CLASSIC) -> str:
     """The private answer to a Hint click: a title, the grid, one line per reason."""
     size = game.size
     verdict = text(VERDICTS[hint.value], locale)
-    lines = [text("hint.title", locale, mark=marks(emoji_set)[hint.mark])]
-    lines.append(hint_grid(game, hint, emoji_set))
+    lines = [text("hint.title", locale, mark=marks.of(hint.mark))]
+    lines.append(hint_grid(game, hint, marks))
     for reason in REASONS:
         cells = hint.cells(reason)
         if cells:
