@@ -21,7 +21,7 @@ async def test_start_against_the_bot_shows_a_board(emulator: DiscordEmulator, bo
     res = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
     assert res.type == 4 and not res.ephemeral
     rows = buttons(res.message)
-    assert [len(r) for r in rows] == [3, 3, 3, 1]
+    assert [len(r) for r in rows] == [3, 3, 3, 2]  # Resign and Hint
     assert board_of(res.message) == "........."
     assert f"<@{alice.id}>" in res.content and "⬜⬜⬜" in res.content
     assert find_button(res.message, label="Resign") is not None
@@ -119,7 +119,7 @@ async def test_resign_button_ends_the_game_as_a_loss(emulator: DiscordEmulator, 
     assert all(b.get("disabled") for row in buttons(res.message)[:3] for b in row)
 
 
-@pytest.mark.parametrize(("size", "rows"), [(4, [4, 4, 4, 4, 1]), (5, [5, 5, 5, 5, 5])])
+@pytest.mark.parametrize(("size", "rows"), [(4, [4, 4, 4, 4, 2]), (5, [5, 5, 5, 5, 5])])
 async def test_bigger_boards(emulator: DiscordEmulator, bot, size: int, rows: list[int]) -> None:
     alice = emulator.create_user("alice")
     res = await emulator.invoke(

@@ -62,7 +62,7 @@ async def test_default_size(emulator: DiscordEmulator, tmp_path) -> None:
     settings = settings_for(emulator, tmp_path / "db.sqlite3", default_size=4)
     async with running_bot(emulator, settings):
         res = await start(emulator, emulator.create_user("alice"))
-        assert [len(row) for row in buttons(res.message)] == [4, 4, 4, 4, 1]
+        assert [len(row) for row in buttons(res.message)] == [4, 4, 4, 4, 2]
 
 
 async def test_allowed_channels(emulator: DiscordEmulator, tmp_path) -> None:
@@ -148,7 +148,7 @@ async def test_a_servers_own_choices_override_the_environment(
         res = await start(emulator, alice)
         assert [len(row) for row in buttons(res.message)] == [5] * 5
         res = await start(emulator, alice, channel=other.channels[0])
-        assert [len(row) for row in buttons(res.message)] == [3, 3, 3, 1]  # untouched
+        assert [len(row) for row in buttons(res.message)] == [3, 3, 3, 2]  # untouched
         await bot.games.policies.configure(emulator.guild.id, {"default_size": None})
         assert (await bot.games.policies.policy(emulator.guild.id)).default_size == 3
         assert (await bot.games.policies.policy(emulator.guild.id)).emoji_set == "hearts"
@@ -209,7 +209,7 @@ async def test_config_survives_a_restart(emulator: DiscordEmulator, tmp_path) ->
         await emulator.invoke(admin, "ttt config", {"size": 4})
     async with running_bot(emulator, settings):
         res = await start(emulator, emulator.create_user("alice"))
-        assert [len(row) for row in buttons(res.message)] == [4, 4, 4, 4, 1]
+        assert [len(row) for row in buttons(res.message)] == [4, 4, 4, 4, 2]
 
 
 async def test_default_difficulty(emulator: DiscordEmulator, tmp_path) -> None:
