@@ -171,3 +171,10 @@ def test_the_hints_default_comes_from_the_environment() -> None:
     assert Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_HINTS": "off"}).policy.hints is False
     with pytest.raises(SettingsError, match="TTT_HINTS"):
         Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_HINTS": "sometimes"})
+
+
+def test_the_hint_custom_id_round_trips() -> None:
+    biggest = custom_ids.hint(2**63 - 1, 999)
+    assert custom_ids.parse(biggest) == custom_ids.HintClick(2**63 - 1, 999)
+    assert len(biggest) < 100
+    assert custom_ids.parse("ttt:h:12") is None and custom_ids.parse("ttt:h:12:3:4") is None

@@ -52,6 +52,7 @@ forged = st.tuples(
         st.builds(custom_ids.cell, NUMBER, NUMBER, NUMBER),
         st.builds(lambda build, n: build(n), st.sampled_from(ID_BUILDERS), NUMBER),
         st.builds(custom_ids.forget, NUMBER, st.booleans()),
+        st.builds(custom_ids.hint, NUMBER, NUMBER),
         # and anything else: an older version's buttons, a near miss, noise
         st.text(min_size=1, max_size=100).map(lambda s: "ttt:" + s),
         st.text(min_size=1, max_size=100),
