@@ -29,6 +29,8 @@ class ServerPolicy:
     """A role members need to start games; None lets everyone."""
     embed_colour: int = 0x5865F2
     emoji_set: str = "classic"
+    turn_ping: bool = False
+    """Mention the member to move in a short message when the turn passes to them."""
 
     def with_overrides(self, overrides: Mapping[str, object]) -> ServerPolicy:
         """This policy with a server's own choices on top; unknown keys (from a newer or

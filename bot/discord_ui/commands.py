@@ -14,6 +14,7 @@ from discord.ext import commands
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, SIZES
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.records_controller import RecordsController
 from bot.i18n import text
 
@@ -45,12 +46,14 @@ SIZE_CHOICES: list[app_commands.Choice[int]] = [
 @app_commands.guild_only()
 class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
     def __init__(
-        self, games: GameController, records: RecordsController, config: ConfigController
-    ) -> None:
+        self, games: GameController, records: RecordsController, config: ConfigController,
+        moderation: ModerationController,
+    ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
         self._records = records
         self._config = config
+        self._moderation = moderation
         super().__init__()
 
     @app_commands.command(name=name("start"), description=L("cmd.start"))
@@ -85,6 +88,18 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:
         await self._games.on_resign_command(interaction)
+
+    @app_commands.command(name=name("board"), description=L("cmd.board"))
+    async def board(self, interaction: discord.Interaction) -> None:
+        await self._moderation.on_board(interaction)
+
+    @app_commands.command(name=name("stop"), description=L("cmd.stop"))
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.stop.member"))
+    async def stop(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        await self._moderation.on_stop(interaction, member)
 
     @app_commands.command(name=name("stats"), description=L("cmd.stats"))
     @app_commands.rename(member=name("member"))
@@ -121,7 +136,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         reset_channels=name("reset_channels"), role=name("role"), reset_role=name("reset_role"),
         games_per_channel=name("games_per_channel"),
         one_game_per_member=name("one_game_per_member"), cooldown=name("cooldown"),
-        colour=name("colour"), emoji=name("emoji"),
+        colour=name("colour"), emoji=name("emoji"), turn_ping=name("turn_ping"),
     )  # fmt: skip
     @app_commands.describe(
         challenge_timeout=L("cmd.config.challenge_timeout"),
@@ -137,6 +152,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown=L("cmd.config.cooldown"),
         colour=L("cmd.config.colour"),
         emoji=L("cmd.config.emoji"),
+        turn_ping=L("cmd.config.turn_ping"),
     )
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES)  # type: ignore[misc]
     async def config(
@@ -155,6 +171,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown: app_commands.Range[int, 0, 3600] | None = None,
         colour: app_commands.Range[str, 1, 9] | None = None,
         emoji: app_commands.Choice[str] | None = None,
+        turn_ping: bool | None = None,
     ) -> None:
         await self._config.on_config(
             interaction,
@@ -164,6 +181,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             reset_channels=reset_channels, role=role, reset_role=reset_role,
             games_per_channel=games_per_channel, one_game_per_member=one_game_per_member,
             cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
+            turn_ping=turn_ping,
         )  # fmt: skip
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))

@@ -42,7 +42,7 @@ class ConfigController:
             "difficulty": "default_difficulty", "size": "default_size",
             "games_per_channel": "games_per_channel",
             "one_game_per_member": "one_game_per_member", "cooldown": "start_cooldown",
-            "emoji": "emoji_set",
+            "emoji": "emoji_set", "turn_ping": "turn_ping",
         }  # fmt: skip
         changes: dict[str, object] = {
             simple[k]: v for k, v in options.items() if k in simple and v is not None
@@ -84,6 +84,7 @@ class ConfigController:
             "config.cooldown": seconds(rules.start_cooldown),
             "config.colour": f"#{rules.embed_colour:06X}",
             "config.emoji": text(f"choice.emoji.{rules.emoji_set}", locale),
+            "config.turn_ping": yes_no[rules.turn_ping],
         }  # fmt: skip
         embed = discord.Embed(title=text("config.title", locale), colour=rules.embed_colour)
         for key, value in rows.items():

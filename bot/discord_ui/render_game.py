@@ -48,6 +48,14 @@ def relative_time(timestamp: float) -> str:
     return f"<t:{int(timestamp)}:R>"
 
 
+def server_locale(client: discord.Client, target: Game | Challenge) -> object:
+    """The server's language as stored with a game or challenge, for messages shown
+    without an interaction: this process may not run the shard of its server, and then
+    has no cached guild to ask."""
+    guild = client.get_guild(target.guild_id) if target.guild_id else None
+    return target.locale or (guild.preferred_locale if guild else None)
+
+
 def player_name(game: Game, mark: str, locale: object = None) -> str:
     if game.bot_side == mark:
         level = text(f"choice.difficulty.{game.difficulty}", locale)
@@ -82,6 +90,8 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
         return text("game.abandoned", locale)
+    if outcome.reason == "stopped":
+        return text("game.stopped", locale, moderator=f"<@{game.stopped_by}>")
     if outcome.winner is None:
         return text("game.draw", locale)
     winner = outcome.winner
@@ -109,6 +119,22 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
         game_content(update.game, locale, update.emoji_set),
         game_view(update.game, locale, update.emoji_set),
     )
+
+
+def retired_message(update: GameUpdate, live_link: str, locale: object = None) -> GameMessage:
+    """A board that was posted again: as it was, every button off, and a line pointing to
+    the live one."""
+    content, view = game_message(update, locale)
+    for item in view.walk_children():
+        if isinstance(item, discord.ui.Button):
+            item.disabled = True
+    return GameMessage(f"{content}\n{text('repost.moved', locale, link=live_link)}", view)
+
+
+def turn_ping(game: Game, member_id: int, locale: object = None) -> str:
+    """The short message that mentions the member to move and links the board."""
+    link = message_link(game.guild_id, game.channel_id, game.message_id)
+    return text("ping.turn", locale, player=f"<@{member_id}>", link=link)
 
 
 def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:
