@@ -148,7 +148,8 @@ def game_content(game: Game, locale: object = None, emoji_set: str = "classic") 
 def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
-    the game runs, Rematch and Review buttons after, when a row is free for them."""
+    the game runs, Rematch (unless a moderator ended it) and Review buttons after, when a
+    row is free for them."""
     board, emoji = game.board, marks(emoji_set)
     won = game.outcome is not None and game.outcome.reason == "line"
     winning = set(board.winning_line() or ()) if won else set()
@@ -172,8 +173,9 @@ def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> 
             label = text("button.resign", locale)
             view.add_item(_action(custom_ids.resign(game.id), label, Style.danger, row))
         else:
-            label = text("button.rematch", locale)
-            view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))
+            if game.stopped_by is None:  # a game a moderator ended is not offered again
+                label = text("button.rematch", locale)
+                view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))
             if reviewable(game):
                 label = text("button.review", locale)
                 view.add_item(_action(custom_ids.review(game.id), label, Style.secondary, row))
