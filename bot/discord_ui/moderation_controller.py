@@ -57,7 +57,9 @@ class ModerationController:
 
             async def post(update: GameUpdate) -> int:
                 response = await interaction.response.send_message(
-                    **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                    **render_game.game_message(
+                        update, update.game.locale or interaction.guild_locale
+                    )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
                 if response.message_id is None:  # Discord always returns it for a message
