@@ -48,6 +48,8 @@ class ServerPolicy:
     """A role members need to start games; None lets everyone."""
     embed_colour: int = 0x5865F2
     emoji_set: str = "classic"
+    turn_ping: bool = False
+    """Mention the member to move in a short message when the turn passes to them."""
     mark_x: str = ""
     mark_o: str = ""
     mark_empty: str = ""

@@ -65,6 +65,18 @@ class Store(Protocol):
 
     async def set_game_message(self, game_id: int, message_id: int) -> None: ...
 
+    async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
+        """Make ``new`` the running game's message if it still is ``old`` (a board posted
+        again); False if the game ended or another process moved it first."""
+
+    async def set_ping_message(self, game_id: int, ply: int, message_id: int) -> bool:
+        """Remember the turn ping for the move number ``ply``; False (nothing stored) if the
+        game has moved on or ended since: the ping is stale, delete it."""
+
+    async def take_ping_message(self, game_id: int) -> int | None:
+        """Forget the game's turn ping and return its id (None if there was none): of two
+        processes taking at once, only one gets it, to delete the message."""
+
     async def running_games(self) -> list[Game]: ...
 
     async def running_games_in(self, channel_id: int) -> list[Game]: ...

@@ -15,6 +15,7 @@ from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.responder import NO_MENTIONS, Responder, role_ids
+from bot.discord_ui.turn_pinger import TurnPinger
 from bot.i18n import text
 
 log = logging.getLogger(__name__)
@@ -27,12 +28,14 @@ IN_FLIGHT = 5.0
 
 class GameController:
     def __init__(
-        self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher
-    ) -> None:
+        self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher,
+        pinger: TurnPinger,
+    ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
         self.responder = responder
         self.publisher = publisher
+        self.pinger = pinger
 
     # --- commands -----------------------------------------------------------------------
 
@@ -88,7 +91,7 @@ class GameController:
                         raise
                     if not await self.publisher.message_gone(blocking):
                         raise
-                    await self.games.abandon(blocking.id)
+                    await self._abandon(blocking.id)
 
     async def on_resign_command(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
@@ -97,17 +100,18 @@ class GameController:
                 text("resign.done", interaction.locale), ephemeral=True
             )
             await self.publisher.publish(update)
+            await self.pinger.game_changed(update.game)
 
     async def on_help(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
             rules = await self.games.policies.policy(interaction.guild_id)
             locale = interaction.locale
             default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
+            how = text("help", locale, default=default, challenge=int(rules.challenge_timeout),
+                       turn=int(rules.turn_timeout))  # fmt: skip
             await interaction.response.send_message(
-                text("help", locale, default=default, challenge=int(rules.challenge_timeout),
-                     turn=int(rules.turn_timeout)),
-                ephemeral=True,
-            )  # fmt: skip
+                f"{how}\n\n{text('help.moderation', locale)}", ephemeral=True
+            )
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -125,7 +129,7 @@ class GameController:
             try:
                 update = await self.games.play_turn(
                     click.game_id, click.ply, click.cell, interaction.user.id,
-                    show_early=show_early,
+                    show_early=show_early, message_id=_clicked(interaction),
                 )  # fmt: skip
             except Refusal as refusal:
                 await self._catch_up(interaction, click.game_id, refusal)
@@ -139,11 +143,15 @@ class GameController:
                 )
             else:
                 await self._update_game(interaction, update)
+            await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
-            update = await self.games.resign(interaction.user.id, game_id=game_id)
+            update = await self.games.resign(
+                interaction.user.id, game_id=game_id, message_id=_clicked(interaction)
+            )
             await self._update_game(interaction, update)
+            await self.pinger.game_changed(update.game)
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
@@ -160,6 +168,7 @@ class GameController:
             message_id = interaction.message.id if interaction.message else None
             update = await self.lobby.accept(click.challenge_id, interaction.user.id, message_id)
             await self._update_game(interaction, update)
+            await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
         async with self.responder.answering(interaction):
@@ -239,13 +248,23 @@ class GameController:
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_MESSAGE:  # a moderator deleted the game meanwhile
                 log.warning("message of game %s was deleted", update.game.id)
-                await self.games.abandon(update.game.id)
+                await self._abandon(update.game.id)
                 return
             # The interaction expired before our answer (Discord's 10062): the move is
             # stored, so show it by editing the message itself, or the board would lag.
             log.warning("interaction %s expired before its answer (%s); editing the game "
                         "message instead", interaction.id, exc)  # fmt: skip
             await self.publisher.publish(update)
+
+    async def _abandon(self, game_id: int) -> None:
+        ended = await self.games.abandon(game_id)
+        if ended is not None:
+            await self.pinger.game_changed(ended)
+
+
+def _clicked(interaction: discord.Interaction) -> int | None:
+    """The message whose button was clicked (None for an ephemeral one)."""
+    return interaction.message.id if interaction.message is not None else None
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:

@@ -125,6 +125,14 @@ def refusal_text(refusal: Refusal, locale: object) -> str:
         if name.endswith("_key"):
             params[name.removesuffix("_key")] = text(str(value), locale)
             del params[name]
+    if "member_id" in params:
+        member_id = params.pop("member_id")
+        params["member"] = f"<@{member_id}>" if member_id is not None else ""
+    games = params.pop("games", None)
+    if isinstance(games, list):
+        params["links"] = ", ".join(
+            message_link(g.guild_id, g.channel_id, g.message_id) for g in games
+        )
     if "permission_keys" in params:
         keys = params.pop("permission_keys")
         params["permissions"] = ", ".join(text(str(k), locale) for k in keys)  # type: ignore[attr-defined]

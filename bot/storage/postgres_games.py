@@ -130,6 +130,37 @@ async def set_game_message(conn: Any, game_id: int, message_id: int) -> None:
     await conn.execute("UPDATE games SET message_id = $2 WHERE id = $1", game_id, message_id)
 
 
+async def move_game_message(conn: Any, game_id: int, old: int | None, new: int) -> bool:
+    status = await conn.execute(
+        "UPDATE games SET message_id = $3 WHERE id = $1 AND status = 'running'"
+        " AND message_id IS NOT DISTINCT FROM $2",
+        game_id, old, new,
+    )  # fmt: skip
+    return rowcount(status) == 1
+
+
+async def set_ping_message(conn: Any, game_id: int, ply: int, message_id: int) -> bool:
+    status = await conn.execute(
+        "UPDATE games SET ping_message_id = $3 WHERE id = $1 AND status = 'running'"
+        " AND ply = $2",
+        game_id, ply, message_id,
+    )  # fmt: skip
+    return rowcount(status) == 1
+
+
+async def take_ping_message(conn: Any, game_id: int) -> int | None:
+    """Two takers at once: the second waits for the row lock, re-reads the row, finds no
+    ping any more and returns None, so exactly one of them deletes the message."""
+    value = await conn.fetchval(
+        "WITH old AS (SELECT id, ping_message_id FROM games"
+        " WHERE id = $1 AND ping_message_id IS NOT NULL FOR UPDATE)"
+        " UPDATE games SET ping_message_id = NULL FROM old WHERE games.id = old.id"
+        " RETURNING old.ping_message_id",
+        game_id,
+    )
+    return None if value is None else int(value)
+
+
 async def running_games(conn: Any) -> list[Game]:
     return await games_where(conn, "WHERE status = 'running' ORDER BY id")
 

@@ -138,6 +138,31 @@ def set_game_message(conn: sqlite3.Connection, game_id: int, message_id: int) ->
     conn.execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
 
 
+def move_game_message(conn: sqlite3.Connection, game_id: int, old: int | None, new: int) -> bool:
+    cursor = conn.execute(
+        "UPDATE games SET message_id = ? WHERE id = ? AND status = 'running' AND message_id IS ?",
+        (new, game_id, old),
+    )
+    return cursor.rowcount == 1
+
+
+def set_ping_message(conn: sqlite3.Connection, game_id: int, ply: int, message_id: int) -> bool:
+    cursor = conn.execute(
+        "UPDATE games SET ping_message_id = ? WHERE id = ? AND status = 'running' AND ply = ?",
+        (message_id, game_id, ply),
+    )
+    return cursor.rowcount == 1
+
+
+def take_ping_message(conn: sqlite3.Connection, game_id: int) -> int | None:
+    with transaction(conn):
+        row = conn.execute("SELECT ping_message_id FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        conn.execute("UPDATE games SET ping_message_id = NULL WHERE id = ?", (game_id,))
+        return int(row[0])
+
+
 def running_games(conn: sqlite3.Connection) -> list[Game]:
     return games_where(conn, "WHERE status = 'running' ORDER BY id")
 

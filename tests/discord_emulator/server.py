@@ -369,6 +369,11 @@ class DiscordEmulator(InteractionActions):
                 )
             await asyncio.sleep(0.01)
 
+    async def wait_until_deleted(self, message_id: int | str, timeout: float = 5) -> None:
+        """Wait until the message no longer exists (deleted over REST or a webhook)."""
+        await self._poll(lambda: not self.has_message(message_id), timeout,
+                         f"the deletion of message {message_id}")  # fmt: skip
+
     async def wait_until_ready(self, timeout: float = 10, *, count: int = 1) -> None:
         """Wait until `count` bot sessions have identified and received READY + GUILD_CREATEs.
 

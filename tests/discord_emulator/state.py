@@ -10,9 +10,12 @@ from typing import Any
 DISCORD_EPOCH_MS = 1420070400000
 
 # Permission bits used for @everyone and app_permissions.
+PERM_MANAGE_GUILD = 1 << 5
 PERM_ADD_REACTIONS = 1 << 6
 PERM_VIEW_CHANNEL = 1 << 10
 PERM_SEND_MESSAGES = 1 << 11
+PERM_MANAGE_MESSAGES = 1 << 13
+"""Not in DEFAULT_PERMISSIONS: a moderator's (give it through ``user.permissions``)."""
 PERM_EMBED_LINKS = 1 << 14
 PERM_ATTACH_FILES = 1 << 15
 PERM_READ_MESSAGE_HISTORY = 1 << 16
