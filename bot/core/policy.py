@@ -30,6 +30,12 @@ class ServerPolicy:
     embed_colour: int = 0x5865F2
     emoji_set: str = "classic"
 
+    def in_direct_messages(self) -> ServerPolicy:
+        """This policy in a DM with the bot: no server's admins chose it, and the rules
+        about where in a server and for whom (a channel list, a role) cannot hold there;
+        timeouts, defaults, limits and looks still do."""
+        return replace(self, allowed_channels=(), start_role=None)
+
     def with_overrides(self, overrides: Mapping[str, object]) -> ServerPolicy:
         """This policy with a server's own choices on top; unknown keys (from a newer or
         older bot) are ignored."""
