@@ -14,7 +14,7 @@ from bot.core.service import First, GameService
 from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.responder import NO_MENTIONS, Responder, role_ids
+from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale, role_ids
 from bot.i18n import text
 
 log = logging.getLogger(__name__)
@@ -60,8 +60,7 @@ class GameController:
                 "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
-                "locale": str(interaction.guild_locale.value) if interaction.guild_locale
-                else None,
+                "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
@@ -96,11 +95,16 @@ class GameController:
             rules = await self.games.policies.policy(interaction.guild_id)
             locale = interaction.locale
             default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
-            await interaction.response.send_message(
-                text("help", locale, default=default, challenge=int(rules.challenge_timeout),
-                     turn=int(rules.turn_timeout)),
-                ephemeral=True,
-            )  # fmt: skip
+            message = text(
+                "help",
+                locale,
+                default=default,
+                challenge=int(rules.challenge_timeout),
+                turn=int(rules.turn_timeout),
+            )
+            if interaction.guild_id is None:  # what works here, in a DM with the bot
+                message += "\n\n" + text("help.dm", locale)
+            await interaction.response.send_message(message, ephemeral=True)
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -125,7 +129,7 @@ class GameController:
                 raise
             if shown_early:
                 await interaction.edit_original_response(
-                    **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                    **render_game.game_message(update, public_locale(interaction))._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
             else:
@@ -156,7 +160,7 @@ class GameController:
         async with self.responder.answering(interaction):
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
-                content=render_game.challenge_content(challenge, interaction.guild_locale),
+                content=render_game.challenge_content(challenge, public_locale(interaction)),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
@@ -185,7 +189,7 @@ class GameController:
     async def _send_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             response = await interaction.response.send_message(
-                **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                **render_game.game_message(update, public_locale(interaction))._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
@@ -198,11 +202,11 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        view = render_game.challenge_view(challenge, interaction.guild_locale)
+        view = render_game.challenge_view(challenge, public_locale(interaction))
         assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
-                render_game.challenge_content(challenge, interaction.guild_locale),
+                render_game.challenge_content(challenge, public_locale(interaction)),
                 view=view,
                 allowed_mentions=challenge_mentions(challenge),
             )
@@ -216,7 +220,7 @@ class GameController:
     async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             await interaction.response.edit_message(
-                **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                **render_game.game_message(update, public_locale(interaction))._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:
