@@ -123,7 +123,7 @@ class RecordsService:
         if game_id is None:
             games = await self.store.finished_games_of(guild_id, user_id, limit=1)
             if not games:
-                raise Refusal("review.none")
+                raise Refusal(_none_key("review", guild_id))
             game = games[0]
         else:
             found = await self.store.get_game(game_id)
