@@ -117,6 +117,8 @@ async def test_what_a_dm_refuses_privately(
     dm = emulator.open_dm(alice)
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob}, channel=dm)
     assert res.ephemeral and res.content.startswith(challenge)
+    res = await emulator.invoke(alice, "ttt start", {"open": True}, channel=dm)
+    assert res.ephemeral and res.content.startswith(challenge)
     res = await emulator.invoke(alice, "ttt config", {"turn_timeout": 60}, channel=dm)
     assert res.ephemeral and res.content.startswith(config)
     res = await emulator.invoke(alice, "ttt leaderboard", channel=dm)

@@ -83,7 +83,7 @@ async def test_no_challenges_in_direct_messages(core: Core) -> None:
 
 
 async def test_server_only_rules_do_not_hold_in_direct_messages(make_core) -> None:
-    strict = ServerPolicy(allowed_channels=(CHANNEL,), start_role=7, turn_timeout=45)
+    strict = ServerPolicy(allowed_channels=(CHANNEL,), start_role=7, turn_timeout=45, language="fr")
     core: Core = await make_core(strict)
     elsewhere = core.lobby.start_bot_game(
         guild_id=GUILD, channel_id=CHANNEL + 1, user_id=ALICE, difficulty="easy", first="me",
@@ -94,8 +94,13 @@ async def test_server_only_rules_do_not_hold_in_direct_messages(make_core) -> No
         guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="easy", first="me"
     )
     assert await refusal_of(no_role) == "start.role_required"
-    game = await core.repo.get_game(await dm_game(core, ALICE, ALICE_DM))
-    assert game is not None and game.turn_deadline == core.clock.now + 45  # the rest holds
+    update = await core.lobby.start_bot_game(
+        guild_id=None, channel_id=ALICE_DM, user_id=ALICE, difficulty="easy", first="me",
+        locale="de",
+    )  # fmt: skip
+    game = update.game
+    assert game.locale == "de"  # the member's language, not the default one for servers
+    assert game.turn_deadline == core.clock.now + 45  # the rest holds
     # one game at a time in a DM channel, as in a server channel
     assert await refusal_of(dm_game(core, ALICE, ALICE_DM)) == "start.busy_game"
     await core.games.resign(ALICE, game_id=game.id)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from bot.core.policy import Marks
 from engine import Board
 
 Mark = Literal["X", "O"]
@@ -171,4 +172,4 @@ class GameUpdate:
     marks the game's server chose. Controllers render this and ask nothing more."""
 
     game: Game
-    emoji_set: str = "classic"
+    marks: Marks = field(default_factory=Marks)

@@ -43,13 +43,19 @@ class GameController:
         difficulty: str | None,
         first: First,
         size: int | None = None,
+        *,
+        open_challenge: bool = False,
     ) -> None:
         async with self.responder.answering(interaction):
             if interaction.channel_id is None:
                 raise Refusal("start.not_in_guild")
+            if open_challenge and opponent is not None:
+                raise Refusal("start.open_and_named")
             self.responder.require_channel_permissions(interaction)
             rules = await self.games.policies.policy(interaction.guild_id)
-            vs_bot = opponent is None or opponent.id == self.games.bot_user_id
+            vs_bot = not open_challenge and (
+                opponent is None or opponent.id == self.games.bot_user_id
+            )
             if opponent is not None and not vs_bot:
                 if opponent.bot:
                     raise Refusal("start.other_bot", name=opponent.display_name)
@@ -64,12 +70,13 @@ class GameController:
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
-                    if opponent is None or vs_bot:
+                    if vs_bot:
                         level = difficulty or rules.default_difficulty
                         update = await self.lobby.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
                         await self._send_game(interaction, update)
                     else:
-                        challenge = await self.lobby.challenge(**where, opponent_id=opponent.id)  # type: ignore[arg-type]
+                        named = opponent.id if opponent is not None else None
+                        challenge = await self.lobby.challenge(**where, opponent_id=named)  # type: ignore[arg-type]
                         await self._send_challenge(interaction, challenge)
                     return
                 except Refusal as refusal:
@@ -129,7 +136,9 @@ class GameController:
                 raise
             if shown_early:
                 await interaction.edit_original_response(
-                    **render_game.game_message(update, public_locale(interaction))._asdict(),
+                    **render_game.game_message(
+                        update, update.game.locale or public_locale(interaction)
+                    )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
             else:
@@ -160,7 +169,9 @@ class GameController:
         async with self.responder.answering(interaction):
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
-                content=render_game.challenge_content(challenge, public_locale(interaction)),
+                content=render_game.challenge_content(
+                    challenge, challenge.locale or public_locale(interaction)
+                ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
@@ -189,7 +200,9 @@ class GameController:
     async def _send_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             response = await interaction.response.send_message(
-                **render_game.game_message(update, public_locale(interaction))._asdict(),
+                **render_game.game_message(
+                    update, update.game.locale or public_locale(interaction)
+                )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
@@ -202,11 +215,13 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        view = render_game.challenge_view(challenge, public_locale(interaction))
+        view = render_game.challenge_view(challenge, challenge.locale or public_locale(interaction))
         assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
-                render_game.challenge_content(challenge, public_locale(interaction)),
+                render_game.challenge_content(
+                    challenge, challenge.locale or public_locale(interaction)
+                ),
                 view=view,
                 allowed_mentions=challenge_mentions(challenge),
             )
@@ -220,7 +235,9 @@ class GameController:
     async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             await interaction.response.edit_message(
-                **render_game.game_message(update, public_locale(interaction))._asdict(),
+                **render_game.game_message(
+                    update, update.game.locale or public_locale(interaction)
+                )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:

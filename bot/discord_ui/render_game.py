@@ -7,12 +7,12 @@ from typing import NamedTuple
 import discord
 
 from bot.core.models import Challenge, Game, GameUpdate
-from bot.core.policy import EMOJI_SETS
+from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.discord_ui import custom_ids
 from bot.i18n import text
 
-MARK_EMOJI = {"X": "❌", "O": "⭕"}
+CLASSIC = Marks()
 
 
 class Unlistened(discord.ui.View):
@@ -27,12 +27,6 @@ class Unlistened(discord.ui.View):
         return True
 
 
-def marks(emoji_set: str) -> dict[str, str]:
-    """The emoji for X and O in one of the settings' sets (classic when unknown)."""
-    return dict(zip("XO", EMOJI_SETS.get(emoji_set, EMOJI_SETS["classic"]), strict=True))
-
-
-EMPTY_EMOJI = "⬜"
 EMPTY_LABEL = "\u200b"  # a button needs a label or an emoji; empty squares show neither
 MAX_ROWS = 5  # Discord's limit of action rows per message
 
@@ -55,16 +49,16 @@ def player_name(game: Game, mark: str, locale: object = None) -> str:
     return f"<@{game.player(mark)}>"
 
 
-def grid(game: Game, emoji: dict[str, str] = MARK_EMOJI) -> str:
+def grid(game: Game, marks: Marks = CLASSIC) -> str:
     board = game.board
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
-        rows.append("".join(emoji.get(board[c] or "", EMPTY_EMOJI) for c in cells))
+        rows.append("".join(marks.of(board[c]) for c in cells))
     return "\n".join(rows)
 
 
-def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_EMOJI) -> str:
+def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
     board = game.board
     if game.running:
         mover = board.to_move
@@ -75,7 +69,7 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             "game.turn",
             locale,
             player=player_name(game, mover, locale),
-            mark=emoji[mover],
+            mark=marks.of(mover),
             deadline=deadline,
         )
     outcome = game.outcome
@@ -95,7 +89,9 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             winner=player_name(game, winner, locale),
         )
     key = "game.won" if game.k == 3 else "game.won_k"
-    return text(key, locale, player=player_name(game, winner, locale), mark=emoji[winner], k=game.k)
+    return text(
+        key, locale, player=player_name(game, winner, locale), mark=marks.of(winner), k=game.k
+    )
 
 
 class GameMessage(NamedTuple):
@@ -106,24 +102,22 @@ class GameMessage(NamedTuple):
 def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     """Content and buttons of a game message."""
     return GameMessage(
-        game_content(update.game, locale, update.emoji_set),
-        game_view(update.game, locale, update.emoji_set),
+        game_content(update.game, locale, update.marks),
+        game_view(update.game, locale, update.marks),
     )
 
 
-def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:
-    emoji = marks(emoji_set)
-    header = text(
-        "game.vs", locale, x=player_name(game, "X", locale), o=player_name(game, "O", locale)
-    )
-    return f"{header}\n{grid(game, emoji)}\n{status_line(game, locale, emoji)}"
+def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
+    header = text("game.vs", locale, x=player_name(game, "X", locale), mark_x=marks.x,
+                  o=player_name(game, "O", locale), mark_o=marks.o)  # fmt: skip
+    return f"{header}\n{grid(game, marks)}\n{status_line(game, locale, marks)}"
 
 
-def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> discord.ui.View:
+def game_view(game: Game, locale: object = None, marks: Marks = CLASSIC) -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
     the game runs, Rematch and Review buttons after, when a row is free for them."""
-    board, emoji = game.board, marks(emoji_set)
+    board = game.board
     won = game.outcome is not None and game.outcome.reason == "line"
     winning = set(board.winning_line() or ()) if won else set()
     view = Unlistened()
@@ -134,7 +128,7 @@ def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> 
                 custom_id=custom_ids.cell(game.id, game.ply, cell),
                 style=discord.ButtonStyle.success if cell in winning
                 else discord.ButtonStyle.secondary,
-                emoji=emoji[mark] if mark else None,
+                emoji=marks.of(mark) if mark else None,
                 label=None if mark else EMPTY_LABEL,
                 disabled=mark is not None or not game.running,
                 row=cell // board.size,
@@ -163,6 +157,13 @@ def _action(
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
+    board = text(f"choice.size.{challenge.size}", locale)
+    if challenge.opponent_id is None:  # open to anyone in the channel
+        key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
+            challenge.status, "challenge.open"
+        )
+        return text(key, locale, challenger=challenger, board=board,
+                    deadline=relative_time(challenge.expires_at))  # fmt: skip
     if challenge.status == "declined":
         return text("challenge.declined", locale, challenger=challenger, opponent=opponent)
     if challenge.status == "expired":
@@ -178,11 +179,14 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
 
 
 def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:
-    """Accept and Decline while the challenge is pending; no buttons once it is closed."""
+    """Accept and Decline while the challenge is pending (Withdraw, for the challenger of
+    an open one); no buttons once it is closed."""
     if not challenge.pending:
         return None
     view = Unlistened()
-    accept, decline = text("button.accept", locale), text("button.decline", locale)
+    accept = text("button.accept", locale)
+    decline = text("button.withdraw" if challenge.opponent_id is None else "button.decline",
+                   locale)  # fmt: skip
     Style = discord.ButtonStyle
     view.add_item(_action(custom_ids.accept(challenge.id), accept, Style.success))
     view.add_item(_action(custom_ids.decline(challenge.id), decline, Style.danger))

@@ -99,22 +99,31 @@ async def get_game(conn: Any, game_id: int) -> Game | None:
 
 async def save_game(conn: Any, game: Game, expected_ply: int) -> None:
     """The compare-and-set on the ply: the UPDATE locks the row, and a writer that waited
-    for another re-reads it, finds the ply moved on and changes nothing."""
-    p = game_params(game)
+    for another re-reads it, finds the ply moved on and changes nothing. A game that goes
+    on is that one statement (atomic by itself: one round trip, not three); a finished
+    one changes the records in the same transaction."""
+    if game.running:
+        await _update_game(conn, game, expected_ply)
+        return
     async with conn.transaction():
-        status = await conn.execute(
-            "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
-            " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
-            " finished_at = $11, stopped_by = $12, claimed_until = NULL"
-            " WHERE id = $1 AND status = 'running' AND ply = $2",
-            game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
-            p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
-            p["finished_at"], p["stopped_by"],
-        )  # fmt: skip
-        if rowcount(status) != 1:
-            raise Conflict(f"game {game.id} changed before this write")
-        if not game.running:  # the game and its records change together
-            await apply_result(conn, game)
+        await _update_game(conn, game, expected_ply)
+        await apply_result(conn, game)
+
+
+async def _update_game(conn: Any, game: Game, expected_ply: int) -> None:
+    """Raises: Conflict: the stored game is no longer running at ``expected_ply``."""
+    p = game_params(game)
+    status = await conn.execute(
+        "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
+        " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
+        " finished_at = $11, stopped_by = $12, claimed_until = NULL"
+        " WHERE id = $1 AND status = 'running' AND ply = $2",
+        game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
+        p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
+        p["finished_at"], p["stopped_by"],
+    )  # fmt: skip
+    if rowcount(status) != 1:
+        raise Conflict(f"game {game.id} changed before this write")
 
 
 async def set_game_message(conn: Any, game_id: int, message_id: int) -> None:
