@@ -132,8 +132,8 @@ class Game:
         else:
             member = self.player_o if self.bot_side == "X" else self.player_x
             players = f"member {member} vs the bot ({self.difficulty}, {self.bot_side})"
-        return (f"server {self.guild_id}, channel {self.channel_id}, {players}, "
-                f"{self.size}×{self.size}")  # fmt: skip
+        where = f"server {self.guild_id}" if self.guild_id is not None else "a DM"
+        return f"{where}, channel {self.channel_id}, {players}, {self.size}×{self.size}"
 
     def with_changes(self, **changes: object) -> Game:
         return replace(self, **changes)  # type: ignore[arg-type]
