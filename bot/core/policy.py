@@ -67,6 +67,13 @@ class ServerPolicy:
         """The language everyone in the server reads the bot's public messages in."""
         return self.language or guild_locale
 
+    def in_direct_messages(self) -> ServerPolicy:
+        """This policy in a DM with the bot: no server's admins chose it, and the rules
+        about where in a server and for whom (a channel list, a role) cannot hold there;
+        nor does a language for everyone (only the member reads the board: in their own
+        language). Timeouts, defaults, limits and marks still do."""
+        return replace(self, allowed_channels=(), start_role=None, language="")
+
     def with_overrides(self, overrides: Mapping[str, object]) -> ServerPolicy:
         """This policy with a server's own choices on top; unknown keys (from a newer or
         older bot) are ignored."""

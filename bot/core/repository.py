@@ -117,11 +117,13 @@ class Store(Protocol):
 
     # --- records ---
     async def finished_games_of(
-        self, guild_id: int, user_id: int, limit: int | None = None
+        self, guild_id: int | None, user_id: int, limit: int | None = None
     ) -> list[Game]:
-        """A member's finished games in a server, newest first."""
+        """A member's finished games in a server (None: in direct messages with the bot),
+        newest first."""
 
-    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]: ...
+    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
+        """The top of a records scope (a server's id, or ``DM_SCOPE``), by rating."""
 
     async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
         """A member's place on the server's leaderboard (1 = top), or None if unrated."""

@@ -16,6 +16,7 @@ from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.responder import server_only
 from bot.i18n import text
 
 
@@ -47,7 +48,11 @@ SIZE_CHOICES: list[app_commands.Choice[int]] = [
 ]
 
 
-@app_commands.guild_only()
+# Servers and the bot's DMs (where a member plays the bot); installed to servers only: a
+# user install would reach servers the bot is not in. Discord applies contexts to the
+# whole group: the subcommands meaningless in a DM say so there (``server_only``).
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
+@app_commands.allowed_installs(guilds=True, users=False)
 class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController,
@@ -101,6 +106,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._moderation.on_board(interaction)
 
     @app_commands.command(name=name("stop"), description=L("cmd.stop"))
+    @server_only
     @app_commands.rename(member=name("member"))
     @app_commands.describe(member=L("cmd.stop.member"))
     async def stop(
@@ -117,6 +123,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._records.on_stats(interaction, member)
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
+    @server_only
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         await self._records.on_leaderboard(interaction)
 
@@ -137,6 +144,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._records.on_forget(interaction)
 
     @app_commands.command(name=name("config"), description=L("cmd.config"))
+    @server_only
     @app_commands.rename(
         challenge_timeout=name("challenge_timeout"), turn_timeout=name("turn_timeout"),
         difficulty=name("difficulty"), size=name("size"), allow_channel=name("allow_channel"),

@@ -20,8 +20,8 @@ class ConfigController:
 
     async def on_config(self, interaction: discord.Interaction, **options: object) -> None:
         async with self.responder.answering(interaction):
-            if interaction.guild_id is None:
-                raise Refusal("start.not_in_guild")
+            if interaction.guild_id is None:  # the command is server_only: never in a DM
+                raise Refusal("dm.server_only", group_key="name.ttt", command_key="name.config")
             if not interaction.permissions.manage_guild:
                 raise Refusal("config.not_admin")
             current = await self.policies.policy(interaction.guild_id)

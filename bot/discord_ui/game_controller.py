@@ -14,7 +14,7 @@ from bot.core.service import First, GameService
 from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.responder import NO_MENTIONS, Responder, role_ids
+from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale, role_ids
 from bot.discord_ui.turn_pinger import TurnPinger
 from bot.i18n import text
 
@@ -69,8 +69,7 @@ class GameController:
                 "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
-                "locale": str(interaction.guild_locale.value) if interaction.guild_locale
-                else None,
+                "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
@@ -107,11 +106,13 @@ class GameController:
             rules = await self.games.policies.policy(interaction.guild_id)
             locale = interaction.locale
             default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
-            how = text("help", locale, default=default, challenge=int(rules.challenge_timeout),
-                       turn=int(rules.turn_timeout))  # fmt: skip
-            await interaction.response.send_message(
-                f"{how}\n\n{text('help.moderation', locale)}", ephemeral=True
-            )
+            timeouts = {"challenge": int(rules.challenge_timeout), "turn": int(rules.turn_timeout)}
+            message = text("help", locale, default=default, **timeouts)
+            if interaction.guild_id is None:  # what works here, in a DM with the bot
+                message += "\n\n" + text("help.dm", locale)
+            else:
+                message += "\n\n" + text("help.moderation", locale)
+            await interaction.response.send_message(message, ephemeral=True)
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -137,7 +138,7 @@ class GameController:
             if shown_early:
                 await interaction.edit_original_response(
                     **render_game.game_message(
-                        update, update.game.locale or interaction.guild_locale
+                        update, update.game.locale or public_locale(interaction)
                     )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
@@ -175,7 +176,7 @@ class GameController:
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
                 content=render_game.challenge_content(
-                    challenge, challenge.locale or interaction.guild_locale
+                    challenge, challenge.locale or public_locale(interaction)
                 ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
@@ -206,7 +207,7 @@ class GameController:
         try:
             response = await interaction.response.send_message(
                 **render_game.game_message(
-                    update, update.game.locale or interaction.guild_locale
+                    update, update.game.locale or public_locale(interaction)
                 )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
@@ -220,12 +221,12 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        view = render_game.challenge_view(challenge, challenge.locale or interaction.guild_locale)
+        view = render_game.challenge_view(challenge, challenge.locale or public_locale(interaction))
         assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
                 render_game.challenge_content(
-                    challenge, challenge.locale or interaction.guild_locale
+                    challenge, challenge.locale or public_locale(interaction)
                 ),
                 view=view,
                 allowed_mentions=challenge_mentions(challenge),
@@ -241,7 +242,7 @@ class GameController:
         try:
             await interaction.response.edit_message(
                 **render_game.game_message(
-                    update, update.game.locale or interaction.guild_locale
+                    update, update.game.locale or public_locale(interaction)
                 )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )

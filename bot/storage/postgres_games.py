@@ -17,7 +17,7 @@ import asyncpg  # type: ignore[import-untyped]
 
 from bot.core.models import Challenge, Game
 from bot.core.repository import Conflict
-from bot.storage.postgres_records import FINISHED_GAMES_WHERE, apply_result
+from bot.storage.postgres_records import apply_result, finished_games_where
 from bot.storage.sqlite_games import GAME_COLUMNS, game_from_row, game_params
 
 CLAIM_SECONDS = 30.0
@@ -68,10 +68,10 @@ async def games_where(conn: Any, where: str, *args: Any) -> list[Game]:
 
 
 async def finished_games_of(
-    conn: Any, guild_id: int, user_id: int, limit: int | None
+    conn: Any, guild_id: int | None, user_id: int, limit: int | None
 ) -> list[Game]:
-    """A member's finished games in a server, newest first."""
-    return await games_where(conn, FINISHED_GAMES_WHERE, guild_id, user_id, limit)
+    """A member's finished games in a server (None: in direct messages), newest first."""
+    return await games_where(conn, finished_games_where(guild_id), guild_id, user_id, limit)
 
 
 async def insert_game(conn: Any, game: Game) -> Game:

@@ -89,9 +89,9 @@ def games_where(conn: sqlite3.Connection, where: str, params: Any = ()) -> list[
 
 
 def finished_games_of(
-    conn: sqlite3.Connection, guild_id: int, user_id: int, limit: int | None
+    conn: sqlite3.Connection, guild_id: int | None, user_id: int, limit: int | None
 ) -> list[Game]:
-    """A member's finished games in a server, newest first."""
+    """A member's finished games in a server (None: in direct messages), newest first."""
     where, params = finished_games_where(guild_id, user_id, limit)
     return games_where(conn, where, params)
 

@@ -93,7 +93,7 @@ class SqlStore:
 
     # --- records ---
     async def finished_games_of(
-        self, guild_id: int, user_id: int, limit: int | None = None
+        self, guild_id: int | None, user_id: int, limit: int | None = None
     ) -> list[Game]:
         return await self._call(self.games.finished_games_of, guild_id, user_id, limit)
 
