@@ -130,6 +130,7 @@ class Settings:
             emoji_set=_member(get("TTT_EMOJI_SET"), "TTT_EMOJI_SET", tuple(EMOJI_SETS),
                               rules.emoji_set),
             hints=_flag(get("TTT_HINTS"), "TTT_HINTS", rules.hints),
+            turn_ping=_flag(get("TTT_TURN_PING"), "TTT_TURN_PING", rules.turn_ping),
             language=_language(get("TTT_LANGUAGE")),
             **_marks(get("TTT_MARKS")),
         )  # fmt: skip

@@ -42,6 +42,14 @@ def relative_time(timestamp: float) -> str:
     return f"<t:{int(timestamp)}:R>"
 
 
+def server_locale(client: discord.Client, target: Game | Challenge) -> object:
+    """The server's language as stored with a game or challenge, for messages shown
+    without an interaction: this process may not run the shard of its server, and then
+    has no cached guild to ask."""
+    guild = client.get_guild(target.guild_id) if target.guild_id else None
+    return target.locale or (guild.preferred_locale if guild else None)
+
+
 def player_name(game: Game, mark: str, locale: object = None) -> str:
     if game.bot_side == mark:
         level = text(f"choice.difficulty.{game.difficulty}", locale)
@@ -76,6 +84,8 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
         return text("game.abandoned", locale)
+    if outcome.reason == "stopped":
+        return text("game.stopped", locale, moderator=f"<@{game.stopped_by}>")
     if outcome.winner is None:
         return text("game.draw", locale)
     winner = outcome.winner
@@ -107,6 +117,22 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     )
 
 
+def retired_message(update: GameUpdate, live_link: str, locale: object = None) -> GameMessage:
+    """A board that was posted again: as it was, every button off, and a line pointing to
+    the live one."""
+    content, view = game_message(update, locale)
+    for item in view.walk_children():
+        if isinstance(item, discord.ui.Button):
+            item.disabled = True
+    return GameMessage(f"{content}\n{text('repost.moved', locale, link=live_link)}", view)
+
+
+def turn_ping(game: Game, member_id: int, locale: object = None) -> str:
+    """The short message that mentions the member to move and links the board."""
+    link = message_link(game.guild_id, game.channel_id, game.message_id)
+    return text("ping.turn", locale, player=f"<@{member_id}>", link=link)
+
+
 def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
     header = text("game.vs", locale, x=player_name(game, "X", locale), mark_x=marks.x,
                   o=player_name(game, "O", locale), mark_o=marks.o)  # fmt: skip
@@ -119,8 +145,8 @@ def game_view(
 ) -> discord.ui.View:
     """The board as buttons, row-major: taken squares show their mark and are disabled; at
     the end every square is disabled and the winning line is green. A Resign button while
-    the game runs (and Hint against the bot, where the server allows hints), Rematch and
-    Review buttons after, when a row is free for them."""
+    the game runs (and Hint against the bot, where the server allows hints), Rematch
+    (unless a moderator ended it) and Review buttons after, when a row is free for them."""
     board = game.board
     won = game.outcome is not None and game.outcome.reason == "line"
     winning = set(board.winning_line() or ()) if won else set()
@@ -149,8 +175,9 @@ def game_view(
                     _action(custom_ids.hint(game.id, game.ply), label, Style.secondary, row)
                 )
         else:
-            label = text("button.rematch", locale)
-            view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))
+            if game.stopped_by is None:  # a game a moderator ended is not offered again
+                label = text("button.rematch", locale)
+                view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))
             if reviewable(game):
                 label = text("button.review", locale)
                 view.add_item(_action(custom_ids.review(game.id), label, Style.secondary, row))
