@@ -30,7 +30,8 @@ class Publisher:
         # shard of its server, and then has no cached guild to ask
         guild = self.client.get_guild(target.guild_id) if target.guild_id else None
         locale: object = target.locale or (guild.preferred_locale if guild else None)
-        view: discord.ui.View | None
+        content: str | None  # None for a 5×5 layout: an edit then clears the text
+        view: discord.ui.View | discord.ui.LayoutView | None
         if isinstance(item, GameUpdate):
             content, view = render_game.game_message(item, locale)
         else:
@@ -43,6 +44,8 @@ class Publisher:
                 # channel still has to learn what happened, so say it in a new message.
                 if view is None:
                     sent = await channel.send(content=content, allowed_mentions=NO_MENTIONS)
+                elif isinstance(view, discord.ui.LayoutView):
+                    sent = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
                 else:
                     sent = await channel.send(
                         content=content, view=view, allowed_mentions=NO_MENTIONS
