@@ -122,7 +122,7 @@ class TTTBot(commands.Bot):
         records = RecordsController(
             RecordsService(repo, self.user.id, self.review), games.policies, responder
         )
-        config = ConfigController(games.policies, responder)
+        config = ConfigController(games.policies, responder, self)
         self.games = games
         self.router = ComponentRouter(game_controller, records, responder)
         if settings.health_port is not None:

@@ -12,7 +12,15 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from bot.core.policy import DIFFICULTIES, EMOJI_SETS, SIZES, ServerPolicy, parse_colour
+from bot.core.policy import (
+    DIFFICULTIES,
+    EMOJI_SETS,
+    LANGUAGES,
+    SIZES,
+    ServerPolicy,
+    parse_colour,
+    parse_mark,
+)
 
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 LOG_FORMATS = ("text", "json")
@@ -121,6 +129,8 @@ class Settings:
             embed_colour=_colour(get("TTT_EMBED_COLOUR"), rules.embed_colour),
             emoji_set=_member(get("TTT_EMOJI_SET"), "TTT_EMOJI_SET", tuple(EMOJI_SETS),
                               rules.emoji_set),
+            language=_language(get("TTT_LANGUAGE")),
+            **_marks(get("TTT_MARKS")),
         )  # fmt: skip
         database_url = get("TTT_DATABASE_URL")
         if database_url is not None and not database_url.startswith(
@@ -219,6 +229,30 @@ def _member(raw: str | None, name: str, allowed: tuple[str, ...], default: str) 
     if raw.lower() not in allowed:
         raise SettingsError(f"{name} must be one of {', '.join(allowed)}, got {raw!r}")
     return raw.lower()
+
+
+def _language(raw: str | None) -> str:
+    """TTT_LANGUAGE: one of the catalogs' languages, any case; empty: each server's own."""
+    if not raw:
+        return ""
+    for language in LANGUAGES:
+        if raw.lower() == language.lower():
+            return language
+    raise SettingsError(f"TTT_LANGUAGE must be one of {', '.join(LANGUAGES)}, got {raw!r}")
+
+
+def _marks(raw: str | None) -> dict[str, str]:
+    """TTT_MARKS: the emoji for X, O and an empty square, separated by spaces."""
+    if not raw:
+        return {}
+    parts = raw.split()
+    marks = [parse_mark(part) for part in parts]
+    if len(parts) != 3 or None in marks or len(set(parts)) != 3:
+        raise SettingsError(
+            f"TTT_MARKS must be three different emoji for X, O and an empty square, separated "
+            f"by spaces (like ❌ ⭕ ⬜), got {raw!r}"
+        )
+    return dict(zip(("mark_x", "mark_o", "mark_empty"), parts, strict=True))
 
 
 def _flag(raw: str | None, name: str, default: bool) -> bool:

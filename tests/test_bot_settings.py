@@ -18,6 +18,10 @@ from discord_emulator import DiscordEmulator, buttons, find_button
         ("TTT_ONE_GAME_PER_MEMBER", "maybe"),
         ("TTT_ALLOWED_CHANNELS", "123,general"),
         ("TTT_START_COOLDOWN", "-1"),
+        ("TTT_LANGUAGE", "klingon"),
+        ("TTT_MARKS", "❌ ⭕"),
+        ("TTT_MARKS", "❌ ❌ ⬜"),
+        ("TTT_MARKS", "X O ."),
     ],
 )
 def test_malformed_server_settings_name_themselves(name: str, value: str) -> None:
@@ -42,6 +46,12 @@ def test_server_settings_parse() -> None:
     )  # fmt: skip
     assert policy.one_game_per_member and policy.start_cooldown == 30.0
     assert Settings.from_env({"DISCORD_TOKEN": TOKEN}).policy.games_per_channel == 1
+    look = Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_LANGUAGE": "PT-br",
+                              "TTT_MARKS": "🐱 <:dog:123456789012345678> ⬛"}).policy  # fmt: skip
+    assert look.language == "pt-BR" and look.public_locale("en-US") == "pt-BR"
+    assert (look.marks.x, look.marks.o, look.marks.empty) == (
+        "🐱", "<:dog:123456789012345678>", "⬛",
+    )  # fmt: skip
 
 
 async def start(emu: DiscordEmulator, user, channel=None, **options):

@@ -43,6 +43,7 @@ class Lobby:
             Refusal: the server's start rules say no (see :func:`check_start`).
         """
         policy = await self.policies.policy(guild_id)
+        locale = policy.public_locale(locale)
         human_x = self._first_is_me(first)
         human, bot = (user_id, self.games.bot_user_id)
         game = rules.new_game(
@@ -65,11 +66,12 @@ class Lobby:
         return await self.games.update(game)
 
     async def challenge(
-        self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int,
+        self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int | None,
         first: First, size: int = 3, rematch_of: int | None = None,
         role_ids: Collection[int] = (), locale: str | None = None,
     ) -> Challenge:  # fmt: skip
-        """Challenge a member; it waits for their answer until it expires.
+        """Challenge a member, or anyone in the channel (``opponent_id`` None: an open
+        challenge); it waits for an answer until it expires.
 
         Raises:
             Refusal: a self-challenge, or the server's start rules say no.
@@ -77,6 +79,7 @@ class Lobby:
         if opponent_id == user_id:
             raise Refusal("start.self")
         policy = await self.policies.policy(guild_id)
+        locale = policy.public_locale(locale)
         x_player: XChoice = (
             "challenger" if first == "me" else "opponent" if first == "opponent" else "random"
         )
@@ -103,20 +106,28 @@ class Lobby:
     # --- challenges ---------------------------------------------------------------------
 
     async def accept(self, challenge_id: int, user_id: int, message_id: int | None) -> GameUpdate:
-        """The challenged member accepts: the game starts on the challenge's message.
+        """The challenged member (anyone but the challenger, for an open challenge)
+        accepts: the game starts on the challenge's message. Of two members accepting an
+        open challenge at once, the first stored plays; the other is told it is closed.
 
         Raises:
-            Refusal: not the challenged member, or the challenge is closed.
+            Refusal: not the challenged member, one's own open challenge, or the
+                challenge is closed.
         """
-        challenge = await self._open_challenge(challenge_id, user_id)
+        challenge = await self._pending(challenge_id)
+        if challenge.opponent_id is None and user_id == challenge.challenger_id:
+            raise Refusal("challenge.own")
+        if challenge.opponent_id not in (None, user_id):
+            raise Refusal("challenge.not_for_you", opponent=f"<@{challenge.opponent_id}>")
         if challenge.x_player == "random":
             challenger_x = self.rng.random() < 0.5
         else:
             challenger_x = challenge.x_player == "challenger"
         now = self.clock()
         game = rules.accepted_game(
-            challenge, challenger_x=challenger_x, now=now, message_id=message_id
-        )
+            challenge, accepted_by=user_id, challenger_x=challenger_x, now=now,
+            message_id=message_id,
+        )  # fmt: skip
         policy = await self.policies.policy(challenge.guild_id)
         game = rules.start_clock(game, now, policy.turn_timeout)
         try:
@@ -128,8 +139,16 @@ class Lobby:
         return await self.games.update(game)
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
-        """Raises: Refusal: not the challenged member, or the challenge is closed."""
-        challenge = await self._open_challenge(challenge_id, user_id)
+        """The challenged member declines; an open challenge is withdrawn by its challenger.
+
+        Raises:
+            Refusal: someone else, or the challenge is closed.
+        """
+        challenge = await self._pending(challenge_id)
+        if challenge.opponent_id is None and user_id != challenge.challenger_id:
+            raise Refusal("challenge.only_challenger", challenger=f"<@{challenge.challenger_id}>")
+        if challenge.opponent_id not in (None, user_id):
+            raise Refusal("challenge.not_for_you", opponent=f"<@{challenge.opponent_id}>")
         try:
             await self.repo.close_challenge(challenge, "declined")
         except Conflict:
@@ -145,12 +164,11 @@ class Lobby:
             return None
         return challenge.with_changes(status="expired")
 
-    async def _open_challenge(self, challenge_id: int, user_id: int) -> Challenge:
+    async def _pending(self, challenge_id: int) -> Challenge:
+        """Raises: Refusal: the challenge is unknown, answered or past its time."""
         challenge = await self.repo.get_challenge(challenge_id)
         if challenge is None or not challenge.pending:
             raise Refusal("challenge.closed")
-        if user_id != challenge.opponent_id:
-            raise Refusal("challenge.not_for_you", opponent=f"<@{challenge.opponent_id}>")
         if challenge.expires_at <= self.clock():
             raise Refusal("challenge.closed")
         return challenge

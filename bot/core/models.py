@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
+from bot.core.policy import Marks
 from engine import Board
 
 Mark = Literal["X", "O"]
-EndReason = Literal["line", "draw", "resign", "timeout", "abandoned"]
+EndReason = Literal["line", "draw", "resign", "timeout", "abandoned", "stopped"]
 ChallengeStatus = Literal["pending", "accepted", "declined", "expired"]
 XChoice = Literal["challenger", "opponent", "random"]
 
@@ -32,8 +33,9 @@ class Outcome:
 
     @property
     def result(self) -> Literal["X", "O", "draw"] | None:
-        """The winner, ``"draw"``, or None when the game was abandoned (no result)."""
-        if self.reason == "abandoned":
+        """The winner, ``"draw"``, or None when the game was abandoned or stopped by a
+        moderator (no result)."""
+        if self.reason in ("abandoned", "stopped"):
             return None
         return self.winner or "draw"
 
@@ -68,6 +70,13 @@ class Game:
     locale: str | None = None
     """The server's language when the game started (Discord's guild_locale), for the
     messages a process shows without an interaction, possibly for another shard's server."""
+    hinted: bool = False
+    """A hint was shown in it: it does not count towards the best records."""
+    ping_message_id: int | None = None
+    """The message that mentions the player to move (a server's turn ping), deleted when
+    the turn passes."""
+    stopped_by: int | None = None
+    """The moderator who ended it (``Outcome("stopped")``)."""
 
     @property
     def board(self) -> Board:
@@ -124,7 +133,8 @@ class Challenge:
     channel_id: int
     message_id: int | None
     challenger_id: int
-    opponent_id: int
+    opponent_id: int | None
+    """None for an open challenge: anyone in the channel but the challenger may accept."""
     x_player: XChoice
     size: int
     k: int
@@ -149,4 +159,4 @@ class GameUpdate:
     marks the game's server chose. Controllers render this and ask nothing more."""
 
     game: Game
-    emoji_set: str = "classic"
+    marks: Marks = field(default_factory=Marks)

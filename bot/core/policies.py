@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
-from bot.core.policy import BOUNDS, CHOICES, LABELS, ServerPolicy
+from bot.core.policy import BOUNDS, CHOICES, LABELS, MARK_SETTINGS, ServerPolicy, parse_mark
 from bot.core.refusals import Refusal
 from bot.core.repository import POLICY_TOPIC, Repository
 
@@ -52,7 +52,8 @@ class PolicyBook:
 
         Raises:
             Refusal: ``config.out_of_range``, a value outside its bounds or choices;
-                nothing is stored then.
+                ``config.bad_mark``, a mark that is not one emoji; ``config.marks_same``,
+                two of X, O and the empty square alike. Nothing is stored then.
         """
         for name, value in changes.items():
             if value is not None:
@@ -64,6 +65,9 @@ class PolicyBook:
             for name, value in changes.items():
                 if value is None:
                     overrides.pop(name, None)
+            marks = self.defaults.with_overrides(overrides).marks
+            if len({marks.x, marks.o, marks.empty}) < 3:
+                raise Refusal("config.marks_same", x=marks.x, o=marks.o, empty=marks.empty)
             await tx.set_guild_overrides(guild_id, overrides)
         self._cache.pop(guild_id, None)
         await self._store.notify(POLICY_TOPIC, str(guild_id))
@@ -81,6 +85,9 @@ def check(name: str, value: object) -> None:
         ):
             raise Refusal("config.out_of_range", setting_key=LABELS[name], low=low, high=high,
                           value=value)  # fmt: skip
+    elif name in MARK_SETTINGS:
+        if not isinstance(value, str) or parse_mark(value) != value:
+            raise Refusal("config.bad_mark", value=str(value)[:40])
     elif name in CHOICES and value not in CHOICES[name]:
         choices = CHOICES[name]
         raise Refusal("config.out_of_range", setting_key=LABELS[name], low=choices[0],

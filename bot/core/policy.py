@@ -4,6 +4,8 @@ override them with /ttt config (see :class:`bot.core.policies.PolicyBook`)."""
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
@@ -11,6 +13,23 @@ DIFFICULTIES = ("easy", "medium", "hard", "unbeatable")
 SIZES = (3, 4, 5)
 EMOJI_SETS = {"classic": ("❌", "⭕"), "hearts": ("❤️", "💙"), "animals": ("🐱", "🐶"),
               "fruit": ("🍎", "🍐")}  # fmt: skip
+EMPTY_MARK = "⬜"
+LANGUAGES = ("en", "de", "es", "fr", "pt-BR")
+"""The languages a server may choose for its public messages (the catalogs')."""
+MARK_SETTINGS = ("mark_x", "mark_o", "mark_empty")
+
+
+@dataclass(frozen=True, slots=True)
+class Marks:
+    """What a board shows for X, O and an empty square: Unicode emoji, or a server's
+    custom emoji written as Discord writes them (``<:name:id>``)."""
+
+    x: str = EMOJI_SETS["classic"][0]
+    o: str = EMOJI_SETS["classic"][1]
+    empty: str = EMPTY_MARK
+
+    def of(self, mark: str | None) -> str:
+        return self.x if mark == "X" else self.o if mark == "O" else self.empty
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +48,22 @@ class ServerPolicy:
     """A role members need to start games; None lets everyone."""
     embed_colour: int = 0x5865F2
     emoji_set: str = "classic"
+    mark_x: str = ""
+    mark_o: str = ""
+    mark_empty: str = ""
+    """A server's own marks; empty: the emoji set's (and ⬜ for an empty square)."""
+    language: str = ""
+    """The language of public messages (boards, challenges, the leaderboard); empty: the
+    server's own locale as Discord reports it."""
+
+    @property
+    def marks(self) -> Marks:
+        x, o = EMOJI_SETS.get(self.emoji_set, EMOJI_SETS["classic"])
+        return Marks(self.mark_x or x, self.mark_o or o, self.mark_empty or EMPTY_MARK)
+
+    def public_locale(self, guild_locale: str | None) -> str | None:
+        """The language everyone in the server reads the bot's public messages in."""
+        return self.language or guild_locale
 
     def with_overrides(self, overrides: Mapping[str, object]) -> ServerPolicy:
         """This policy with a server's own choices on top; unknown keys (from a newer or
@@ -55,11 +90,12 @@ CHOICES: dict[str, tuple[object, ...]] = {
     "default_difficulty": DIFFICULTIES,
     "default_size": SIZES,
     "emoji_set": tuple(EMOJI_SETS),
+    "language": LANGUAGES,
 }
 LABELS = {"challenge_timeout": "config.challenge_timeout", "turn_timeout": "config.turn_timeout",
           "games_per_channel": "config.games_per_channel", "start_cooldown": "config.cooldown",
           "default_difficulty": "config.difficulty", "default_size": "config.size",
-          "emoji_set": "config.emoji"}  # fmt: skip
+          "emoji_set": "config.emoji", "language": "config.language"}  # fmt: skip
 """The catalog key naming each checked setting, for the refusal."""
 
 
@@ -69,3 +105,38 @@ def parse_colour(raw: str) -> int | None:
     if len(digits) != 6 or any(c not in "0123456789abcdefABCDEF" for c in digits):
         return None
     return int(digits, 16)
+
+
+CUSTOM_EMOJI = re.compile(r"<(a?):(\w{2,32}):([0-9]{15,21})>")
+_EMOJI_PARTS = ("So", "Sk", "Mn", "Me", "Cf")
+"""Unicode categories an emoji is made of: symbols, skin-tone and other modifiers,
+variation selectors and the keycap, the zero-width joiner."""
+
+
+def parse_mark(raw: str) -> str | None:
+    """A board mark as stored: a custom emoji (``<:name:id>``, ``<a:name:id>``) or one
+    Unicode emoji (a short run of symbol characters: keycaps like 1️⃣, flags, skin tones
+    and joined sequences included); None if it is neither (words, spaces, two emoji)."""
+    mark = raw.strip()
+    if CUSTOM_EMOJI.fullmatch(mark):
+        return mark
+    if not mark or len(mark) > 8 or mark.isascii():
+        return None
+    keycaps = 0
+    for i, char in enumerate(mark):
+        if char in "0123456789#*" and mark[i + 1 : i + 3] in ("\ufe0f\u20e3", "\u20e3"):
+            keycaps += 1
+        elif unicodedata.category(char) not in _EMOJI_PARTS:
+            return None
+    symbols = [c for c in mark if unicodedata.category(c) == "So"]
+    flags = sum(0x1F1E6 <= ord(c) <= 0x1F1FF for c in symbols)  # two make one flag
+    singles = len(symbols) - flags + keycaps
+    one_flag = flags == 2 and singles == 0
+    one_emoji = flags == 0 and 1 <= singles <= 1 + mark.count("\u200d")  # ZWJ joins
+    return mark if one_flag or one_emoji else None
+
+
+def custom_emoji_id(mark: str) -> int | None:
+    """The id of a custom emoji mark; None for a Unicode one."""
+    match = CUSTOM_EMOJI.fullmatch(mark)
+    return int(match[3]) if match else None

@@ -35,7 +35,7 @@ def new_challenge(
     guild_id: int | None,
     channel_id: int,
     challenger_id: int,
-    opponent_id: int,
+    opponent_id: int | None,
     x_player: XChoice,
     size: int,
     now: float,
@@ -54,10 +54,12 @@ def new_challenge(
 
 
 def accepted_game(
-    challenge: Challenge, *, challenger_x: bool, now: float, message_id: int | None
-) -> Game:
-    """The game an accepted challenge starts (its clock not yet running)."""
-    challenger, opponent = challenge.challenger_id, challenge.opponent_id
+    challenge: Challenge, *, accepted_by: int, challenger_x: bool, now: float,
+    message_id: int | None,
+) -> Game:  # fmt: skip
+    """The game an accepted challenge starts (its clock not yet running): against the
+    member named, or whoever accepted an open challenge."""
+    challenger, opponent = challenge.challenger_id, challenge.opponent_id or accepted_by
     return new_game(
         guild_id=challenge.guild_id, channel_id=challenge.channel_id, size=challenge.size,
         now=now, player_x=challenger if challenger_x else opponent,

@@ -64,7 +64,7 @@ class GameService:
 
     async def update(self, game: Game) -> GameUpdate:
         """``game`` with what showing it needs (its server's marks)."""
-        return GameUpdate(game, (await self.policies.policy(game.guild_id)).emoji_set)
+        return GameUpdate(game, (await self.policies.policy(game.guild_id)).marks)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)

@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.core.policy import DIFFICULTIES, EMOJI_SETS, SIZES
+from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.records_controller import RecordsController
@@ -37,6 +37,10 @@ DIFFICULTY_CHOICES: list[app_commands.Choice[str]] = [
 EMOJI_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.emoji.{style}"), value=style) for style in EMOJI_SETS
 ]
+LANGUAGE_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.language.{code}"), value=code)
+    for code in ("server", *LANGUAGES)
+]
 SIZE_CHOICES: list[app_commands.Choice[int]] = [
     app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in SIZES
 ]
@@ -56,13 +60,14 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("start"), description=L("cmd.start"))
     @app_commands.rename(
         opponent=name("opponent"), difficulty=name("difficulty"), first=name("first"),
-        size=name("size"),
+        size=name("size"), open_challenge=name("open"),
     )  # fmt: skip
     @app_commands.describe(
         opponent=L("cmd.start.opponent"),
         difficulty=L("cmd.start.difficulty", default="medium"),
         first=L("cmd.start.first"),
         size=L("cmd.start.size"),
+        open_challenge=L("cmd.start.open"),
     )
     # str and int choices in one call: discord.py's stubs cannot type that (one ChoiceT)
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)  # type: ignore[misc]
@@ -73,6 +78,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         difficulty: app_commands.Choice[str] | None = None,
         first: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
+        open_challenge: bool = False,
     ) -> None:
         await self._games.on_start(
             interaction,
@@ -80,6 +86,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             difficulty.value if difficulty else None,
             first.value if first else "random",  # type: ignore[arg-type]
             size.value if size else None,
+            open_challenge=open_challenge,
         )
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
@@ -121,7 +128,9 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         reset_channels=name("reset_channels"), role=name("role"), reset_role=name("reset_role"),
         games_per_channel=name("games_per_channel"),
         one_game_per_member=name("one_game_per_member"), cooldown=name("cooldown"),
-        colour=name("colour"), emoji=name("emoji"),
+        colour=name("colour"), emoji=name("emoji"), language=name("language"),
+        mark_x=name("mark_x"), mark_o=name("mark_o"), mark_empty=name("mark_empty"),
+        reset_marks=name("reset_marks"),
     )  # fmt: skip
     @app_commands.describe(
         challenge_timeout=L("cmd.config.challenge_timeout"),
@@ -137,8 +146,16 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown=L("cmd.config.cooldown"),
         colour=L("cmd.config.colour"),
         emoji=L("cmd.config.emoji"),
+        language=L("cmd.config.language"),
+        mark_x=L("cmd.config.mark_x"),
+        mark_o=L("cmd.config.mark_o"),
+        mark_empty=L("cmd.config.mark_empty"),
+        reset_marks=L("cmd.config.reset_marks"),
     )
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES)  # type: ignore[misc]
+    @app_commands.choices(  # type: ignore[misc]
+        difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES,
+        language=LANGUAGE_CHOICES,
+    )  # fmt: skip
     async def config(
         self,
         interaction: discord.Interaction,
@@ -155,6 +172,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown: app_commands.Range[int, 0, 3600] | None = None,
         colour: app_commands.Range[str, 1, 9] | None = None,
         emoji: app_commands.Choice[str] | None = None,
+        language: app_commands.Choice[str] | None = None,
+        mark_x: app_commands.Range[str, 1, 64] | None = None,
+        mark_o: app_commands.Range[str, 1, 64] | None = None,
+        mark_empty: app_commands.Range[str, 1, 64] | None = None,
+        reset_marks: bool | None = None,
     ) -> None:
         await self._config.on_config(
             interaction,
@@ -164,6 +186,8 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             reset_channels=reset_channels, role=role, reset_role=reset_role,
             games_per_channel=games_per_channel, one_game_per_member=one_game_per_member,
             cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
+            language=language.value if language else None, mark_x=mark_x, mark_o=mark_o,
+            mark_empty=mark_empty, reset_marks=reset_marks,
         )  # fmt: skip
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))

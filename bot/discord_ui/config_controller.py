@@ -5,16 +5,18 @@ from __future__ import annotations
 import discord
 
 from bot.core.policies import PolicyBook
-from bot.core.policy import ServerPolicy, parse_colour
+from bot.core.policy import MARK_SETTINGS, ServerPolicy, custom_emoji_id, parse_colour, parse_mark
 from bot.core.refusals import Refusal
 from bot.discord_ui.responder import Responder
 from bot.i18n import text
 
 
 class ConfigController:
-    def __init__(self, policies: PolicyBook, responder: Responder) -> None:
+    def __init__(self, policies: PolicyBook, responder: Responder, client: discord.Client) -> None:
         self.policies = policies
         self.responder = responder
+        self.client = client
+        """Where a server's custom emoji are looked up, to check the bot can use them."""
 
     async def on_config(self, interaction: discord.Interaction, **options: object) -> None:
         async with self.responder.answering(interaction):
@@ -24,6 +26,10 @@ class ConfigController:
                 raise Refusal("config.not_admin")
             current = await self.policies.policy(interaction.guild_id)
             changes = self._changes(current, options)
+            for name in MARK_SETTINGS:
+                mark = changes.get(name)
+                if isinstance(mark, str):
+                    await self._check_usable(interaction.guild_id, mark)
             if changes:
                 current = await self.policies.configure(interaction.guild_id, changes)
             embed = self.embed(current, interaction.locale)
@@ -47,6 +53,18 @@ class ConfigController:
         changes: dict[str, object] = {
             simple[k]: v for k, v in options.items() if k in simple and v is not None
         }
+        if options.get("language") is not None:
+            language = options["language"]
+            changes["language"] = None if language == "server" else language
+        if options.get("reset_marks"):
+            changes.update(dict.fromkeys(MARK_SETTINGS))
+        for name in MARK_SETTINGS:
+            raw = options.get(name)
+            if raw is not None:
+                mark = parse_mark(str(raw))
+                if mark is None:
+                    raise Refusal("config.bad_mark", value=str(raw)[:40])
+                changes[name] = mark
         if options.get("colour") is not None:
             colour = parse_colour(str(options["colour"]))
             if colour is None:
@@ -63,6 +81,24 @@ class ConfigController:
         if options.get("role") is not None:
             changes["start_role"] = options["role"].id  # type: ignore[attr-defined]
         return changes
+
+    async def _check_usable(self, guild_id: int, mark: str) -> None:
+        """Raises: Refusal: a custom emoji that is not this server's, or that Discord has
+        made unavailable (a boost lost), so the bot could not show it."""
+        emoji_id = custom_emoji_id(mark)
+        if emoji_id is None:
+            return
+        cached = self.client.get_emoji(emoji_id)
+        if cached is not None and cached.guild_id == guild_id:
+            usable = cached.available
+        else:  # not in this process's cache (another shard's view, or just added)
+            try:
+                found = await self.client.http.get_custom_emoji(guild_id, emoji_id)
+            except discord.NotFound:
+                found = None
+            usable = found is not None and found.get("available", True)
+        if not usable:
+            raise Refusal("config.unusable_emoji", emoji=mark)
 
     @staticmethod
     def embed(rules: ServerPolicy, locale: object) -> discord.Embed:
@@ -84,6 +120,8 @@ class ConfigController:
             "config.cooldown": seconds(rules.start_cooldown),
             "config.colour": f"#{rules.embed_colour:06X}",
             "config.emoji": text(f"choice.emoji.{rules.emoji_set}", locale),
+            "config.marks": " ".join((rules.marks.x, rules.marks.o, rules.marks.empty)),
+            "config.language": text(f"choice.language.{rules.language or 'server'}", locale),
         }  # fmt: skip
         embed = discord.Embed(title=text("config.title", locale), colour=rules.embed_colour)
         for key, value in rows.items():

@@ -43,13 +43,19 @@ class GameController:
         difficulty: str | None,
         first: First,
         size: int | None = None,
+        *,
+        open_challenge: bool = False,
     ) -> None:
         async with self.responder.answering(interaction):
             if interaction.channel_id is None:
                 raise Refusal("start.not_in_guild")
+            if open_challenge and opponent is not None:
+                raise Refusal("start.open_and_named")
             self.responder.require_channel_permissions(interaction)
             rules = await self.games.policies.policy(interaction.guild_id)
-            vs_bot = opponent is None or opponent.id == self.games.bot_user_id
+            vs_bot = not open_challenge and (
+                opponent is None or opponent.id == self.games.bot_user_id
+            )
             if opponent is not None and not vs_bot:
                 if opponent.bot:
                     raise Refusal("start.other_bot", name=opponent.display_name)
@@ -65,12 +71,13 @@ class GameController:
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
-                    if opponent is None or vs_bot:
+                    if vs_bot:
                         level = difficulty or rules.default_difficulty
                         update = await self.lobby.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
                         await self._send_game(interaction, update)
                     else:
-                        challenge = await self.lobby.challenge(**where, opponent_id=opponent.id)  # type: ignore[arg-type]
+                        named = opponent.id if opponent is not None else None
+                        challenge = await self.lobby.challenge(**where, opponent_id=named)  # type: ignore[arg-type]
                         await self._send_challenge(interaction, challenge)
                     return
                 except Refusal as refusal:
@@ -125,7 +132,9 @@ class GameController:
                 raise
             if shown_early:
                 await interaction.edit_original_response(
-                    **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                    **render_game.game_message(
+                        update, update.game.locale or interaction.guild_locale
+                    )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
             else:
@@ -156,7 +165,9 @@ class GameController:
         async with self.responder.answering(interaction):
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
-                content=render_game.challenge_content(challenge, interaction.guild_locale),
+                content=render_game.challenge_content(
+                    challenge, challenge.locale or interaction.guild_locale
+                ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
@@ -185,7 +196,9 @@ class GameController:
     async def _send_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             response = await interaction.response.send_message(
-                **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                **render_game.game_message(
+                    update, update.game.locale or interaction.guild_locale
+                )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.HTTPException as exc:
@@ -198,15 +211,15 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        view = render_game.challenge_view(challenge, interaction.guild_locale)
+        view = render_game.challenge_view(challenge, challenge.locale or interaction.guild_locale)
         assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
-                render_game.challenge_content(challenge, interaction.guild_locale),
-                view=view,
-                allowed_mentions=discord.AllowedMentions(
-                    users=[discord.Object(challenge.opponent_id)], everyone=False, roles=False
+                render_game.challenge_content(
+                    challenge, challenge.locale or interaction.guild_locale
                 ),
+                view=view,
+                allowed_mentions=challenge_mentions(challenge),
             )
         except discord.HTTPException as exc:
             log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
@@ -218,7 +231,9 @@ class GameController:
     async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         try:
             await interaction.response.edit_message(
-                **render_game.game_message(update, interaction.guild_locale)._asdict(),
+                **render_game.game_message(
+                    update, update.game.locale or interaction.guild_locale
+                )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:
@@ -231,3 +246,9 @@ class GameController:
             log.warning("interaction %s expired before its answer (%s); editing the game "
                         "message instead", interaction.id, exc)  # fmt: skip
             await self.publisher.publish(update)
+
+
+def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
+    """A named challenge pings the member named; an open one pings nobody."""
+    named = [discord.Object(challenge.opponent_id)] if challenge.opponent_id else []
+    return discord.AllowedMentions(users=named, everyone=False, roles=False)

@@ -45,8 +45,10 @@ class RecordsController:
         async with self.responder.answering(interaction):
             self.responder.require_channel_permissions(interaction)
             board = await self.records.leaderboard(interaction.guild_id or 0, interaction.user.id)
+            policy = await self.policies.policy(interaction.guild_id)
+            guild_locale = interaction.guild_locale.value if interaction.guild_locale else None
             embed = render_records.leaderboard_embed(
-                board, interaction.guild_locale, await self._colour(interaction)
+                board, policy.public_locale(guild_locale), policy.embed_colour
             )
             await interaction.response.send_message(embed=embed, allowed_mentions=NO_MENTIONS)
 
@@ -72,7 +74,8 @@ class RecordsController:
             if not instant(game):  # seconds on 4×4 and 5×5: say so, answer when done
                 await interaction.response.defer(ephemeral=True, thinking=True)
             review = await self.records.analyze(game)
-            content = render_records.review_text(review, interaction.locale)
+            marks = (await self.policies.policy(game.guild_id)).marks
+            content = render_records.review_text(review, interaction.locale, marks)
             if interaction.response.is_done():
                 await interaction.followup.send(
                     content, ephemeral=True, allowed_mentions=NO_MENTIONS

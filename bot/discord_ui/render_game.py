@@ -13,12 +13,12 @@ from typing import Any, NamedTuple
 import discord
 
 from bot.core.models import Challenge, Game, GameUpdate
-from bot.core.policy import EMOJI_SETS
+from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.discord_ui import custom_ids
 from bot.i18n import text
 
-MARK_EMOJI = {"X": "❌", "O": "⭕"}
+CLASSIC = Marks()
 
 
 class Unlistened(discord.ui.View):
@@ -44,12 +44,6 @@ class UnlistenedLayout(discord.ui.LayoutView):
         return True
 
 
-def marks(emoji_set: str) -> dict[str, str]:
-    """The emoji for X and O in one of the settings' sets (classic when unknown)."""
-    return dict(zip("XO", EMOJI_SETS.get(emoji_set, EMOJI_SETS["classic"]), strict=True))
-
-
-EMPTY_EMOJI = "⬜"
 EMPTY_LABEL = "\u200b"  # a button needs a label or an emoji; empty squares show neither
 MAX_ROWS = 5  # Discord's limit of action rows per message
 
@@ -72,16 +66,16 @@ def player_name(game: Game, mark: str, locale: object = None) -> str:
     return f"<@{game.player(mark)}>"
 
 
-def grid(game: Game, emoji: dict[str, str] = MARK_EMOJI) -> str:
+def grid(game: Game, marks: Marks = CLASSIC) -> str:
     board = game.board
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
-        rows.append("".join(emoji.get(board[c] or "", EMPTY_EMOJI) for c in cells))
+        rows.append("".join(marks.of(board[c]) for c in cells))
     return "\n".join(rows)
 
 
-def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_EMOJI) -> str:
+def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
     board = game.board
     if game.running:
         mover = board.to_move
@@ -92,7 +86,7 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             "game.turn",
             locale,
             player=player_name(game, mover, locale),
-            mark=emoji[mover],
+            mark=marks.of(mover),
             deadline=deadline,
         )
     outcome = game.outcome
@@ -112,7 +106,9 @@ def status_line(game: Game, locale: object = None, emoji: dict[str, str] = MARK_
             winner=player_name(game, winner, locale),
         )
     key = "game.won" if game.k == 3 else "game.won_k"
-    return text(key, locale, player=player_name(game, winner, locale), mark=emoji[winner], k=game.k)
+    return text(
+        key, locale, player=player_name(game, winner, locale), mark=marks.of(winner), k=game.k
+    )
 
 
 class GameMessage(NamedTuple):
@@ -132,28 +128,26 @@ def uses_layout(game: Game) -> bool:
 
 def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     """Content and buttons of a game message."""
-    game, emoji_set = update.game, update.emoji_set
-    content = game_content(game, locale, emoji_set)
+    game, marks = update.game, update.marks
+    content = game_content(game, locale, marks)
     if uses_layout(game):
-        return GameMessage(None, game_layout(game, content, locale, emoji_set))
-    return GameMessage(content, game_view(game, locale, emoji_set))
+        return GameMessage(None, game_layout(game, content, locale, marks))
+    return GameMessage(content, game_view(game, locale, marks))
 
 
-def game_content(game: Game, locale: object = None, emoji_set: str = "classic") -> str:
-    emoji = marks(emoji_set)
-    header = text(
-        "game.vs", locale, x=player_name(game, "X", locale), o=player_name(game, "O", locale)
-    )
-    return f"{header}\n{grid(game, emoji)}\n{status_line(game, locale, emoji)}"
+def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
+    header = text("game.vs", locale, x=player_name(game, "X", locale), mark_x=marks.x,
+                  o=player_name(game, "O", locale), mark_o=marks.o)  # fmt: skip
+    return f"{header}\n{grid(game, marks)}\n{status_line(game, locale, marks)}"
 
 
-def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> discord.ui.View:
+def game_view(game: Game, locale: object = None, marks: Marks = CLASSIC) -> discord.ui.View:
     """The board as buttons, row-major, with the action buttons in the row below (a
     legacy message: boards smaller than 5×5)."""
     board = game.board
     view = Unlistened()
     for cell in range(board.size * board.size):
-        view.add_item(cell_button(game, cell, emoji_set, row=cell // board.size))
+        view.add_item(cell_button(game, cell, marks, row=cell // board.size))
     for button in action_buttons(game, locale):
         button.row = board.size
         view.add_item(button)
@@ -161,20 +155,17 @@ def game_view(game: Game, locale: object = None, emoji_set: str = "classic") -> 
 
 
 def game_layout(
-    game: Game, content: str, locale: object = None, emoji_set: str = "classic"
+    game: Game, content: str, locale: object = None, marks: Marks = CLASSIC
 ) -> discord.ui.LayoutView:
     """The 5×5 board as a components-v2 message: one container with the text (header,
     emoji grid and status, for clients that show text only), the board's rows of buttons
     and the action row: 1 + 1 + 5 × 6 + 1 + actions, at most 38 of Discord's 40."""
-    board = game.board
+    size = game.board.size
     rows = [
         discord.ui.ActionRow[discord.ui.LayoutView](
-            *(
-                cell_button(game, cell, emoji_set)
-                for cell in range(r * board.size, (r + 1) * board.size)
-            )
+            *(cell_button(game, cell, marks) for cell in range(r * size, (r + 1) * size))
         )
-        for r in range(board.size)
+        for r in range(size)
     ]
     container = discord.ui.Container[discord.ui.LayoutView](discord.ui.TextDisplay(content), *rows)
     actions = action_buttons(game, locale)
@@ -186,18 +177,18 @@ def game_layout(
 
 
 def cell_button(
-    game: Game, cell: int, emoji_set: str = "classic", row: int | None = None
+    game: Game, cell: int, marks: Marks = CLASSIC, row: int | None = None
 ) -> discord.ui.Button[Any]:
     """One square: a taken one shows its mark and is disabled; at the end every square is
     disabled and the winning line is green."""
-    board, emoji = game.board, marks(emoji_set)
+    board = game.board
     won = game.outcome is not None and game.outcome.reason == "line"
     mark = board[cell]
     return discord.ui.Button(
         custom_id=custom_ids.cell(game.id, game.ply, cell),
         style=discord.ButtonStyle.success if won and cell in (board.winning_line() or ())
         else discord.ButtonStyle.secondary,
-        emoji=emoji[mark] if mark else None,
+        emoji=marks.of(mark) if mark else None,
         label=None if mark else EMPTY_LABEL,
         disabled=mark is not None or not game.running,
         row=row,
@@ -225,6 +216,13 @@ def _action(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.u
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
+    board = text(f"choice.size.{challenge.size}", locale)
+    if challenge.opponent_id is None:  # open to anyone in the channel
+        key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
+            challenge.status, "challenge.open"
+        )
+        return text(key, locale, challenger=challenger, board=board,
+                    deadline=relative_time(challenge.expires_at))  # fmt: skip
     if challenge.status == "declined":
         return text("challenge.declined", locale, challenger=challenger, opponent=opponent)
     if challenge.status == "expired":
@@ -240,11 +238,14 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
 
 
 def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:
-    """Accept and Decline while the challenge is pending; no buttons once it is closed."""
+    """Accept and Decline while the challenge is pending (Withdraw, for the challenger of
+    an open one); no buttons once it is closed."""
     if not challenge.pending:
         return None
     view = Unlistened()
-    accept, decline = text("button.accept", locale), text("button.decline", locale)
+    accept = text("button.accept", locale)
+    decline = text("button.withdraw" if challenge.opponent_id is None else "button.decline",
+                   locale)  # fmt: skip
     Style = discord.ButtonStyle
     view.add_item(_action(custom_ids.accept(challenge.id), accept, Style.success))
     view.add_item(_action(custom_ids.decline(challenge.id), decline, Style.danger))

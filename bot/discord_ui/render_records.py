@@ -5,11 +5,12 @@ from __future__ import annotations
 import discord
 
 from bot.core.models import Game
+from bot.core.policy import Marks
 from bot.core.rating import INITIAL_RATING
 from bot.core.records import Leaderboard, Review
 from bot.core.review import cell_name
 from bot.core.stats import MEMBERS, PlayerStats
-from bot.discord_ui.render_game import message_link, player_name, relative_time
+from bot.discord_ui.render_game import CLASSIC, message_link, player_name, relative_time
 from bot.i18n import text
 
 DEFAULT_COLOUR = discord.Colour.blurple().value
@@ -21,7 +22,6 @@ VERDICTS = {
     (1, -1): "verdict.win_to_loss",
     (0, -1): "verdict.draw_to_loss",
 }
-MARKS = {"X": "❌", "O": "⭕"}
 BEST_SHOWN = 6
 """Squares listed after a mistake: on 5×5 a dozen may keep the value."""
 MESSAGE_LIMIT = 2000
@@ -138,7 +138,8 @@ def history_embed(
     )
 
 
-def review_text(review: Review, locale: object = None) -> str:
+def review_text(review: Review, locale: object = None, marks: Marks = CLASSIC) -> str:
+    """Every move with its verdict, in the marks of the game's server."""
     game, verdicts = review.game, review.verdicts
     lines = [
         text(
@@ -146,6 +147,8 @@ def review_text(review: Review, locale: object = None) -> str:
             locale,
             x=player_name(game, "X", locale),
             o=player_name(game, "O", locale),
+            mark_x=marks.x,
+            mark_o=marks.o,
         )
     ]
     for v in verdicts:
@@ -153,7 +156,7 @@ def review_text(review: Review, locale: object = None) -> str:
             "review.move",
             locale,
             number=v.number,
-            mark=MARKS[v.mark],
+            mark=marks.of(v.mark),
             square=cell_name(v.cell, game.size),
             verdict=text(VERDICTS[(v.before, v.after)], locale),
         )

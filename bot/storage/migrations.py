@@ -147,4 +147,80 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN locale TEXT;
     ALTER TABLE challenges ADD COLUMN locale TEXT;
     """,
+    # 7: a game may be stopped by a moderator (no result) and remembers who did; a game
+    # carries whether a hint was shown in it and its turn-ping message; a challenge may be
+    # open to anyone (no opponent). Both CHECK and NOT NULL changes need a rebuild in
+    # SQLite (foreign keys are off while migrations run; see bot.storage.sqlite).
+    """
+    CREATE TABLE games_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        player_x INTEGER NOT NULL,
+        player_o INTEGER NOT NULL,
+        bot_side TEXT CHECK (bot_side IN ('X', 'O')),
+        difficulty TEXT,
+        moves TEXT NOT NULL DEFAULT '',
+        ply INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL CHECK (status IN ('running', 'finished')),
+        result TEXT CHECK (result IN ('X', 'O', 'draw')),
+        end_reason TEXT CHECK (end_reason IN
+            ('line', 'draw', 'resign', 'timeout', 'abandoned', 'stopped')),
+        turn_deadline REAL,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        finished_at REAL,
+        rematch_of INTEGER REFERENCES games(id),
+        locale TEXT,
+        hinted INTEGER NOT NULL DEFAULT 0,
+        ping_message_id INTEGER,
+        stopped_by INTEGER
+    );
+    INSERT INTO games_new (
+        id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side,
+        difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at,
+        updated_at, finished_at, rematch_of, locale
+    ) SELECT
+        id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side,
+        difficulty, moves, ply, status, result, end_reason, turn_deadline, created_at,
+        updated_at, finished_at, rematch_of, locale
+    FROM games;
+    DROP TABLE games;
+    ALTER TABLE games_new RENAME TO games;
+    CREATE INDEX games_running_in_channel ON games(channel_id) WHERE status = 'running';
+    CREATE INDEX games_running_deadline ON games(turn_deadline) WHERE status = 'running';
+    CREATE INDEX games_finished_by_x ON games(player_x, guild_id, finished_at)
+        WHERE status = 'finished';
+    CREATE INDEX games_finished_by_o ON games(player_o, guild_id, finished_at)
+        WHERE status = 'finished';
+    CREATE TABLE challenges_new (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        challenger_id INTEGER NOT NULL,
+        opponent_id INTEGER,
+        x_player TEXT NOT NULL CHECK (x_player IN ('challenger', 'opponent', 'random')),
+        size INTEGER NOT NULL,
+        k INTEGER NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('pending', 'accepted', 'declined', 'expired')),
+        expires_at REAL NOT NULL,
+        created_at REAL NOT NULL,
+        game_id INTEGER REFERENCES games(id),
+        rematch_of INTEGER REFERENCES games(id),
+        locale TEXT
+    );
+    INSERT INTO challenges_new SELECT
+        id, guild_id, channel_id, message_id, challenger_id, opponent_id, x_player, size, k,
+        status, expires_at, created_at, game_id, rematch_of, locale
+    FROM challenges;
+    DROP TABLE challenges;
+    ALTER TABLE challenges_new RENAME TO challenges;
+    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
+        WHERE status = 'pending';
+    CREATE INDEX challenges_pending_expiry ON challenges(expires_at) WHERE status = 'pending';
+    """,
 )

@@ -28,7 +28,8 @@ CLAIM_BATCH = 100
 _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
-    "created_at", "updated_at", "finished_at", "rematch_of", "locale",
+    "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
+    "ping_message_id", "stopped_by",
 )  # fmt: skip
 _INSERT_GAME = (
     f"INSERT INTO games ({', '.join(_GAME_FIELDS)})"
@@ -104,11 +105,11 @@ async def save_game(conn: Any, game: Game, expected_ply: int) -> None:
         status = await conn.execute(
             "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
             " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
-            " finished_at = $11, claimed_until = NULL"
+            " finished_at = $11, stopped_by = $12, claimed_until = NULL"
             " WHERE id = $1 AND status = 'running' AND ply = $2",
             game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
             p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
-            p["finished_at"],
+            p["finished_at"], p["stopped_by"],
         )  # fmt: skip
         if rowcount(status) != 1:
             raise Conflict(f"game {game.id} changed before this write")

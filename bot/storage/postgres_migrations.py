@@ -102,6 +102,17 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN locale TEXT;
     ALTER TABLE challenges ADD COLUMN locale TEXT;
     """,
+    # 3: as SQLite's 7: a game stopped by a moderator (no result) and who did, whether a
+    # hint was shown, its turn-ping message; a challenge open to anyone (no opponent).
+    """
+    ALTER TABLE games DROP CONSTRAINT games_end_reason_check;
+    ALTER TABLE games ADD CONSTRAINT games_end_reason_check CHECK (end_reason IN
+        ('line', 'draw', 'resign', 'timeout', 'abandoned', 'stopped'));
+    ALTER TABLE games ADD COLUMN hinted BOOLEAN NOT NULL DEFAULT FALSE;
+    ALTER TABLE games ADD COLUMN ping_message_id BIGINT;
+    ALTER TABLE games ADD COLUMN stopped_by BIGINT;
+    ALTER TABLE challenges ALTER COLUMN opponent_id DROP NOT NULL;
+    """,
 )
 
 

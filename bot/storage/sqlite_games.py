@@ -16,17 +16,18 @@ from bot.storage.transactions import transaction
 GAME_COLUMNS = (
     "id, guild_id, channel_id, message_id, size, k, player_x, player_o, bot_side, difficulty,"
     " moves, turn_deadline, created_at, updated_at, finished_at, rematch_of, end_reason, result,"
-    " locale"
+    " locale, hinted, ping_message_id, stopped_by"
 )
 _CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
 _CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
 _INSERT_GAME = (
     "INSERT INTO games (guild_id, channel_id, message_id, size, k, player_x, player_o,"
     " bot_side, difficulty, moves, ply, status, result, end_reason, turn_deadline,"
-    " created_at, updated_at, finished_at, rematch_of, locale) VALUES (:guild_id,"
-    " :channel_id, :message_id, :size, :k, :player_x, :player_o, :bot_side, :difficulty,"
-    " :moves, :ply, :status, :result, :end_reason, :turn_deadline, :created_at,"
-    " :updated_at, :finished_at, :rematch_of, :locale)"
+    " created_at, updated_at, finished_at, rematch_of, locale, hinted, ping_message_id,"
+    " stopped_by) VALUES (:guild_id, :channel_id, :message_id, :size, :k, :player_x,"
+    " :player_o, :bot_side, :difficulty, :moves, :ply, :status, :result, :end_reason,"
+    " :turn_deadline, :created_at, :updated_at, :finished_at, :rematch_of, :locale, :hinted,"
+    " :ping_message_id, :stopped_by)"
 )
 _INSERT_CHALLENGE = (
     f"INSERT INTO challenges ({', '.join(_CHALLENGE_FIELDS[1:])})"
@@ -55,6 +56,9 @@ def game_from_row(row: tuple[Any, ...]) -> Game:
         reason,
         result,
         locale,
+        hinted,
+        ping_message_id,
+        stopped_by,
     ) = row
     winner = result if result in ("X", "O") else None
     return Game(
@@ -64,7 +68,8 @@ def game_from_row(row: tuple[Any, ...]) -> Game:
         moves=tuple(int(c) for c in moves.split(",")) if moves else (),
         turn_deadline=deadline, created_at=created, updated_at=updated,
         outcome=None if reason is None else Outcome(reason, winner),
-        finished_at=finished, rematch_of=rematch_of, locale=locale,
+        finished_at=finished, rematch_of=rematch_of, locale=locale, hinted=bool(hinted),
+        ping_message_id=ping_message_id, stopped_by=stopped_by,
     )  # fmt: skip
 
 
@@ -119,7 +124,7 @@ def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> None:
             "UPDATE games SET message_id = :message_id, moves = :moves, ply = :ply,"
             " status = :status, result = :result, end_reason = :end_reason,"
             " turn_deadline = :turn_deadline, updated_at = :updated_at,"
-            " finished_at = :finished_at"
+            " finished_at = :finished_at, stopped_by = :stopped_by"
             " WHERE id = :id AND status = 'running' AND ply = :expected_ply",
             {**game_params(game), "expected_ply": expected_ply},
         )

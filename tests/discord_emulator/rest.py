@@ -101,6 +101,7 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/guilds/(?P<guild_id>\d+)", "get_guild", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)/channels", "get_guild_channels", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)/members/(?P<user_id>\d+)", "get_member", True, None),
+    ("GET", r"/guilds/(?P<guild_id>\d+)/emojis/(?P<emoji_id>\d+)", "get_emoji", True, None),
 ]
 _COMPILED = [(m, re.compile(f"^{p}$"), h, a, c) for m, p, h, a, c in ROUTES]
 
@@ -374,6 +375,15 @@ class RestApi:
         if guild is None:
             raise ApiError(404, 10004, "Unknown Guild")
         return [c.to_dict() for c in guild.channels]
+
+    async def get_emoji(self, req: Req) -> Any:
+        guild = self.emu.guilds.get(int(req.params["guild_id"]))
+        if guild is None:
+            raise ApiError(404, 10004, "Unknown Guild")
+        emoji = guild.emojis.get(int(req.params["emoji_id"]))
+        if emoji is None:
+            raise ApiError(404, 10014, "Unknown Emoji")
+        return emoji
 
     async def get_member(self, req: Req) -> Any:
         guild = self.emu.guilds.get(int(req.params["guild_id"]))

@@ -16,7 +16,7 @@ from aiohttp import web
 
 from .actions import InteractionActions
 from .faults import FaultPlan
-from .gateway import INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, Gateway
+from .gateway import INTENT_GUILD_EMOJIS, INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, Gateway
 from .interactions import LOADING, InteractionRecord
 from .rest import RequestRecord, RestApi
 from .state import (
@@ -183,6 +183,22 @@ class DiscordEmulator(InteractionActions):
         payload = {"guild_id": str(guild.id), "role": guild.role_dict(role_id, name)}
         self.gateway.dispatch("GUILD_ROLE_CREATE", payload)
         return role_id
+
+    def create_emoji(
+        self, name: str, guild: EmuGuild | None = None, *, available: bool = True
+    ) -> str:
+        """A custom emoji of ``guild`` (default: the default guild), announced as Discord
+        does (GUILD_EMOJIS_UPDATE with the whole list). Returns it as a message writes it,
+        ``<:name:id>``."""
+        guild = guild or self.guild
+        emoji_id = self.snowflakes.next()
+        guild.emojis[emoji_id] = {
+            "id": str(emoji_id), "name": name, "roles": [], "require_colons": True,
+            "managed": False, "animated": False, "available": available,
+        }  # fmt: skip
+        payload = {"guild_id": str(guild.id), "emojis": list(guild.emojis.values())}
+        self.gateway.dispatch("GUILD_EMOJIS_UPDATE", payload, intent=INTENT_GUILD_EMOJIS)
+        return f"<:{name}:{emoji_id}>"
 
     def create_user(
         self, name: str, bot: bool = False, locale: str = "en-US", guilds: list[Any] | None = None

@@ -125,6 +125,8 @@ class EmuGuild:
     joined_at: str = field(default_factory=iso_now)
     extra_roles: dict[int, str] = field(default_factory=dict)
     """Roles besides @everyone, by id (see DiscordEmulator.create_role)."""
+    emojis: dict[int, dict[str, Any]] = field(default_factory=dict)
+    """The server's custom emoji objects, by id (see DiscordEmulator.create_emoji)."""
 
     def role_dict(self, role_id: int, name: str) -> dict[str, Any]:
         return self.everyone_role() | {"id": str(role_id), "name": name, "position": 1,
@@ -161,7 +163,7 @@ class EmuGuild:
             "explicit_content_filter": 0,
             "roles": [self.everyone_role()]
             + [self.role_dict(rid, name) for rid, name in self.extra_roles.items()],
-            "emojis": [],
+            "emojis": list(self.emojis.values()),
             "stickers": [],
             "features": [],
             "mfa_level": 0,
