@@ -95,7 +95,7 @@ async def test_a_5x5_game_resigns_then_offers_rematch_and_review(
         assert res.type == 4 and res.message["id"] != ended["id"]
         again = res.message
         assert_layout(again)
-        vs = text("game.vs", locale, x=bot_name, o=f"<@{alice.id}>")
+        vs = text("game.vs", locale, x=bot_name, mark_x="❌", o=f"<@{alice.id}>", mark_o="⭕")
         assert text_of(again).splitlines()[0] == vs  # the sides swapped: the bot opens
         assert Board.from_string(grid_of(again), k=4).move_count == 1
         assert grid_of(again) == board_of(again)
