@@ -145,3 +145,27 @@ async def test_a_5x5_challenge_becomes_a_layout_and_a_command_repaints_it(
             if r.method == "PATCH" and r.path.endswith(f"/messages/{message['id']}")
         ]
         assert patch["flags"] == IS_COMPONENTS_V2 and patch["content"] is None
+
+
+async def test_a_5x5_move_whose_answer_expired_is_shown_over_rest(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """Discord refused the click's answer (10062): the publisher edits the layout itself."""
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "ttt.sqlite3")) as bot:
+        res = await emulator.invoke(alice, "ttt start", {"size": 5, "difficulty": "easy",
+                                                        "first": "me"})  # fmt: skip
+        message = res.message
+        emulator.faults.add("POST", r"^/interactions/\d+/[^/]+/callback$", 404, code=10062)
+        res = await emulator.click(alice, message, cell_id(message, 6))
+        assert res.type is None
+        shown = await emulator.wait_for_message(
+            lambda m: m["id"] == message["id"] and "X" in board_of(m), include_existing=True
+        )
+        (game,) = await bot.repo.running_games()
+        assert_layout(shown)
+        assert grid_of(shown) == board_of(shown) == game.board.to_string()
+        assert game.board[6] == "X" and game.ply == 2
+    unanswered = [v for v in emulator.violations if "no initial response" in v]
+    assert len(unanswered) == len(emulator.violations) == 1
+    emulator.violations.clear()
