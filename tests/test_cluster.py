@@ -17,7 +17,7 @@ from engine import Board
 
 from bot_harness import BotProcess, accepted_member_game, board_of, bot_process_env, cell_id
 from core_harness import independent_elo
-from discord_emulator import DiscordEmulator
+from discord_emulator import DiscordEmulator, text_of
 
 pytestmark = pytest.mark.postgres
 SHARDS = 3
@@ -135,7 +135,7 @@ async def test_three_processes_share_the_shards_and_the_games(
             timeout=TURN + 10, include_existing=True,
         )  # fmt: skip
         await emulator.wait_for_message(
-            lambda m: m["id"] == big.message["id"] and "ran out of time" in m["content"],
+            lambda m: m["id"] == big.message["id"] and "ran out of time" in text_of(m),
             timeout=TURN + 10, include_existing=True,
         )  # fmt: skip
         # it comes back, IDENTIFYs in its turn, and serves its servers again
