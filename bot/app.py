@@ -16,6 +16,7 @@ import discord
 from discord.ext import commands
 
 from bot.core.deadlines import Deadlines
+from bot.core.game_messages import GameMessages
 from bot.core.lobby import Lobby
 from bot.core.models import Game
 from bot.core.opponent import BotOpponent
@@ -27,11 +28,13 @@ from bot.core.service import GameService
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import AnsweringTree, Responder
 from bot.discord_ui.router import ComponentRouter
 from bot.discord_ui.timekeeper import Timekeeper
+from bot.discord_ui.turn_pinger import TurnPinger
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
@@ -117,8 +120,11 @@ class TTTBot(commands.Bot):
             patience=settings.defer_after,
         )
         lobby = Lobby(games)
-        publisher = Publisher(self, games, lobby)
-        game_controller = GameController(games, lobby, responder, publisher)
+        messages = GameMessages(games)
+        pinger = TurnPinger(self, messages)
+        publisher = Publisher(self, games, lobby, pinger)
+        game_controller = GameController(games, lobby, responder, publisher, pinger)
+        moderation = ModerationController(games, messages, responder, publisher, pinger)
         records = RecordsController(
             RecordsService(repo, self.user.id, self.review), games.policies, responder
         )
@@ -130,9 +136,9 @@ class TTTBot(commands.Bot):
                                        port=settings.health_port)  # fmt: skip
             await self.health.start()
         await self.tree.set_translator(CatalogTranslator())
-        await self.add_cog(TicTacToe(game_controller, records, config))
+        await self.add_cog(TicTacToe(game_controller, records, config, moderation))
         await games.policies.listen()
-        await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher))
+        await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher, pinger))
 
     async def start(self, token: str, *, reconnect: bool = True) -> None:
         """Sign in (which runs :meth:`setup_hook`), say what was set up, sync the commands

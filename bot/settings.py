@@ -129,6 +129,7 @@ class Settings:
             embed_colour=_colour(get("TTT_EMBED_COLOUR"), rules.embed_colour),
             emoji_set=_member(get("TTT_EMOJI_SET"), "TTT_EMOJI_SET", tuple(EMOJI_SETS),
                               rules.emoji_set),
+            turn_ping=_flag(get("TTT_TURN_PING"), "TTT_TURN_PING", rules.turn_ping),
             language=_language(get("TTT_LANGUAGE")),
             **_marks(get("TTT_MARKS")),
         )  # fmt: skip

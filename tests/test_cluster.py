@@ -6,6 +6,8 @@ are finished by the others."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import signal
 from pathlib import Path
 
@@ -44,6 +46,15 @@ async def all_games(dsn: str) -> list[Game]:
         return [g for g in games if g is not None]
     finally:
         await repo.close()
+
+
+def engine_workers(pid: int) -> list[int]:
+    """The engine pool's worker processes of bot process ``pid`` (spawned children)."""
+    children: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        children += [int(c) for c in (task / "children").read_text().split()]
+    return [c for c in children
+            if b"spawn_main" in Path(f"/proc/{c}/cmdline").read_bytes()]  # fmt: skip
 
 
 async def member_duel(emu: DiscordEmulator, guild, a, b) -> None:
@@ -99,10 +110,11 @@ async def test_three_processes_share_the_shards_and_the_games(
         return bot_process_env(
             emulator, tmp_path / "unused.sqlite3", TTT_DATABASE_URL=pg_database,
             TTT_SHARD_COUNT=str(SHARDS), TTT_SHARD_IDS=str(shard), TTT_TURN_TIMEOUT=str(TURN),
-            TTT_ENGINE_WORKERS="1",
+            TTT_ENGINE_WORKERS="1", TTT_THINK_TIME="120",  # a stopped search is waited for
         )  # fmt: skip
 
     bots = [BotProcess(env(shard), tmp_path) for shard in range(SHARDS)]
+    stopped: list[int] = []
     try:
         for bot in bots:
             await bot.wait_until_ready(emulator, SHARDS)
@@ -120,31 +132,50 @@ async def test_three_processes_share_the_shards_and_the_games(
         )
         await asyncio.gather(*(bot_game(emulator, g, people[g.id][1]) for g in everywhere))
 
-        # a 5×5 game on shard 2 and an idle 3×3 duel there; then shard 2's process dies
+        # an idle 3×3 duel on shard 2, and a 5×5 game there whose engine worker is
+        # stopped: the member's move is stored and shown, the bot is mid-search...
         target = guilds[2][1]
-        big = await emulator.invoke(people[target.id][2], "ttt start",
-                                    {"first": "me", "size": 5, "difficulty": "hard"},
-                                    channel=target.channels[1])  # fmt: skip
         idle = await accepted_member_game(
             emulator, people[french.id][1], people[french.id][2], channel=french.channels[0]
         )
-        await bots[2].kill()
-        # its games' deadlines are resolved by another process, in each server's language
+        big = await emulator.invoke(people[target.id][2], "ttt start",
+                                    {"first": "me", "size": 5, "difficulty": "hard"},
+                                    channel=target.channels[1])  # fmt: skip
+        big_id = big.message["id"]
+        res = await emulator.click(people[target.id][2], big.message, cell_id(big.message, 12))
+        assert res.type == 7  # the worker is up and answered
+        stopped += engine_workers(bots[2].proc.pid)
+        assert stopped, "shard 2's process has no engine worker"
+        for pid in stopped:
+            os.kill(pid, signal.SIGSTOP)
+        board = emulator.message(big_id)
+        free = board_of(board).index(".")
+        res = await emulator.click(people[target.id][2], board, cell_id(board, free))
+        assert res.type == 7 and board_of(res.message).count("X") == 2  # shown early
+        (stored,) = [g for g in await all_games(pg_database) if g.message_id == int(big_id)]
+        assert stored.ply == 3 and stored.running and stored.turn_deadline is None
+        await bots[2].kill()  # ...when its process dies
+        # its member game's deadline is resolved by another process, in French
         await emulator.wait_for_message(
             lambda m: m["id"] == idle["id"] and "a dépassé le temps" in m["content"],
             timeout=TURN + 10, include_existing=True,
         )  # fmt: skip
-        await emulator.wait_for_message(
-            lambda m: m["id"] == big.message["id"] and "ran out of time" in text_of(m),
-            timeout=TURN + 10, include_existing=True,
-        )  # fmt: skip
-        # it comes back, IDENTIFYs in its turn, and serves its servers again
+        # it comes back, IDENTIFYs in its turn, serves its servers again, and makes the
+        # interrupted move; the member, gone, then runs out of time
         bots[2] = BotProcess(env(2), tmp_path)
         await bots[2].wait_until_ready(emulator, SHARDS + 1)
+        await emulator.wait_for_message(
+            lambda m: m["id"] == big_id and "ran out of time" in text_of(m),
+            timeout=TURN + 10, include_existing=True,
+        )  # fmt: skip
+        assert board_of(emulator.message(big_id)).count("O") == 2
         res = await emulator.invoke(people[target.id][0], "ttt help", channel=target.channels[0])
         assert res.ephemeral and "Tic-tac-toe" in res.content
         assert emulator.gateway.identify_refused == []
     finally:
+        for pid in stopped:  # if the test failed before their process was killed
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
         codes = [await bot.stop(signal.SIGTERM) for bot in bots]
     assert codes == [0] * SHARDS, "\n".join(b.stderr for b in bots)
     logs = [b.stderr for b in bots]
@@ -156,6 +187,14 @@ async def test_three_processes_share_the_shards_and_the_games(
     assert all(not g.running for g in games)  # every game finished, none lost
     for game in games:  # and every message shows its stored moves
         assert board_of(emulator.message(game.message_id)) == game.board.to_string(), game
+    # a timeout is published once, by one process, though every timekeeper saw it due
+    for game in (g for g in games if g.outcome is not None and g.outcome.reason == "timeout"):
+        endings = [
+            body for method, path, body in emulator.requests
+            if method == "PATCH" and path.endswith(f"/messages/{game.message_id}")
+            and any(word in str(body.get("content")) for word in ("ran out", "dépassé"))
+        ]  # fmt: skip
+        assert len(endings) == 1, (game, endings)
     # per server: ratings sum to 1000 a rated member and equal Elo replayed in order
     repo = PostgresRepository(pg_database, pool_size=1)
     await repo.open()

@@ -89,7 +89,7 @@ async def test_a_servers_choices_override_the_defaults(core: Core) -> None:
     policies = core.games.policies
     await policies.configure(GUILD, {"games_per_channel": 2, "emoji_set": "hearts"})
     update = await start(core, ALICE)
-    assert update.emoji_set == "hearts"
+    assert (update.marks.x, update.marks.o) == ("❤️", "💙")
     await start(core, BOB)  # a second game fits now
     await policies.configure(GUILD, {"games_per_channel": None})  # back to the default
     assert (await policies.policy(GUILD)).games_per_channel == 1

@@ -46,6 +46,11 @@ class EmuBot(discord.Client):
         self.persistent = persistent
         self.tree.add_command(self._group())
 
+        @self.tree.command(name="setup", description="Only in servers")
+        @app_commands.guild_only()
+        async def setup(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("set up", ephemeral=True)
+
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """discord.py sleeps 5 s before a re-IDENTIFY (real rate limit); not needed here."""
 
@@ -69,6 +74,11 @@ class EmuBot(discord.Client):
         ) -> None:
             log["start"] = (interaction.user.id, opponent.id, opponent.name, difficulty)
             await interaction.response.send_message(f"{opponent.mention}?", view=Board(log))
+
+        @group.command(name="where", description="Says where it was used")
+        async def where(interaction: discord.Interaction) -> None:
+            log["where"] = interaction
+            await interaction.response.send_message("here", view=Board(log))
 
         @group.command(name="file", description="Sends a file")
         async def file(interaction: discord.Interaction) -> None:
@@ -162,7 +172,8 @@ async def test_ready_guild_and_sync(emulator: DiscordEmulator, bot: EmuBot) -> N
     assert bot.user is not None and bot.user.id == emulator.application_id
     assert emulator.identify_payloads[0]["intents"] == discord.Intents.default().value
     assert emulator.sync_count == 1
-    (cmd,) = emulator.commands()
+    cmd, setup = emulator.commands()
+    assert setup["name"] == "setup" and setup["contexts"] == [0]
     assert cmd["name"] == "ttt" and {o["name"] for o in cmd["options"]} >= {"start", "slow"}
     assert ("PUT", f"/applications/{emulator.application_id}/commands") in [
         r[:2] for r in emulator.requests
@@ -374,7 +385,7 @@ async def test_bot_restart_persistent_view(emulator: DiscordEmulator) -> None:
         assert first.log["start"][1] == bob.id
     async with running_bot(emulator, persistent=True) as second:
         assert emulator.ready_count == 2 and emulator.sync_count == 2
-        assert len(emulator.commands()) == 1
+        assert [c["name"] for c in emulator.commands()] == ["ttt", "setup"]
         r2 = await emulator.click(bob, res.message, "ttt:a")
         assert r2.type == 7 and second.log["clicks"] == [("a", bob.id)]
 
@@ -410,3 +421,51 @@ async def test_invalidated_session_reidentifies(emulator: DiscordEmulator, bot: 
     assert len(emulator.identify_payloads) == 2
     r2 = await emulator.click(bob, res.message, "ttt:b")
     assert r2.type == 7 and r2.content == "B pressed"
+
+
+async def test_a_dm_with_the_bot(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    alice, bob = emulator.create_user("alice", locale="de"), emulator.create_user("bob")
+    dm = emulator.open_dm(alice)
+    assert emulator.open_dm(alice) is dm and dm.type == 1 and dm.guild_id is None
+    res = await emulator.invoke(alice, "ttt where", channel=dm)
+    assert res.type == 4 and res.content == "here"
+    interaction: discord.Interaction = bot.log["where"]
+    payload = emulator.interactions[res.id].payload
+    assert "guild_id" not in payload and "member" not in payload and "guild_locale" not in payload
+    assert payload["user"]["id"] == str(alice.id) and payload["context"] == 1
+    assert payload["authorizing_integration_owners"] == {"0": "0"}
+    assert interaction.guild_id is None and type(interaction.user) is discord.User
+    assert isinstance(interaction.channel, discord.DMChannel)
+    assert (
+        interaction.channel.recipient is not None and interaction.channel.recipient.id == alice.id
+    )
+    assert interaction.context.dm_channel and not interaction.context.guild
+    perms = interaction.app_permissions
+    assert perms.embed_links and not perms.send_messages and not perms.view_channel
+    assert str(interaction.locale) == "de"
+    assert emulator.channel_messages(dm)[-1]["id"] == res.message["id"]
+    assert res.message["id"] not in [m["id"] for m in emulator.channel_messages(emulator.channel)]
+
+    # a click in the DM, then an edit over REST as a bot makes when nobody clicked
+    r2 = await emulator.click(alice, res.message, "ttt:a")
+    assert r2.type == 7 and r2.content == "A pressed"
+    message = bot.get_partial_messageable(dm.id).get_partial_message(int(res.message["id"]))
+    await message.edit(content="timed out")
+    assert emulator.message(res.message["id"])["content"] == "timed out"
+    sent = await bot.get_partial_messageable(dm.id).send("hello again")
+    assert emulator.channel_messages(dm)[-1]["id"] == str(sent.id)
+    # message events from a DM (default intents include DIRECT_MESSAGES) name no server
+    session = emulator.gateway.current
+    assert session is not None
+    events = [e["d"] for e in session.events if e["t"] in ("MESSAGE_CREATE", "MESSAGE_UPDATE")]
+    in_dm = [d for d in events if d["channel_id"] == str(dm.id)]
+    assert len(in_dm) == 4  # the reply, the click's edit, the REST edit, the new message
+    assert not any("guild_id" in d or "member" in d for d in in_dm)
+
+    # what Discord refuses: a server-only command, someone else in alice's DM
+    with pytest.raises(CommandError, match="cannot be used in a DM"):
+        await emulator.invoke(alice, "setup", channel=dm)
+    with pytest.raises(ValueError, match="not in this DM"):
+        await emulator.invoke(bob, "ttt where", channel=dm)
+    res = await emulator.invoke(alice, "setup")
+    assert res.content == "set up"

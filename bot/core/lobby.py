@@ -74,8 +74,11 @@ class Lobby:
         challenge); it waits for an answer until it expires.
 
         Raises:
-            Refusal: a self-challenge, or the server's start rules say no.
+            Refusal: in direct messages (only the member and the bot are there), a
+                self-challenge, or the server's start rules say no.
         """
+        if guild_id is None:
+            raise Refusal("dm.no_challenge")
         if opponent_id == user_id:
             raise Refusal("start.self")
         policy = await self.policies.policy(guild_id)

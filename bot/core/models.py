@@ -14,6 +14,14 @@ ChallengeStatus = Literal["pending", "accepted", "declined", "expired"]
 XChoice = Literal["challenger", "opponent", "random"]
 
 
+DM_SCOPE = 0
+"""Where the records of games played in direct messages with the bot are kept: ratings
+and bot records are keyed by server, and a DM game has none (its ``guild_id`` is None).
+0 cannot be a server's id (Discord's snowflakes carry a timestamp since 2015), and one
+scope for every DM suits games that only the member and the bot see: each member's
+records there are theirs alone."""
+
+
 def other(mark: str) -> Mark:
     return "O" if mark == "X" else "X"
 
@@ -93,6 +101,11 @@ class Game:
     def running(self) -> bool:
         return self.outcome is None
 
+    @property
+    def records_scope(self) -> int:
+        """The key of the records this game counts in: its server, or :data:`DM_SCOPE`."""
+        return DM_SCOPE if self.guild_id is None else self.guild_id
+
     def player(self, mark: str) -> int:
         return self.player_x if mark == "X" else self.player_o
 
@@ -119,8 +132,8 @@ class Game:
         else:
             member = self.player_o if self.bot_side == "X" else self.player_x
             players = f"member {member} vs the bot ({self.difficulty}, {self.bot_side})"
-        return (f"server {self.guild_id}, channel {self.channel_id}, {players}, "
-                f"{self.size}×{self.size}")  # fmt: skip
+        where = f"server {self.guild_id}" if self.guild_id is not None else "a DM"
+        return f"{where}, channel {self.channel_id}, {players}, {self.size}×{self.size}"
 
     def with_changes(self, **changes: object) -> Game:
         return replace(self, **changes)  # type: ignore[arg-type]

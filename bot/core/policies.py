@@ -22,6 +22,7 @@ class PolicyBook:
     ) -> None:  # fmt: skip
         self._store = store
         self.defaults = defaults
+        self._direct_messages = defaults.in_direct_messages()
         self._clock = clock
         self._cache: dict[int, tuple[float, ServerPolicy]] = {}
 
@@ -35,9 +36,10 @@ class PolicyBook:
             self._cache.pop(int(payload), None)
 
     async def policy(self, guild_id: int | None) -> ServerPolicy:
-        """The policy in force in a server (the defaults outside one)."""
+        """The policy in force in a server; None, in direct messages with the bot: the
+        environment's defaults without the server-only rules."""
         if guild_id is None:
-            return self.defaults
+            return self._direct_messages
         cached = self._cache.get(guild_id)
         if cached is not None and cached[0] > self._clock():
             return cached[1]

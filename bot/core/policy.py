@@ -48,6 +48,8 @@ class ServerPolicy:
     """A role members need to start games; None lets everyone."""
     embed_colour: int = 0x5865F2
     emoji_set: str = "classic"
+    turn_ping: bool = False
+    """Mention the member to move in a short message when the turn passes to them."""
     mark_x: str = ""
     mark_o: str = ""
     mark_empty: str = ""
@@ -64,6 +66,13 @@ class ServerPolicy:
     def public_locale(self, guild_locale: str | None) -> str | None:
         """The language everyone in the server reads the bot's public messages in."""
         return self.language or guild_locale
+
+    def in_direct_messages(self) -> ServerPolicy:
+        """This policy in a DM with the bot: no server's admins chose it, and the rules
+        about where in a server and for whom (a channel list, a role) cannot hold there;
+        nor does a language for everyone (only the member reads the board: in their own
+        language). Timeouts, defaults, limits and marks still do."""
+        return replace(self, allowed_channels=(), start_role=None, language="")
 
     def with_overrides(self, overrides: Mapping[str, object]) -> ServerPolicy:
         """This policy with a server's own choices on top; unknown keys (from a newer or

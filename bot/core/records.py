@@ -48,14 +48,33 @@ class RecordsService:
         self.bot_user_id = bot_user_id
         self._analyze = analyze
 
-    async def stats(self, guild_id: int, user_id: int) -> PlayerStats:
-        """Raises: Refusal: the bot's own stats, or a member with no finished game."""
+    async def stats(
+        self, guild_id: int | None, user_id: int, viewer_id: int | None = None
+    ) -> PlayerStats:
+        """A member's record in a server, or (``guild_id`` None) in direct messages with
+        the bot, as ``viewer_id`` asks for it.
+
+        Raises:
+            Refusal: the bot's own stats, someone else's DM games, or no finished game.
+        """
         if user_id == self.bot_user_id:
             raise Refusal("stats.me")
+        self._check_dm_privacy(guild_id, user_id, viewer_id)
         games = await self.store.finished_games_of(guild_id, user_id)
         if not games:
-            raise Refusal("stats.none", name=f"<@{user_id}>")
+            raise Refusal(_none_key("stats", guild_id), name=f"<@{user_id}>")
         return player_stats(games, user_id)
+
+    @staticmethod
+    def _check_dm_privacy(guild_id: int | None, user_id: int, viewer_id: int | None) -> None:
+        """Games in direct messages are seen by the member and the bot alone, and so are
+        their records.
+
+        Raises:
+            Refusal: ``dm.own_records_only``.
+        """
+        if guild_id is None and viewer_id is not None and viewer_id != user_id:
+            raise Refusal("dm.own_records_only")
 
     async def leaderboard(self, guild_id: int, user_id: int) -> Leaderboard:
         top = await self.store.leaderboard(guild_id, LEADERBOARD_SIZE)
@@ -66,14 +85,23 @@ class RecordsService:
         }
         return Leaderboard(top, mine, against_bot)
 
-    async def history(self, guild_id: int, user_id: int) -> list[Game]:
-        """A member's last games, newest first. Raises: Refusal: none yet."""
+    async def history(
+        self, guild_id: int | None, user_id: int, viewer_id: int | None = None
+    ) -> list[Game]:
+        """A member's last games in a server or in direct messages (None), newest first.
+
+        Raises:
+            Refusal: someone else's DM games, or none yet.
+        """
+        self._check_dm_privacy(guild_id, user_id, viewer_id)
         games = await self.store.finished_games_of(guild_id, user_id, limit=HISTORY_SIZE)
         if not games:
-            raise Refusal("history.none", name=f"<@{user_id}>")
+            raise Refusal(_none_key("history", guild_id), name=f"<@{user_id}>")
         return games
 
-    async def review(self, guild_id: int, user_id: int, game_id: int | None = None) -> Review:
+    async def review(
+        self, guild_id: int | None, user_id: int, game_id: int | None = None
+    ) -> Review:
         """Every move of a finished game with the engine's verdict: ``game_id``'s, or the
         member's last game (see :meth:`review_target` for what raises)."""
         return await self.analyze(await self.review_target(guild_id, user_id, game_id))
@@ -83,8 +111,11 @@ class RecordsService:
         verdicts = review(game) if instant(game) else await self._analyze(game)
         return Review(game, verdicts)
 
-    async def review_target(self, guild_id: int, user_id: int, game_id: int | None = None) -> Game:
-        """The game a review asks for: ``game_id``, or the member's last finished game.
+    async def review_target(
+        self, guild_id: int | None, user_id: int, game_id: int | None = None
+    ) -> Game:
+        """The game a review asks for: ``game_id``, or the member's last finished game in
+        the server (None: in direct messages).
 
         Raises:
             Refusal: no such game, no game yet, or still running.
@@ -92,7 +123,7 @@ class RecordsService:
         if game_id is None:
             games = await self.store.finished_games_of(guild_id, user_id, limit=1)
             if not games:
-                raise Refusal("review.none")
+                raise Refusal(_none_key("review", guild_id))
             game = games[0]
         else:
             found = await self.store.get_game(game_id)
@@ -117,3 +148,8 @@ class RecordsService:
         if any(g.mark_of(user_id) for g in await self.store.running_games()):
             raise Refusal("forget.running")
         return await self.store.forget_player(user_id)
+
+
+def _none_key(command: str, guild_id: int | None) -> str:
+    """The refusal for a member with no games: in this server, or in our DMs."""
+    return f"{command}.none" if guild_id is not None else f"{command}.none_dm"

@@ -65,6 +65,18 @@ class Store(Protocol):
 
     async def set_game_message(self, game_id: int, message_id: int) -> None: ...
 
+    async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
+        """Make ``new`` the running game's message if it still is ``old`` (a board posted
+        again); False if the game ended or another process moved it first."""
+
+    async def set_ping_message(self, game_id: int, ply: int, message_id: int) -> bool:
+        """Remember the turn ping for the move number ``ply``; False (nothing stored) if the
+        game has moved on or ended since: the ping is stale, delete it."""
+
+    async def take_ping_message(self, game_id: int) -> int | None:
+        """Forget the game's turn ping and return its id (None if there was none): of two
+        processes taking at once, only one gets it, to delete the message."""
+
     async def running_games(self) -> list[Game]: ...
 
     async def running_games_in(self, channel_id: int) -> list[Game]: ...
@@ -105,11 +117,13 @@ class Store(Protocol):
 
     # --- records ---
     async def finished_games_of(
-        self, guild_id: int, user_id: int, limit: int | None = None
+        self, guild_id: int | None, user_id: int, limit: int | None = None
     ) -> list[Game]:
-        """A member's finished games in a server, newest first."""
+        """A member's finished games in a server (None: in direct messages with the bot),
+        newest first."""
 
-    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]: ...
+    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
+        """The top of a records scope (a server's id, or ``DM_SCOPE``), by rating."""
 
     async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
         """A member's place on the server's leaderboard (1 = top), or None if unrated."""

@@ -95,6 +95,11 @@ def finish(game: Game, outcome: Outcome, now: float) -> Game:
     return game.with_changes(outcome=outcome, turn_deadline=None, updated_at=now, finished_at=now)
 
 
+def stopped(game: Game, moderator_id: int, now: float) -> Game:
+    """The game ended by a moderator: no winner, no result, nobody rated."""
+    return finish(game, Outcome("stopped"), now).with_changes(stopped_by=moderator_id)
+
+
 def ended(game: Game, reason: EndReason, loser: Mark | None, now: float) -> Game:
     """The game ended without a line: resigned or timed out by ``loser``, or abandoned."""
     winner: Mark | None = None if loser is None else ("O" if loser == "X" else "X")

@@ -74,17 +74,19 @@ class GameService:
 
     async def play_turn(
         self, game_id: int, ply: int, cell: int, user_id: int, *,
-        show_early: ShowEarly | None = None,
+        show_early: ShowEarly | None = None, message_id: int | None = None,
     ) -> GameUpdate:  # fmt: skip
         """A member's move and, against the bot, the bot's reply: each stored as it is
         made, so nothing shown is ever lost. If the reply takes longer than
         :attr:`patience`, ``show_early`` is called with the member's move meanwhile.
+        ``message_id`` is the message clicked, if any: it must be the game's board.
 
         Raises:
-            Refusal: not a player, a stale board, not their turn, a taken cell, game over.
+            Refusal: not a player, a board posted again since, a stale board, not their
+                turn, a taken cell, game over.
         """
         async with self.locks.game(game_id):
-            game = await self._running_game(game_id)
+            game = await self._running_game(game_id, message_id)
             mark = game.mark_of(user_id)
             if mark is None:
                 raise Refusal("move.not_player")
@@ -133,12 +135,15 @@ class GameService:
         return await self.update(game)
 
     async def resign(
-        self, user_id: int, *, game_id: int | None = None, channel_id: int | None = None
-    ) -> GameUpdate:
-        """End the user's game as a loss, by game id (button) or channel (command).
+        self, user_id: int, *, game_id: int | None = None, channel_id: int | None = None,
+        message_id: int | None = None,
+    ) -> GameUpdate:  # fmt: skip
+        """End the user's game as a loss, by game id (button, on the message
+        ``message_id``) or channel (command).
 
         Raises:
-            Refusal: no such running game, or the user does not play in it.
+            Refusal: no such running game, the user does not play in it, or the button's
+                board was posted again since.
         """
         if game_id is None:
             games = await self.repo.running_games_in(channel_id or 0)
@@ -148,12 +153,46 @@ class GameService:
             game_id = mine[0].id
         async with self.locks.game(game_id):
             for attempt in range(3):  # a move elsewhere may land between read and write
-                game = await self._running_game(game_id)
+                game = await self._running_game(game_id, message_id)
                 mark = game.mark_of(user_id)
                 if mark is None:
                     raise Refusal("move.not_player")
                 try:
                     game = await self._save(game, rules.ended(game, "resign", mark, self.clock()))
+                    break
+                except Conflict:
+                    if attempt == 2:
+                        raise
+        self.deadlines_changed.set()
+        return await self.update(game)
+
+    async def stop(
+        self, moderator_id: int, channel_id: int, *, may_moderate: bool,
+        member_id: int | None = None,
+    ) -> GameUpdate:  # fmt: skip
+        """A moderator ends a running game in the channel: no result, nobody rated. With
+        several running there, ``member_id`` says whose.
+
+        Raises:
+            Refusal: not a moderator (``may_moderate``: Manage Messages), no such game, or
+                several and no way to tell which.
+        """
+        if not may_moderate:
+            raise Refusal("stop.not_moderator")
+        games = await self.repo.running_games_in(channel_id)
+        if member_id is not None:
+            games = [g for g in games if member_id in (g.player_x, g.player_o)]
+        if not games:
+            raise Refusal("stop.none" if member_id is None else "stop.member_none",
+                          member_id=member_id)  # fmt: skip
+        if len(games) > 1:
+            raise Refusal("stop.which", games=games, count=len(games))
+        game_id = games[0].id
+        async with self.locks.game(game_id):
+            for attempt in range(3):  # a move elsewhere may land between read and write
+                game = await self._running_game(game_id)
+                try:
+                    game = await self._save(game, rules.stopped(game, moderator_id, self.clock()))
                     break
                 except Conflict:
                     if attempt == 2:
@@ -197,12 +236,14 @@ class GameService:
         """The bot's difficulty in ``game``."""
         return game.difficulty or self.policies.defaults.default_difficulty
 
-    async def _running_game(self, game_id: int) -> Game:
+    async def _running_game(self, game_id: int, message_id: int | None = None) -> Game:
         game = await self.repo.get_game(game_id)
         if game is None:
             raise Refusal("game.unknown")
         if not game.running:
             raise Refusal("move.over")
+        if message_id is not None and game.message_id not in (None, message_id):
+            raise Refusal("move.moved", game=game)  # an old board, posted again since
         return game
 
     async def advance(self, game: Game, cell: int) -> Game:

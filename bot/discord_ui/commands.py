@@ -14,7 +14,9 @@ from discord.ext import commands
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.responder import server_only
 from bot.i18n import text
 
 
@@ -46,15 +48,21 @@ SIZE_CHOICES: list[app_commands.Choice[int]] = [
 ]
 
 
-@app_commands.guild_only()
+# Servers and the bot's DMs (where a member plays the bot); installed to servers only: a
+# user install would reach servers the bot is not in. Discord applies contexts to the
+# whole group: the subcommands meaningless in a DM say so there (``server_only``).
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
+@app_commands.allowed_installs(guilds=True, users=False)
 class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
     def __init__(
-        self, games: GameController, records: RecordsController, config: ConfigController
-    ) -> None:
+        self, games: GameController, records: RecordsController, config: ConfigController,
+        moderation: ModerationController,
+    ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
         self._records = records
         self._config = config
+        self._moderation = moderation
         super().__init__()
 
     @app_commands.command(name=name("start"), description=L("cmd.start"))
@@ -93,6 +101,19 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def resign(self, interaction: discord.Interaction) -> None:
         await self._games.on_resign_command(interaction)
 
+    @app_commands.command(name=name("board"), description=L("cmd.board"))
+    async def board(self, interaction: discord.Interaction) -> None:
+        await self._moderation.on_board(interaction)
+
+    @app_commands.command(name=name("stop"), description=L("cmd.stop"))
+    @server_only
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.stop.member"))
+    async def stop(
+        self, interaction: discord.Interaction, member: discord.User | None = None
+    ) -> None:
+        await self._moderation.on_stop(interaction, member)
+
     @app_commands.command(name=name("stats"), description=L("cmd.stats"))
     @app_commands.rename(member=name("member"))
     @app_commands.describe(member=L("cmd.stats.member"))
@@ -102,6 +123,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._records.on_stats(interaction, member)
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
+    @server_only
     async def leaderboard(self, interaction: discord.Interaction) -> None:
         await self._records.on_leaderboard(interaction)
 
@@ -122,6 +144,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._records.on_forget(interaction)
 
     @app_commands.command(name=name("config"), description=L("cmd.config"))
+    @server_only
     @app_commands.rename(
         challenge_timeout=name("challenge_timeout"), turn_timeout=name("turn_timeout"),
         difficulty=name("difficulty"), size=name("size"), allow_channel=name("allow_channel"),
@@ -130,7 +153,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         one_game_per_member=name("one_game_per_member"), cooldown=name("cooldown"),
         colour=name("colour"), emoji=name("emoji"), language=name("language"),
         mark_x=name("mark_x"), mark_o=name("mark_o"), mark_empty=name("mark_empty"),
-        reset_marks=name("reset_marks"),
+        reset_marks=name("reset_marks"), turn_ping=name("turn_ping"),
     )  # fmt: skip
     @app_commands.describe(
         challenge_timeout=L("cmd.config.challenge_timeout"),
@@ -146,6 +169,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         cooldown=L("cmd.config.cooldown"),
         colour=L("cmd.config.colour"),
         emoji=L("cmd.config.emoji"),
+        turn_ping=L("cmd.config.turn_ping"),
         language=L("cmd.config.language"),
         mark_x=L("cmd.config.mark_x"),
         mark_o=L("cmd.config.mark_o"),
@@ -177,6 +201,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         mark_o: app_commands.Range[str, 1, 64] | None = None,
         mark_empty: app_commands.Range[str, 1, 64] | None = None,
         reset_marks: bool | None = None,
+        turn_ping: bool | None = None,
     ) -> None:
         await self._config.on_config(
             interaction,
@@ -187,7 +212,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             games_per_channel=games_per_channel, one_game_per_member=one_game_per_member,
             cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
             language=language.value if language else None, mark_x=mark_x, mark_o=mark_o,
-            mark_empty=mark_empty, reset_marks=reset_marks,
+            mark_empty=mark_empty, reset_marks=reset_marks, turn_ping=turn_ping,
         )  # fmt: skip
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))

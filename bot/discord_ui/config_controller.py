@@ -20,8 +20,8 @@ class ConfigController:
 
     async def on_config(self, interaction: discord.Interaction, **options: object) -> None:
         async with self.responder.answering(interaction):
-            if interaction.guild_id is None:
-                raise Refusal("start.not_in_guild")
+            if interaction.guild_id is None:  # the command is server_only: never in a DM
+                raise Refusal("dm.server_only", group_key="name.ttt", command_key="name.config")
             if not interaction.permissions.manage_guild:
                 raise Refusal("config.not_admin")
             current = await self.policies.policy(interaction.guild_id)
@@ -48,7 +48,7 @@ class ConfigController:
             "difficulty": "default_difficulty", "size": "default_size",
             "games_per_channel": "games_per_channel",
             "one_game_per_member": "one_game_per_member", "cooldown": "start_cooldown",
-            "emoji": "emoji_set",
+            "emoji": "emoji_set", "turn_ping": "turn_ping",
         }  # fmt: skip
         changes: dict[str, object] = {
             simple[k]: v for k, v in options.items() if k in simple and v is not None
@@ -120,6 +120,7 @@ class ConfigController:
             "config.cooldown": seconds(rules.start_cooldown),
             "config.colour": f"#{rules.embed_colour:06X}",
             "config.emoji": text(f"choice.emoji.{rules.emoji_set}", locale),
+            "config.turn_ping": yes_no[rules.turn_ping],
             "config.marks": " ".join((rules.marks.x, rules.marks.o, rules.marks.empty)),
             "config.language": text(f"choice.language.{rules.language or 'server'}", locale),
         }  # fmt: skip

@@ -14,7 +14,8 @@ from bot.core.service import First, GameService
 from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.responder import NO_MENTIONS, Responder, role_ids
+from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale, role_ids
+from bot.discord_ui.turn_pinger import TurnPinger
 from bot.i18n import text
 
 log = logging.getLogger(__name__)
@@ -27,12 +28,14 @@ IN_FLIGHT = 5.0
 
 class GameController:
     def __init__(
-        self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher
-    ) -> None:
+        self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher,
+        pinger: TurnPinger,
+    ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
         self.responder = responder
         self.publisher = publisher
+        self.pinger = pinger
 
     # --- commands -----------------------------------------------------------------------
 
@@ -66,8 +69,7 @@ class GameController:
                 "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
-                "locale": str(interaction.guild_locale.value) if interaction.guild_locale
-                else None,
+                "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
@@ -88,7 +90,7 @@ class GameController:
                         raise
                     if not await self.publisher.message_gone(blocking):
                         raise
-                    await self.games.abandon(blocking.id)
+                    await self._abandon(blocking.id)
 
     async def on_resign_command(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
@@ -97,17 +99,20 @@ class GameController:
                 text("resign.done", interaction.locale), ephemeral=True
             )
             await self.publisher.publish(update)
+            await self.pinger.game_changed(update.game)
 
     async def on_help(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
             rules = await self.games.policies.policy(interaction.guild_id)
             locale = interaction.locale
             default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
-            await interaction.response.send_message(
-                text("help", locale, default=default, challenge=int(rules.challenge_timeout),
-                     turn=int(rules.turn_timeout)),
-                ephemeral=True,
-            )  # fmt: skip
+            timeouts = {"challenge": int(rules.challenge_timeout), "turn": int(rules.turn_timeout)}
+            message = text("help", locale, default=default, **timeouts)
+            if interaction.guild_id is None:  # what works here, in a DM with the bot
+                message += "\n\n" + text("help.dm", locale)
+            else:
+                message += "\n\n" + text("help.moderation", locale)
+            await interaction.response.send_message(message, ephemeral=True)
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -125,7 +130,7 @@ class GameController:
             try:
                 update = await self.games.play_turn(
                     click.game_id, click.ply, click.cell, interaction.user.id,
-                    show_early=show_early,
+                    show_early=show_early, message_id=_clicked(interaction),
                 )  # fmt: skip
             except Refusal as refusal:
                 await self._catch_up(interaction, click.game_id, refusal)
@@ -133,17 +138,21 @@ class GameController:
             if shown_early:
                 await interaction.edit_original_response(
                     **render_game.game_message(
-                        update, update.game.locale or interaction.guild_locale
+                        update, update.game.locale or public_locale(interaction)
                     )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
             else:
                 await self._update_game(interaction, update)
+            await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
-            update = await self.games.resign(interaction.user.id, game_id=game_id)
+            update = await self.games.resign(
+                interaction.user.id, game_id=game_id, message_id=_clicked(interaction)
+            )
             await self._update_game(interaction, update)
+            await self.pinger.game_changed(update.game)
 
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
@@ -160,13 +169,14 @@ class GameController:
             message_id = interaction.message.id if interaction.message else None
             update = await self.lobby.accept(click.challenge_id, interaction.user.id, message_id)
             await self._update_game(interaction, update)
+            await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
         async with self.responder.answering(interaction):
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
             await interaction.response.edit_message(
                 content=render_game.challenge_content(
-                    challenge, challenge.locale or interaction.guild_locale
+                    challenge, challenge.locale or public_locale(interaction)
                 ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
@@ -197,7 +207,7 @@ class GameController:
         try:
             response = await interaction.response.send_message(
                 **render_game.game_message(
-                    update, update.game.locale or interaction.guild_locale
+                    update, update.game.locale or public_locale(interaction)
                 )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
@@ -211,12 +221,12 @@ class GameController:
             await self.games.attach_game_message(update.game, response.message_id)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
-        view = render_game.challenge_view(challenge, challenge.locale or interaction.guild_locale)
+        view = render_game.challenge_view(challenge, challenge.locale or public_locale(interaction))
         assert view is not None  # a new challenge is pending
         try:
             response = await interaction.response.send_message(
                 render_game.challenge_content(
-                    challenge, challenge.locale or interaction.guild_locale
+                    challenge, challenge.locale or public_locale(interaction)
                 ),
                 view=view,
                 allowed_mentions=challenge_mentions(challenge),
@@ -232,20 +242,30 @@ class GameController:
         try:
             await interaction.response.edit_message(
                 **render_game.game_message(
-                    update, update.game.locale or interaction.guild_locale
+                    update, update.game.locale or public_locale(interaction)
                 )._asdict(),
                 allowed_mentions=NO_MENTIONS,
             )
         except discord.NotFound as exc:
             if exc.code == UNKNOWN_MESSAGE:  # a moderator deleted the game meanwhile
                 log.warning("message of game %s was deleted", update.game.id)
-                await self.games.abandon(update.game.id)
+                await self._abandon(update.game.id)
                 return
             # The interaction expired before our answer (Discord's 10062): the move is
             # stored, so show it by editing the message itself, or the board would lag.
             log.warning("interaction %s expired before its answer (%s); editing the game "
                         "message instead", interaction.id, exc)  # fmt: skip
             await self.publisher.publish(update)
+
+    async def _abandon(self, game_id: int) -> None:
+        ended = await self.games.abandon(game_id)
+        if ended is not None:
+            await self.pinger.game_changed(ended)
+
+
+def _clicked(interaction: discord.Interaction) -> int | None:
+    """The message whose button was clicked (None for an ephemeral one)."""
+    return interaction.message.id if interaction.message is not None else None
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:

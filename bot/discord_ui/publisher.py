@@ -11,6 +11,7 @@ from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.service import GameService
 from bot.discord_ui import render_game
+from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
 
@@ -18,18 +19,18 @@ NO_MENTIONS = discord.AllowedMentions.none()
 
 
 class Publisher:
-    def __init__(self, client: discord.Client, games: GameService, lobby: Lobby) -> None:
+    def __init__(
+        self, client: discord.Client, games: GameService, lobby: Lobby, pinger: TurnPinger
+    ) -> None:
         self.client = client
         self.games = games
         self.lobby = lobby
+        self.pinger = pinger
 
     async def publish(self, item: GameUpdate | Challenge) -> None:
         """Edit the message of a game or challenge that changed, in the server's language."""
         target = item.game if isinstance(item, GameUpdate) else item
-        # the server's language as stored with the game: this process may not run the
-        # shard of its server, and then has no cached guild to ask
-        guild = self.client.get_guild(target.guild_id) if target.guild_id else None
-        locale: object = target.locale or (guild.preferred_locale if guild else None)
+        locale = render_game.server_locale(self.client, target)
         content: str | None  # None for a 5×5 layout: an edit then clears the text
         view: discord.ui.View | discord.ui.LayoutView | None
         if isinstance(item, GameUpdate):
@@ -61,13 +62,30 @@ class Publisher:
             log.warning("message %s of %s %s was deleted", target.message_id,
                         type(target).__name__.lower(), target.id)  # fmt: skip
             if isinstance(target, Game) and target.running:
-                await self.games.abandon(target.id)
+                ended = await self.games.abandon(target.id)
+                if ended is not None:
+                    await self.pinger.game_changed(ended)
         except discord.Forbidden as exc:
             log.warning("cannot update message %s in channel %s, missing permissions: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
         except discord.HTTPException as exc:
             log.warning("could not update message %s in channel %s: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
+
+    async def retire(self, update: GameUpdate, message_id: int) -> None:
+        """Turn an old board of the game (posted again since) into a pointer to the live
+        one: its buttons off, so a click there never lands on a board nobody watches."""
+        game = update.game
+        live = render_game.message_link(game.guild_id, game.channel_id, game.message_id)
+        locale = render_game.server_locale(self.client, game)
+        content, view = render_game.retired_message(update, live, locale)
+        message = self.client.get_partial_messageable(game.channel_id).get_partial_message(
+            message_id
+        )
+        try:
+            await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+        except discord.HTTPException as exc:  # deleted already: nothing left to click there
+            log.info("game %s: old board %s not disabled (%s)", game.id, message_id, exc)
 
     async def message_gone(self, game: Game) -> bool:
         """True if Discord says the game's message no longer exists."""

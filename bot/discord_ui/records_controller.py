@@ -33,7 +33,7 @@ class RecordsController:
     ) -> None:
         async with self.responder.answering(interaction):
             user = member or interaction.user
-            stats = await self.records.stats(interaction.guild_id or 0, user.id)
+            stats = await self.records.stats(interaction.guild_id, user.id, interaction.user.id)
             embed = render_records.stats_embed(
                 user.mention, stats, interaction.locale, await self._colour(interaction)
             )
@@ -44,7 +44,8 @@ class RecordsController:
     async def on_leaderboard(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
             self.responder.require_channel_permissions(interaction)
-            board = await self.records.leaderboard(interaction.guild_id or 0, interaction.user.id)
+            assert interaction.guild_id is not None  # the command is server_only
+            board = await self.records.leaderboard(interaction.guild_id, interaction.user.id)
             policy = await self.policies.policy(interaction.guild_id)
             guild_locale = interaction.guild_locale.value if interaction.guild_locale else None
             embed = render_records.leaderboard_embed(
@@ -57,7 +58,7 @@ class RecordsController:
     ) -> None:
         async with self.responder.answering(interaction):
             user = member or interaction.user
-            games = await self.records.history(interaction.guild_id or 0, user.id)
+            games = await self.records.history(interaction.guild_id, user.id, interaction.user.id)
             embed = render_records.history_embed(
                 user.mention, user.id, games, interaction.locale, await self._colour(interaction)
             )
@@ -69,7 +70,7 @@ class RecordsController:
         """The Review button (any finished game) or /ttt review (the caller's last game)."""
         async with self.responder.answering(interaction):
             game = await self.records.review_target(
-                interaction.guild_id or 0, interaction.user.id, game_id
+                interaction.guild_id, interaction.user.id, game_id
             )
             if not instant(game):  # seconds on 4×4 and 5×5: say so, answer when done
                 await interaction.response.defer(ephemeral=True, thinking=True)

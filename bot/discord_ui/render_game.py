@@ -59,6 +59,14 @@ def relative_time(timestamp: float) -> str:
     return f"<t:{int(timestamp)}:R>"
 
 
+def server_locale(client: discord.Client, target: Game | Challenge) -> object:
+    """The server's language as stored with a game or challenge, for messages shown
+    without an interaction: this process may not run the shard of its server, and then
+    has no cached guild to ask."""
+    guild = client.get_guild(target.guild_id) if target.guild_id else None
+    return target.locale or (guild.preferred_locale if guild else None)
+
+
 def player_name(game: Game, mark: str, locale: object = None) -> str:
     if game.bot_side == mark:
         level = text(f"choice.difficulty.{game.difficulty}", locale)
@@ -93,6 +101,8 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
         return text("game.abandoned", locale)
+    if outcome.reason == "stopped":
+        return text("game.stopped", locale, moderator=f"<@{game.stopped_by}>")
     if outcome.winner is None:
         return text("game.draw", locale)
     winner = outcome.winner
@@ -133,6 +143,28 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     if uses_layout(game):
         return GameMessage(None, game_layout(game, content, locale, marks))
     return GameMessage(content, game_view(game, locale, marks))
+
+
+def retired_message(update: GameUpdate, live_link: str, locale: object = None) -> GameMessage:
+    """A board that was posted again: as it was, every button off, and a line pointing to
+    the live one (a layout's own text display, after the board's, for a 5×5 game)."""
+    content, view = game_message(update, locale)
+    for item in view.walk_children():
+        if isinstance(item, discord.ui.Button):
+            item.disabled = True
+    moved = text("repost.moved", locale, link=live_link)
+    if isinstance(view, discord.ui.LayoutView):
+        (container,) = view.children
+        assert isinstance(container, discord.ui.Container)
+        container.add_item(discord.ui.TextDisplay(moved))
+        return GameMessage(None, view)
+    return GameMessage(f"{content}\n{moved}", view)
+
+
+def turn_ping(game: Game, member_id: int, locale: object = None) -> str:
+    """The short message that mentions the member to move and links the board."""
+    link = message_link(game.guild_id, game.channel_id, game.message_id)
+    return text("ping.turn", locale, player=f"<@{member_id}>", link=link)
 
 
 def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
@@ -197,11 +229,14 @@ def cell_button(
 
 def action_buttons(game: Game, locale: object = None) -> list[discord.ui.Button[Any]]:
     """The buttons that act on the game, in the order shown, for either layout: Resign
-    while it runs, Rematch and Review after."""
+    while it runs, Rematch (unless a moderator ended it) and Review after."""
     Style = discord.ButtonStyle
     if game.running:
         return [_action(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)]
-    actions = [_action(custom_ids.rematch(game.id), text("button.rematch", locale), Style.primary)]
+    actions = []
+    if game.stopped_by is None:  # a game a moderator ended is not offered again
+        label = text("button.rematch", locale)
+        actions.append(_action(custom_ids.rematch(game.id), label, Style.primary))
     if reviewable(game):
         actions.append(
             _action(custom_ids.review(game.id), text("button.review", locale), Style.secondary)

@@ -29,6 +29,28 @@ CHANNEL_PERMISSIONS = (
 )
 
 
+def public_locale(interaction: discord.Interaction) -> discord.Locale | None:
+    """The language of the messages everyone in the channel sees: the server's; in a DM
+    with the bot, where only the member sees them, the member's own."""
+    return interaction.guild_locale if interaction.guild_id is not None else interaction.locale
+
+
+class ServerOnly(app_commands.CheckFailure):
+    """A subcommand that means nothing in a DM with the bot (a server's settings or
+    leaderboard) was used there. Discord's command contexts apply to the whole /ttt
+    group, so this check, answered by :class:`AnsweringTree`, stands in for them."""
+
+
+def _in_a_server(interaction: discord.Interaction) -> bool:
+    if interaction.guild_id is None:
+        raise ServerOnly()
+    return True
+
+
+server_only = app_commands.check(_in_a_server)
+"""Decorates a /ttt subcommand that works in servers only (a private refusal in a DM)."""
+
+
 def role_ids(interaction: discord.Interaction) -> list[int]:
     """The member's roles in the server, from the interaction itself (none outside one)."""
     return [role.id for role in getattr(interaction.user, "roles", ())]
@@ -89,6 +111,10 @@ class Responder:
         Raises:
             Refusal: ``perm.missing``.
         """
+        if interaction.guild_id is None:
+            # A DM with the bot: Discord's app_permissions there lack View Channel and
+            # Send Messages, yet the bot may always post and edit its messages there.
+            return
         granted = interaction.app_permissions
         missing = [key for attr, key in CHANNEL_PERMISSIONS if not getattr(granted, attr)]
         if missing:
@@ -107,6 +133,10 @@ class AnsweringTree(app_commands.CommandTree):
     ) -> None:
         if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
             message = text("command.outdated", interaction.locale)
+        elif isinstance(error, ServerOnly):
+            name = interaction.command.name if interaction.command else "ttt"
+            refusal = Refusal("dm.server_only", group_key="name.ttt", command_key=f"name.{name}")
+            message = refusal_text(refusal, interaction.locale)
         elif isinstance(error, app_commands.TransformerError):
             message = text("command.bad_option", interaction.locale, value=str(error.value)[:80])
         else:
@@ -125,6 +155,14 @@ def refusal_text(refusal: Refusal, locale: object) -> str:
         if name.endswith("_key"):
             params[name.removesuffix("_key")] = text(str(value), locale)
             del params[name]
+    if "member_id" in params:
+        member_id = params.pop("member_id")
+        params["member"] = f"<@{member_id}>" if member_id is not None else ""
+    games = params.pop("games", None)
+    if isinstance(games, list):
+        params["links"] = ", ".join(
+            message_link(g.guild_id, g.channel_id, g.message_id) for g in games
+        )
     if "permission_keys" in params:
         keys = params.pop("permission_keys")
         params["permissions"] = ", ".join(text(str(k), locale) for k in keys)  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from discord.ext import commands
 from bot.core.deadlines import Deadlines
 from bot.core.models import GameUpdate
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
 
@@ -25,9 +26,10 @@ MAX_SLEEP = 60.0
 
 
 class Timekeeper(commands.Cog):
-    def __init__(self, deadlines: Deadlines, publisher: Publisher) -> None:
+    def __init__(self, deadlines: Deadlines, publisher: Publisher, pinger: TurnPinger) -> None:
         self.deadlines = deadlines
         self.publisher = publisher
+        self.pinger = pinger
         self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
@@ -55,6 +57,8 @@ class Timekeeper(commands.Cog):
                     log.info("%s %s ended by its deadline", type(target).__name__.lower(),
                              target.id)  # fmt: skip
                     await self.publisher.publish(item)
+                    if isinstance(item, GameUpdate):
+                        await self.pinger.game_changed(item.game)
                 soonest = await deadlines.next_deadline()
             except Exception:
                 log.exception("timekeeper pass failed; retrying")

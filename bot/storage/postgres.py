@@ -109,12 +109,15 @@ class PostgresRepository(_PostgresStore):
                 is newer than this bot; the one-line message names the database.
         """
         try:
+            session = await asyncpg.connect(self.dsn, timeout=10)
+            try:  # its own connection: closing it frees the session lock, come what may
+                await migrate(session)
+            finally:
+                await session.close()
             self._pool = await asyncpg.create_pool(
                 self.dsn, min_size=1, max_size=self.pool_size, timeout=10,
-                server_settings={"application_name": "ttt-bot"},
+                server_settings={"application_name": "ttt-bot"}, reset=_keep_session,
             )  # fmt: skip
-            async with self._pool.acquire() as conn:
-                await migrate(conn)
         except Exception as exc:  # any failure here means: this database cannot be used
             await self.close()
             reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -137,10 +140,18 @@ class PostgresRepository(_PostgresStore):
         return f"{self.name} (schema version {version}, pool of {self.pool_size})"
 
     async def identify_turn(self, bucket: int, spacing: float) -> None:
-        await identify_turn(self.pool, bucket, spacing)
+        await identify_turn(self.dsn, bucket, spacing)
 
     async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
         await self._listener.listen(topic, callback)
 
     async def notify(self, topic: str, payload: str = "") -> None:
         await self._call(notify, topic, payload)
+
+
+async def _keep_session(conn: Any) -> None:
+    """What a pooled connection needs reset between uses: nothing beyond the rollback of
+    an unfinished transaction that asyncpg always does. Pooled connections never LISTEN
+    (the listener has its own), SET, open cursors or take session locks (migrations and
+    IDENTIFY turns use connections of their own), so asyncpg's default reset query would
+    be one more round trip per use for nothing."""

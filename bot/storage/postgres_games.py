@@ -17,7 +17,7 @@ import asyncpg  # type: ignore[import-untyped]
 
 from bot.core.models import Challenge, Game
 from bot.core.repository import Conflict
-from bot.storage.postgres_records import FINISHED_GAMES_WHERE, apply_result
+from bot.storage.postgres_records import apply_result, finished_games_where
 from bot.storage.sqlite_games import GAME_COLUMNS, game_from_row, game_params
 
 CLAIM_SECONDS = 30.0
@@ -68,10 +68,10 @@ async def games_where(conn: Any, where: str, *args: Any) -> list[Game]:
 
 
 async def finished_games_of(
-    conn: Any, guild_id: int, user_id: int, limit: int | None
+    conn: Any, guild_id: int | None, user_id: int, limit: int | None
 ) -> list[Game]:
-    """A member's finished games in a server, newest first."""
-    return await games_where(conn, FINISHED_GAMES_WHERE, guild_id, user_id, limit)
+    """A member's finished games in a server (None: in direct messages), newest first."""
+    return await games_where(conn, finished_games_where(guild_id), guild_id, user_id, limit)
 
 
 async def insert_game(conn: Any, game: Game) -> Game:
@@ -99,26 +99,66 @@ async def get_game(conn: Any, game_id: int) -> Game | None:
 
 async def save_game(conn: Any, game: Game, expected_ply: int) -> None:
     """The compare-and-set on the ply: the UPDATE locks the row, and a writer that waited
-    for another re-reads it, finds the ply moved on and changes nothing."""
-    p = game_params(game)
+    for another re-reads it, finds the ply moved on and changes nothing. A game that goes
+    on is that one statement (atomic by itself: one round trip, not three); a finished
+    one changes the records in the same transaction."""
+    if game.running:
+        await _update_game(conn, game, expected_ply)
+        return
     async with conn.transaction():
-        status = await conn.execute(
-            "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
-            " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
-            " finished_at = $11, stopped_by = $12, claimed_until = NULL"
-            " WHERE id = $1 AND status = 'running' AND ply = $2",
-            game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
-            p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
-            p["finished_at"], p["stopped_by"],
-        )  # fmt: skip
-        if rowcount(status) != 1:
-            raise Conflict(f"game {game.id} changed before this write")
-        if not game.running:  # the game and its records change together
-            await apply_result(conn, game)
+        await _update_game(conn, game, expected_ply)
+        await apply_result(conn, game)
+
+
+async def _update_game(conn: Any, game: Game, expected_ply: int) -> None:
+    """Raises: Conflict: the stored game is no longer running at ``expected_ply``."""
+    p = game_params(game)
+    status = await conn.execute(
+        "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
+        " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
+        " finished_at = $11, stopped_by = $12, claimed_until = NULL"
+        " WHERE id = $1 AND status = 'running' AND ply = $2",
+        game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
+        p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
+        p["finished_at"], p["stopped_by"],
+    )  # fmt: skip
+    if rowcount(status) != 1:
+        raise Conflict(f"game {game.id} changed before this write")
 
 
 async def set_game_message(conn: Any, game_id: int, message_id: int) -> None:
     await conn.execute("UPDATE games SET message_id = $2 WHERE id = $1", game_id, message_id)
+
+
+async def move_game_message(conn: Any, game_id: int, old: int | None, new: int) -> bool:
+    status = await conn.execute(
+        "UPDATE games SET message_id = $3 WHERE id = $1 AND status = 'running'"
+        " AND message_id IS NOT DISTINCT FROM $2",
+        game_id, old, new,
+    )  # fmt: skip
+    return rowcount(status) == 1
+
+
+async def set_ping_message(conn: Any, game_id: int, ply: int, message_id: int) -> bool:
+    status = await conn.execute(
+        "UPDATE games SET ping_message_id = $3 WHERE id = $1 AND status = 'running'"
+        " AND ply = $2",
+        game_id, ply, message_id,
+    )  # fmt: skip
+    return rowcount(status) == 1
+
+
+async def take_ping_message(conn: Any, game_id: int) -> int | None:
+    """Two takers at once: the second waits for the row lock, re-reads the row, finds no
+    ping any more and returns None, so exactly one of them deletes the message."""
+    value = await conn.fetchval(
+        "WITH old AS (SELECT id, ping_message_id FROM games"
+        " WHERE id = $1 AND ping_message_id IS NOT NULL FOR UPDATE)"
+        " UPDATE games SET ping_message_id = NULL FROM old WHERE games.id = old.id"
+        " RETURNING old.ping_message_id",
+        game_id,
+    )
+    return None if value is None else int(value)
 
 
 async def running_games(conn: Any) -> list[Game]:

@@ -6,15 +6,19 @@ IDENTIFY time, on the database's clock (one clock for every host), spaces them."
 from __future__ import annotations
 
 import asyncio
-from typing import Any
+
+import asyncpg  # type: ignore[import-untyped]
 
 from bot.storage.postgres_games import lock_key
 
 
-async def identify_turn(pool: Any, bucket: int, spacing: float) -> None:
-    """Return once this process may IDENTIFY in ``bucket``, having claimed the turn."""
+async def identify_turn(dsn: str, bucket: int, spacing: float) -> None:
+    """Return once this process may IDENTIFY in ``bucket``, having claimed the turn. The
+    session lock lives on a connection of its own, closed at the end: a lock held by a
+    cancelled turn can never outlive it."""
     key, meta = lock_key(("identify", bucket)), f"identify:{bucket}"
-    async with pool.acquire() as conn:
+    conn = await asyncpg.connect(dsn, timeout=10)
+    try:
         await conn.execute("SELECT pg_advisory_lock($1)", key)
         try:
             last = await conn.fetchval("SELECT value FROM meta WHERE key = $1", meta)
@@ -28,3 +32,5 @@ async def identify_turn(pool: Any, bucket: int, spacing: float) -> None:
             )
         finally:
             await conn.execute("SELECT pg_advisory_unlock($1)", key)
+    finally:
+        await conn.close()

@@ -22,8 +22,9 @@ async def apply_result(conn: Any, game: Game) -> None:
     then locked in user-id order, so a concurrent game of either member (in any process)
     waits for this one and reads what it wrote, and two such games never deadlock.
     """
-    if game.guild_id is None or game.outcome is None or game.outcome.result is None:
+    if game.outcome is None or game.outcome.result is None:
         return
+    scope = game.records_scope  # a DM game counts under DM_SCOPE
     outcome = game.outcome
     if game.bot_side is None:
         users = sorted({game.player_x, game.player_o})
@@ -31,12 +32,12 @@ async def apply_result(conn: Any, game: Game) -> None:
             "INSERT INTO ratings (guild_id, user_id, rating)"
             " SELECT $1, u, $3 FROM unnest($2::bigint[]) AS u ORDER BY u"
             " ON CONFLICT (guild_id, user_id) DO NOTHING",
-            game.guild_id, users, INITIAL_RATING,
+            scope, users, INITIAL_RATING,
         )  # fmt: skip
         rows = await conn.fetch(
             "SELECT user_id, rating FROM ratings WHERE guild_id = $1"
             " AND user_id = ANY($2::bigint[]) ORDER BY user_id FOR UPDATE",
-            game.guild_id, users,
+            scope, users,
         )  # fmt: skip
         current = {row["user_id"]: row["rating"] for row in rows}
         new_x, new_o = elo_update(
@@ -47,7 +48,7 @@ async def apply_result(conn: Any, game: Game) -> None:
             await conn.execute(
                 "UPDATE ratings SET rating = $3, wins = wins + $4, losses = losses + $5,"
                 " draws = draws + $6 WHERE guild_id = $1 AND user_id = $2",
-                game.guild_id, user, rating, wins, losses, draws,
+                scope, user, rating, wins, losses, draws,
             )  # fmt: skip
         return
     member_mark = "O" if game.bot_side == "X" else "X"
@@ -59,18 +60,25 @@ async def apply_result(conn: Any, game: Game) -> None:
         " losses = bot_records.losses + excluded.losses,"
         " draws = bot_records.draws + excluded.draws,"
         " points = bot_records.points + excluded.points",
-        game.guild_id, game.player(member_mark), game.difficulty, wins, losses, draws,
+        scope, game.player(member_mark), game.difficulty, wins, losses, draws,
         2 * wins + draws,
     )  # fmt: skip
 
 
-FINISHED_GAMES_WHERE = (
+_FINISHED_GAMES_WHERE = (
     # two index range reads (one per side) rather than an OR, as on SQLite
     "WHERE id IN (SELECT id FROM games WHERE status = 'finished' AND player_x = $2"
-    " AND guild_id = $1 UNION ALL SELECT id FROM games WHERE status = 'finished'"
-    " AND player_o = $2 AND guild_id = $1) ORDER BY finished_at DESC, id DESC LIMIT $3"
+    " AND {guild} UNION ALL SELECT id FROM games WHERE status = 'finished'"
+    " AND player_o = $2 AND {guild}) ORDER BY finished_at DESC, id DESC LIMIT $3"
 )
-"""A member's finished games in a server, newest first; ``LIMIT NULL`` is no limit."""
+
+
+def finished_games_where(guild_id: int | None) -> str:
+    """A member's finished games in a server (``$1``; None: in direct messages), newest
+    first; ``LIMIT NULL`` is no limit. ``IS NULL`` keeps the index usable, where ``IS NOT
+    DISTINCT FROM $1`` would not; ``$1`` is still typed, as every parameter must be."""
+    guild = "guild_id = $1" if guild_id is not None else "guild_id IS NULL AND $1::bigint IS NULL"
+    return _FINISHED_GAMES_WHERE.format(guild=guild)
 
 
 async def leaderboard(conn: Any, guild_id: int, limit: int) -> list[Rating]:

@@ -89,9 +89,9 @@ def games_where(conn: sqlite3.Connection, where: str, params: Any = ()) -> list[
 
 
 def finished_games_of(
-    conn: sqlite3.Connection, guild_id: int, user_id: int, limit: int | None
+    conn: sqlite3.Connection, guild_id: int | None, user_id: int, limit: int | None
 ) -> list[Game]:
-    """A member's finished games in a server, newest first."""
+    """A member's finished games in a server (None: in direct messages), newest first."""
     where, params = finished_games_where(guild_id, user_id, limit)
     return games_where(conn, where, params)
 
@@ -136,6 +136,31 @@ def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> None:
 
 def set_game_message(conn: sqlite3.Connection, game_id: int, message_id: int) -> None:
     conn.execute("UPDATE games SET message_id = ? WHERE id = ?", (message_id, game_id))
+
+
+def move_game_message(conn: sqlite3.Connection, game_id: int, old: int | None, new: int) -> bool:
+    cursor = conn.execute(
+        "UPDATE games SET message_id = ? WHERE id = ? AND status = 'running' AND message_id IS ?",
+        (new, game_id, old),
+    )
+    return cursor.rowcount == 1
+
+
+def set_ping_message(conn: sqlite3.Connection, game_id: int, ply: int, message_id: int) -> bool:
+    cursor = conn.execute(
+        "UPDATE games SET ping_message_id = ? WHERE id = ? AND status = 'running' AND ply = ?",
+        (message_id, game_id, ply),
+    )
+    return cursor.rowcount == 1
+
+
+def take_ping_message(conn: sqlite3.Connection, game_id: int) -> int | None:
+    with transaction(conn):
+        row = conn.execute("SELECT ping_message_id FROM games WHERE id = ?", (game_id,)).fetchone()
+        if row is None or row[0] is None:
+            return None
+        conn.execute("UPDATE games SET ping_message_id = NULL WHERE id = ?", (game_id,))
+        return int(row[0])
 
 
 def running_games(conn: sqlite3.Connection) -> list[Game]:

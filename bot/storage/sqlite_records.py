@@ -17,15 +17,16 @@ def _tally(score: float) -> tuple[int, int, int]:
 
 def apply_result(conn: sqlite3.Connection, game: Game) -> None:
     """Fold a just-finished game into the summaries (inside the caller's transaction)."""
-    if game.guild_id is None or game.outcome is None or game.outcome.result is None:
+    if game.outcome is None or game.outcome.result is None:
         return
+    scope = game.records_scope  # a DM game counts under DM_SCOPE
     outcome = game.outcome
     if game.bot_side is None:
         ratings = []
         for user in (game.player_x, game.player_o):
             row = conn.execute(
                 "SELECT rating FROM ratings WHERE guild_id = ? AND user_id = ?",
-                (game.guild_id, user),
+                (scope, user),
             ).fetchone()
             ratings.append(row[0] if row else INITIAL_RATING)
         new_x, new_o = elo_update(ratings[0], ratings[1], outcome.score("X") or 0.0)
@@ -36,7 +37,7 @@ def apply_result(conn: sqlite3.Connection, game: Game) -> None:
                 " VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, user_id) DO UPDATE SET"
                 " rating = excluded.rating, wins = wins + excluded.wins,"
                 " losses = losses + excluded.losses, draws = draws + excluded.draws",
-                (game.guild_id, user, rating, wins, losses, draws),
+                (scope, user, rating, wins, losses, draws),
             )
         return
     member_mark = "O" if game.bot_side == "X" else "X"
@@ -46,15 +47,17 @@ def apply_result(conn: sqlite3.Connection, game: Game) -> None:
         " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild_id, difficulty, user_id) DO UPDATE"
         " SET wins = wins + excluded.wins, losses = losses + excluded.losses,"
         " draws = draws + excluded.draws, points = points + excluded.points",
-        (game.guild_id, game.player(member_mark), game.difficulty, wins, losses, draws,
+        (scope, game.player(member_mark), game.difficulty, wins, losses, draws,
          2 * wins + draws),
     )  # fmt: skip
 
 
-def finished_games_where(guild_id: int, user_id: int, limit: int | None) -> tuple[str, dict]:
-    """The WHERE clause for a member's finished games, newest first: two index range reads
-    (one per side) rather than an OR, which the planner may answer with a scan."""
-    side = "SELECT id FROM games WHERE status = 'finished' AND {col} = :user AND guild_id = :guild"
+def finished_games_where(guild_id: int | None, user_id: int, limit: int | None) -> tuple[str, dict]:
+    """The WHERE clause for a member's finished games in a server (None: in direct
+    messages), newest first: two index range reads (one per side) rather than an OR,
+    which the planner may answer with a scan."""
+    guild = "guild_id IS NULL" if guild_id is None else "guild_id = :guild"
+    side = f"SELECT id FROM games WHERE status = 'finished' AND {{col}} = :user AND {guild}"
     where = (
         f"WHERE id IN ({side.format(col='player_x')} UNION ALL "
         f"{side.format(col='player_o')}) ORDER BY finished_at DESC, id DESC"

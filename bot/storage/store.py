@@ -39,6 +39,15 @@ class SqlStore:
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         await self._call(self.games.set_game_message, game_id, message_id)
 
+    async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
+        return await self._call(self.games.move_game_message, game_id, old, new)
+
+    async def set_ping_message(self, game_id: int, ply: int, message_id: int) -> bool:
+        return await self._call(self.games.set_ping_message, game_id, ply, message_id)
+
+    async def take_ping_message(self, game_id: int) -> int | None:
+        return await self._call(self.games.take_ping_message, game_id)
+
     async def running_games(self) -> list[Game]:
         return await self._call(self.games.running_games)
 
@@ -84,7 +93,7 @@ class SqlStore:
 
     # --- records ---
     async def finished_games_of(
-        self, guild_id: int, user_id: int, limit: int | None = None
+        self, guild_id: int | None, user_id: int, limit: int | None = None
     ) -> list[Game]:
         return await self._call(self.games.finished_games_of, guild_id, user_id, limit)
 

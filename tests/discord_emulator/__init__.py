@@ -12,6 +12,8 @@ Then drive it like a Discord user::
     await emu.wait_until_ready(); await emu.wait_for_commands()
     res = await emu.invoke(alice, "ttt start", {"opponent": bob})
     res = await emu.click(bob, res.message, find_button(res.message, label="1")["custom_id"])
+    dm = emu.open_dm(alice)                  # her DM with the bot: no guild, context 1
+    res = await emu.invoke(alice, "ttt start", channel=dm)  # only if its contexts allow DMs
 
 Every REST body is validated against Discord's OpenAPI spec (../shared/discord-api-spec or
 $TTT_DISCORD_OPENAPI) plus rules the spec lacks; problems land in ``emu.violations`` and the

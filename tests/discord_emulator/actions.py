@@ -6,9 +6,16 @@ import asyncio
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from .commands import build_command_data
+from .commands import CONTEXT_BOT_DM, CONTEXT_GUILD, build_command_data
 from .interactions import InteractionRecord, InteractionResult
-from .state import DEFAULT_PERMISSIONS, EmuChannel, EmuUser, iter_components, member_dict
+from .state import (
+    DEFAULT_PERMISSIONS,
+    EmuChannel,
+    EmuGuild,
+    EmuUser,
+    iter_components,
+    member_dict,
+)
 
 if TYPE_CHECKING:
     from .server import DiscordEmulator
@@ -20,30 +27,39 @@ class InteractionActions:
     def _base_interaction(
         self: DiscordEmulator, rec: InteractionRecord, channel: EmuChannel, locale: str
     ) -> dict[str, Any]:
+        payload: dict[str, Any] = {
+            "id": str(rec.id),
+            "application_id": str(self.application_id),
+            "type": rec.type,
+            "channel_id": str(channel.id),
+            "channel": channel.to_dict(),
+            "token": rec.token,
+            "version": 1,
+            "app_permissions": str(channel.app_permissions),
+            "locale": locale,
+            "entitlements": [],
+            "entitlement_sku_ids": [],
+            "attachment_size_limit": 10 * 1024 * 1024,
+        }
+        if channel.guild_id is None:
+            # a DM with the bot: the user, no member, no guild; the guild-install owner is "0"
+            return payload | {
+                "user": rec.user.to_dict(),
+                "authorizing_integration_owners": {"0": "0"},
+                "context": CONTEXT_BOT_DM,
+            }
         guild = self.guilds[channel.guild_id]
         permissions = (
             rec.user.permissions if rec.user.permissions is not None else DEFAULT_PERMISSIONS
         )
         member = member_dict(rec.user, guild) | {"permissions": str(permissions)}
-        return {
-            "id": str(rec.id),
-            "application_id": str(self.application_id),
-            "type": rec.type,
+        return payload | {
             "guild_id": str(guild.id),
             "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
-            "channel_id": str(channel.id),
-            "channel": channel.to_dict(),
             "member": member,
-            "token": rec.token,
-            "version": 1,
-            "app_permissions": str(channel.app_permissions),
-            "locale": locale,
             "guild_locale": guild.locale,
-            "entitlements": [],
-            "entitlement_sku_ids": [],
             "authorizing_integration_owners": {"0": str(guild.id)},
-            "context": 0,
-            "attachment_size_limit": 10 * 1024 * 1024,
+            "context": CONTEXT_GUILD,
         }
 
     def _channel(self: DiscordEmulator, channel: Any) -> EmuChannel:
@@ -51,10 +67,16 @@ class InteractionActions:
             return self.channel
         return self.channels[channel.id if isinstance(channel, EmuChannel) else int(channel)]
 
+    def _guild_of(self: DiscordEmulator, channel: EmuChannel) -> EmuGuild | None:
+        return None if channel.guild_id is None else self.guilds[channel.guild_id]
+
     def _new_record(
         self: DiscordEmulator, user: EmuUser, itype: int, channel: EmuChannel, name: str
     ) -> InteractionRecord:
-        if user.id not in self.guilds[channel.guild_id].member_ids:
+        if channel.guild_id is None:
+            if channel.recipient is None or user.id != channel.recipient.id:
+                raise ValueError(f"{user.name} is not in this DM with the bot")
+        elif user.id not in self.guilds[channel.guild_id].member_ids:
             raise ValueError(f"{user.name} is not a member of guild {channel.guild_id}")
         rec = InteractionRecord(
             id=self.snowflakes.next(),
@@ -78,7 +100,7 @@ class InteractionActions:
         wait_final: bool = False,
     ) -> InteractionResult:
         ch = self._channel(channel)
-        data = build_command_data(self, self.guilds[ch.guild_id], ch, command, options or {})
+        data = build_command_data(self, self._guild_of(ch), ch, command, options or {})
         rec = self._new_record(user, 2, ch, command)
         rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
         return await self._run(rec, wait_final)
@@ -106,7 +128,7 @@ class InteractionActions:
     ) -> dict[str, Any]:
         """The ``data`` of a valid invocation, to alter for :meth:`invoke_raw`."""
         ch = self._channel(channel)
-        return build_command_data(self, self.guilds[ch.guild_id], ch, command, options or {})
+        return build_command_data(self, self._guild_of(ch), ch, command, options or {})
 
     async def click(
         self: DiscordEmulator,

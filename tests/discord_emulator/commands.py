@@ -23,6 +23,10 @@ STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT =
 )
 
 
+CONTEXT_GUILD, CONTEXT_BOT_DM, CONTEXT_PRIVATE_CHANNEL = 0, 1, 2
+"""Discord's interaction context types: where a command may be used, and was."""
+
+
 class CommandError(ValueError):
     """The test asked for an invocation a real Discord client could not send."""
 
@@ -108,22 +112,42 @@ def _find_command(commands: list[dict[str, Any]], name: str) -> dict[str, Any] |
     return None
 
 
+def usable_in(cmd: dict[str, Any], context: int) -> bool:
+    """Whether Discord offers a synced command in an interaction context. Without
+    ``contexts`` a command is usable everywhere, unless the legacy ``dm_permission`` is
+    false (no DMs). Only the top-level command carries them: subcommands follow it."""
+    contexts = cmd.get("contexts")
+    if contexts is None:
+        return context == CONTEXT_GUILD or cmd.get("dm_permission") is not False
+    return context in contexts
+
+
 def build_command_data(
     emu: DiscordEmulator,
-    guild: EmuGuild,
+    guild: EmuGuild | None,
     channel: EmuChannel,
     invocation: str,
     options: dict[str, Any],
 ) -> dict[str, Any]:
-    """APPLICATION_COMMAND interaction `data` from the synced definition of `invocation`."""
+    """APPLICATION_COMMAND interaction `data` from the synced definition of `invocation`
+    (``guild`` None: in a DM with the bot, where only global commands exist)."""
     parts = invocation.split()
     if not parts:
         raise CommandError("empty command name")
-    commands = emu._commands.get(guild.id, []) + emu._commands.get(None, [])
+    commands = emu._commands.get(None, [])
+    if guild is not None:
+        commands = emu._commands.get(guild.id, []) + commands
     cmd = _find_command(commands, parts[0])
     if cmd is None:
         synced = sorted(c["name"] for c in commands)
         raise CommandError(f"/{parts[0]} is not a synced command (synced: {synced})")
+    context = CONTEXT_GUILD if guild is not None else CONTEXT_BOT_DM
+    if not usable_in(cmd, context):
+        where = "a server" if guild is not None else "a DM with the bot"
+        raise CommandError(
+            f"/{parts[0]} cannot be used in {where}: its contexts are {cmd.get('contexts')}"
+            f" (dm_permission {cmd.get('dm_permission')}), so Discord's client does not offer it"
+        )
     data: dict[str, Any] = {"id": cmd["id"], "name": cmd["name"], "type": 1}
     if "guild_id" in cmd:
         data["guild_id"] = cmd["guild_id"]
@@ -158,7 +182,7 @@ def build_command_data(
 
 def _option_value(
     emu: DiscordEmulator,
-    guild: EmuGuild,
+    guild: EmuGuild | None,
     opt: dict[str, Any],
     value: Any,
     resolved: dict[str, dict[str, Any]],
@@ -172,7 +196,7 @@ def _option_value(
         if user is None:
             raise CommandError(f"{where}: unknown user {value!r}")
         resolved.setdefault("users", {})[str(uid)] = user.to_dict()
-        if uid in guild.member_ids:
+        if guild is not None and uid in guild.member_ids:
             member = member_dict(user, guild, with_user=False)
             member["permissions"] = str(DEFAULT_PERMISSIONS)
             resolved.setdefault("members", {})[str(uid)] = member

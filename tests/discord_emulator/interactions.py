@@ -135,7 +135,8 @@ def _metadata(rec: InteractionRecord) -> dict[str, Any]:
         "id": str(rec.id),
         "type": rec.type,
         "user": rec.user.to_dict(),
-        "authorizing_integration_owners": {"0": str(rec.guild_id)} if rec.guild_id else {},
+        # the guild install's owner: the server, or "0" in a DM with the bot
+        "authorizing_integration_owners": {"0": str(rec.guild_id or 0)},
     }
     if rec.type == 2:
         meta["name"] = rec.name

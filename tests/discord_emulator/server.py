@@ -16,10 +16,17 @@ from aiohttp import web
 
 from .actions import InteractionActions
 from .faults import FaultPlan
-from .gateway import INTENT_GUILD_EMOJIS, INTENT_GUILD_MEMBERS, INTENT_GUILD_MESSAGES, Gateway
+from .gateway import (
+    INTENT_DIRECT_MESSAGES,
+    INTENT_GUILD_EMOJIS,
+    INTENT_GUILD_MEMBERS,
+    INTENT_GUILD_MESSAGES,
+    Gateway,
+)
 from .interactions import LOADING, InteractionRecord
 from .rest import RequestRecord, RestApi
 from .state import (
+    DM_APP_PERMISSIONS,
     EmuChannel,
     EmuGuild,
     EmuUser,
@@ -70,6 +77,8 @@ class DiscordEmulator(InteractionActions):
         self.users: dict[int, EmuUser] = {self._bot.id: self._bot, self.owner.id: self.owner}
         self.guilds: dict[int, EmuGuild] = {}
         self.channels: dict[int, EmuChannel] = {}
+        self._dms: dict[int, EmuChannel] = {}
+        """Each user's DM channel with the bot, by user id."""
         self._messages: dict[int, dict[str, Any]] = {}
         self._ephemeral_for: dict[int, int] = {}
         self._channel_order: dict[int, list[int]] = {}
@@ -172,6 +181,25 @@ class DiscordEmulator(InteractionActions):
         self._channel_order[channel.id] = []
         if dispatch:
             self.gateway.dispatch("CHANNEL_CREATE", channel.to_dict())
+        return channel
+
+    def open_dm(self, user: EmuUser) -> EmuChannel:
+        """The DM channel between ``user`` and the bot, as their client opens it (the same
+        channel every time). Discord lets a user message a bot they share a server with,
+        and sends bots no CHANNEL_CREATE for DMs, so none is dispatched."""
+        if user.id in self._dms:
+            return self._dms[user.id]
+        if user.bot or not any(
+            user.id in g.member_ids and self._bot.id in g.member_ids for g in self.guilds.values()
+        ):
+            raise ValueError(f"{user.name} shares no server with the bot and cannot DM it")
+        channel = EmuChannel(
+            self.snowflakes.next(), None, "", type=1, app_permissions=DM_APP_PERMISSIONS,
+            recipient=user,
+        )  # fmt: skip
+        self._dms[user.id] = channel
+        self.channels[channel.id] = channel
+        self._channel_order[channel.id] = []
         return channel
 
     def create_role(self, name: str, guild: EmuGuild | None = None) -> int:
@@ -315,19 +343,19 @@ class DiscordEmulator(InteractionActions):
         if self._ephemeral_for.pop(int(message_id), None) is None:
             channel = self.channels.get(int(msg["channel_id"]))
             payload = {"id": msg["id"], "channel_id": msg["channel_id"]}
-            if channel is not None:
+            if channel is not None and channel.guild_id is not None:
                 payload["guild_id"] = str(channel.guild_id)
-            self.gateway.dispatch("MESSAGE_DELETE", payload, intent=INTENT_GUILD_MESSAGES)
+            self.gateway.dispatch("MESSAGE_DELETE", payload, intent=_message_intent(channel))
 
     def _gateway_message(self, event: str, msg: dict[str, Any]) -> None:
         channel = self.channels.get(int(msg["channel_id"]))
         payload = copy.deepcopy(msg)
-        if channel is not None:
+        if channel is not None and channel.guild_id is not None:
             payload["guild_id"] = str(channel.guild_id)
             payload["member"] = member_dict(
                 self._bot, self.guilds[channel.guild_id], with_user=False
             )
-        self.gateway.dispatch(event, payload, intent=INTENT_GUILD_MESSAGES)
+        self.gateway.dispatch(event, payload, intent=_message_intent(channel))
 
     def _notify(self, msg: dict[str, Any]) -> None:
         for pred, fut in list(self._listeners):
@@ -383,6 +411,11 @@ class DiscordEmulator(InteractionActions):
                 )
             await asyncio.sleep(0.01)
 
+    async def wait_until_deleted(self, message_id: int | str, timeout: float = 5) -> None:
+        """Wait until the message no longer exists (deleted over REST or a webhook)."""
+        await self._poll(lambda: not self.has_message(message_id), timeout,
+                         f"the deletion of message {message_id}")  # fmt: skip
+
     async def wait_until_ready(self, timeout: float = 10, *, count: int = 1) -> None:
         """Wait until `count` bot sessions have identified and received READY + GUILD_CREATEs.
 
@@ -402,3 +435,10 @@ class DiscordEmulator(InteractionActions):
     ) -> None:
         """Close a shard's gateway socket with `code` (invalidate=True: force a re-IDENTIFY)."""
         await self.gateway.drop(code, invalidate=invalidate, shard=shard)
+
+
+def _message_intent(channel: EmuChannel | None) -> int:
+    """The intent a message event needs: DIRECT_MESSAGES in a DM, GUILD_MESSAGES else."""
+    return (
+        INTENT_DIRECT_MESSAGES if channel is not None and channel.is_dm else INTENT_GUILD_MESSAGES
+    )

@@ -12,12 +12,16 @@ from .components import IS_COMPONENTS_V2, number, walk
 DISCORD_EPOCH_MS = 1420070400000
 
 # Permission bits used for @everyone and app_permissions.
+PERM_MANAGE_GUILD = 1 << 5
 PERM_ADD_REACTIONS = 1 << 6
 PERM_VIEW_CHANNEL = 1 << 10
 PERM_SEND_MESSAGES = 1 << 11
+PERM_MANAGE_MESSAGES = 1 << 13
+"""Not in DEFAULT_PERMISSIONS: a moderator's (give it through ``user.permissions``)."""
 PERM_EMBED_LINKS = 1 << 14
 PERM_ATTACH_FILES = 1 << 15
 PERM_READ_MESSAGE_HISTORY = 1 << 16
+PERM_MENTION_EVERYONE = 1 << 17
 PERM_USE_EXTERNAL_EMOJIS = 1 << 18
 PERM_USE_APPLICATION_COMMANDS = 1 << 31
 DEFAULT_PERMISSIONS = (
@@ -30,6 +34,12 @@ DEFAULT_PERMISSIONS = (
     | PERM_USE_EXTERNAL_EMOJIS
     | PERM_USE_APPLICATION_COMMANDS
 )
+DM_APP_PERMISSIONS = (
+    PERM_ATTACH_FILES | PERM_EMBED_LINKS | PERM_MENTION_EVERYONE | PERM_USE_EXTERNAL_EMOJIS
+)
+"""What Discord sends as ``app_permissions`` in a DM with the bot: no View Channel or Send
+Messages bit, though the bot can post there ("ATTACH_FILES | EMBED_LINKS |
+MENTION_EVERYONE ... and additionally USE_EXTERNAL_EMOJIS for DMs with the app's bot user")."""
 
 
 class SnowflakeGenerator:
@@ -89,15 +99,30 @@ class EmuUser:
 @dataclass
 class EmuChannel:
     id: int
-    guild_id: int
+    guild_id: int | None
+    """None for a DM channel (type 1) between ``recipient`` and the bot."""
     name: str
     type: int = 0
     position: int = 0
     app_permissions: int = field(default_factory=lambda: DEFAULT_PERMISSIONS)
     """What the bot may do here, sent as every interaction's app_permissions (a test may
     take bits away to play a channel where the bot lacks a permission)."""
+    recipient: EmuUser | None = None
+    """The user a DM channel is with (the bot being the other end)."""
+
+    @property
+    def is_dm(self) -> bool:
+        return self.guild_id is None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.recipient is not None:  # Discord's DM channel object
+            return {
+                "id": str(self.id),
+                "type": self.type,
+                "last_message_id": None,
+                "flags": 0,
+                "recipients": [self.recipient.to_dict()],
+            }
         return {
             "id": str(self.id),
             "type": self.type,

@@ -1,0 +1,90 @@
+"""A running game's messages besides the moves: its board posted again when it scrolled
+away (/ttt board), and the turn ping that mentions the member to move.
+
+Both are stored with the game (``games.message_id``, ``games.ping_message_id``) and
+written with a compare-and-set, so whichever process handles a game next, after a restart
+or on another shard, finds the board that is live and the ping that is due to go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+
+from bot.core.models import Game, GameUpdate
+from bot.core.refusals import Refusal
+from bot.core.service import GameService
+
+Post = Callable[[GameUpdate], Awaitable[int]]
+"""Posts a game's board as a new message and returns the message's id."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reposted:
+    update: GameUpdate
+    """The game as now stored: ``update.game.message_id`` is the live board."""
+    old_message_id: int | None
+    """The board it replaced, to disable (None if it never had one)."""
+    posted_id: int
+    """The message just posted; when it is not the live board (another process posted
+    one first, or the game ended meanwhile), it is to be disabled too."""
+
+    @property
+    def live(self) -> bool:
+        return self.update.game.running and self.update.game.message_id == self.posted_id
+
+
+class GameMessages:
+    def __init__(self, games: GameService) -> None:
+        self.games = games
+        self.repo = games.repo
+        self.policies = games.policies
+
+    # --- the board, posted again ---------------------------------------------------------
+
+    async def repost(self, user_id: int, channel_id: int, post: Post) -> Reposted:
+        """Post the board of the user's running game in the channel again (``post``) and
+        make the new message the live one; moves on the old one are refused from then on.
+
+        Raises:
+            Refusal: ``repost.none``, the user plays no running game in the channel.
+        """
+        mine = [g for g in await self.repo.running_games_in(channel_id) if g.mark_of(user_id)]
+        if not mine:
+            raise Refusal("repost.none")
+        game_id = mine[0].id
+        # The game's lock holds this process's moves off between posting and storing, so
+        # none lands on the old board after it was shown on the new one.
+        async with self.games.locks.game(game_id):
+            game = await self.repo.get_game(game_id)
+            if game is None or not game.running:
+                raise Refusal("repost.none")
+            posted = await post(await self.games.update(game))
+            await self.repo.move_game_message(game.id, game.message_id, posted)
+            current = await self.repo.get_game(game.id) or game
+        return Reposted(await self.games.update(current), game.message_id, posted)
+
+    # --- the turn ping -------------------------------------------------------------------
+
+    async def ping_due(self, game: Game, actor_id: int | None = None) -> int | None:
+        """The member to mention now that the turn passed to them: in a running game
+        between members, on a server with the turn ping on, unless they are the one who
+        just acted (who accepted a challenge and moves first is watching already)."""
+        if not game.running or game.bot_side is not None:
+            return None  # the bot answers at once: no ping in its games
+        mover = game.player(game.board.to_move)
+        if mover == actor_id or not (await self.policies.policy(game.guild_id)).turn_ping:
+            return None
+        return mover
+
+    async def keep_ping(self, game: Game, message_id: int) -> bool:
+        """Store the ping just sent for ``game`` as it is now; False if the game moved on
+        or ended meanwhile (the ping is stale: delete it)."""
+        return await self.repo.set_ping_message(game.id, game.ply, message_id)
+
+    async def take_ping(self, game: Game) -> int | None:
+        """The ping to delete now that the game changed (None if none), forgotten at once so
+        that exactly one process deletes it. The bot's games never have one."""
+        if game.bot_side is not None:
+            return None
+        return await self.repo.take_ping_message(game.id)
