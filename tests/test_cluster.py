@@ -192,7 +192,7 @@ async def test_three_processes_share_the_shards_and_the_games(
         endings = [
             body for method, path, body in emulator.requests
             if method == "PATCH" and path.endswith(f"/messages/{game.message_id}")
-            and any(word in str(body.get("content")) for word in ("ran out", "dépassé"))
+            and any(word in text_of(body) for word in ("ran out", "dépassé"))
         ]  # fmt: skip
         assert len(endings) == 1, (game, endings)
     # per server: ratings sum to 1000 a rated member and equal Elo replayed in order
