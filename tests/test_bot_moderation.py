@@ -8,7 +8,7 @@ import pytest
 from bot.discord_ui import custom_ids
 
 from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for
-from discord_emulator import DiscordEmulator, buttons, find_button
+from discord_emulator import DiscordEmulator, buttons, find_button, text_of
 from discord_emulator.state import DEFAULT_PERMISSIONS, PERM_MANAGE_GUILD, PERM_MANAGE_MESSAGES
 
 # what each language's texts say, for the assertions (the server's and members' language)
@@ -51,7 +51,7 @@ def all_disabled(message: dict) -> bool:
 async def once_edited(emulator: DiscordEmulator, message: dict, says: str) -> dict:
     """``message`` as soon as it says ``says`` (an edit made after the answer)."""
     return await emulator.wait_for_message(
-        lambda m: m["id"] == message["id"] and says in m["content"], include_existing=True
+        lambda m: m["id"] == message["id"] and says in text_of(m), include_existing=True
     )
 
 
@@ -118,7 +118,7 @@ async def test_a_player_posts_the_board_again(
         assert board_of(new) == board_of(old) and not all_disabled(new)
         retired = await once_edited(emulator, old, says["moved"])
         assert all_disabled(retired) and board_of(retired) == board_of(old)
-        assert says["moved"] in retired["content"] and link_to(emulator, new) in retired["content"]
+        assert says["moved"] in text_of(retired) and link_to(emulator, new) in text_of(retired)
         # a client that still shows the old buttons gets a private answer, not a move
         stale = await emulator.click(alice, old, cell_id(old, 1), force=True)
         assert stale.ephemeral and link_to(emulator, new) in stale.content

@@ -19,7 +19,7 @@ from engine import Board
 
 from bot_harness import BotProcess, accepted_member_game, board_of, bot_process_env, cell_id
 from core_harness import independent_elo
-from discord_emulator import DiscordEmulator
+from discord_emulator import DiscordEmulator, text_of
 
 pytestmark = pytest.mark.postgres
 SHARDS = 3
@@ -165,7 +165,7 @@ async def test_three_processes_share_the_shards_and_the_games(
         bots[2] = BotProcess(env(2), tmp_path)
         await bots[2].wait_until_ready(emulator, SHARDS + 1)
         await emulator.wait_for_message(
-            lambda m: m["id"] == big_id and "ran out of time" in m["content"],
+            lambda m: m["id"] == big_id and "ran out of time" in text_of(m),
             timeout=TURN + 10, include_existing=True,
         )  # fmt: skip
         assert board_of(emulator.message(big_id)).count("O") == 2
@@ -192,7 +192,7 @@ async def test_three_processes_share_the_shards_and_the_games(
         endings = [
             body for method, path, body in emulator.requests
             if method == "PATCH" and path.endswith(f"/messages/{game.message_id}")
-            and any(word in str(body.get("content")) for word in ("ran out", "dépassé"))
+            and any(word in text_of(body) for word in ("ran out", "dépassé"))
         ]  # fmt: skip
         assert len(endings) == 1, (game, endings)
     # per server: ratings sum to 1000 a rated member and equal Elo replayed in order

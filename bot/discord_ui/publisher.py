@@ -31,7 +31,8 @@ class Publisher:
         """Edit the message of a game or challenge that changed, in the server's language."""
         target = item.game if isinstance(item, GameUpdate) else item
         locale = render_game.server_locale(self.client, target)
-        view: discord.ui.View | None
+        content: str | None  # None for a 5×5 layout: an edit then clears the text
+        view: discord.ui.View | discord.ui.LayoutView | None
         if isinstance(item, GameUpdate):
             content, view = render_game.game_message(item, locale)
         else:
@@ -44,6 +45,8 @@ class Publisher:
                 # channel still has to learn what happened, so say it in a new message.
                 if view is None:
                     sent = await channel.send(content=content, allowed_mentions=NO_MENTIONS)
+                elif isinstance(view, discord.ui.LayoutView):
+                    sent = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
                 else:
                     sent = await channel.send(
                         content=content, view=view, allowed_mentions=NO_MENTIONS

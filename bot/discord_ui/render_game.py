@@ -1,8 +1,14 @@
-"""What a game or a challenge looks like in Discord: content text and button layout."""
+"""What a game or a challenge looks like in Discord: content text and button layout.
+
+A legacy message holds five action rows, all of which a 5×5 board's squares fill; so a
+5×5 game is a components-v2 message (IS_COMPONENTS_V2: a container holding the same text
+as a text display and the same rows of buttons, with room for the action row). Smaller
+boards stay legacy messages: their text stays the message content that every client,
+notification and older library shows, and they already have a row free."""
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import discord
 
@@ -19,6 +25,17 @@ class Unlistened(discord.ui.View):
     """Buttons to send that discord.py never listens to: every click is routed from its
     custom_id by :class:`~bot.discord_ui.router.ComponentRouter`, so a click works the
     same after a restart and no view object is kept per message."""
+
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    def is_finished(self) -> bool:
+        return True
+
+
+class UnlistenedLayout(discord.ui.LayoutView):
+    """A components-v2 layout that discord.py never listens to, like :class:`Unlistened`
+    (sending it sets the message's IS_COMPONENTS_V2 flag)."""
 
     def __init__(self) -> None:
         super().__init__(timeout=None)
@@ -105,26 +122,43 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
 
 
 class GameMessage(NamedTuple):
-    content: str
-    view: discord.ui.View
+    """What a game message is sent or edited with: ``content`` is None for a layout,
+    which an edit then sends as null, clearing a challenge's text (Discord refuses to
+    set IS_COMPONENTS_V2 on a message that keeps content)."""
+
+    content: str | None
+    view: discord.ui.View | discord.ui.LayoutView
+
+
+def uses_layout(game: Game) -> bool:
+    """Whether the game's message is a components-v2 layout: when its squares fill every
+    action row a legacy message may have."""
+    return game.board.size >= MAX_ROWS
 
 
 def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     """Content and buttons of a game message."""
-    return GameMessage(
-        game_content(update.game, locale, update.marks),
-        game_view(update.game, locale, update.marks, hints=update.hints),
-    )
+    game, marks = update.game, update.marks
+    content = game_content(game, locale, marks)
+    if uses_layout(game):
+        return GameMessage(None, game_layout(game, content, locale, marks, hints=update.hints))
+    return GameMessage(content, game_view(game, locale, marks, hints=update.hints))
 
 
 def retired_message(update: GameUpdate, live_link: str, locale: object = None) -> GameMessage:
     """A board that was posted again: as it was, every button off, and a line pointing to
-    the live one."""
+    the live one (a layout's own text display, after the board's, for a 5×5 game)."""
     content, view = game_message(update, locale)
     for item in view.walk_children():
         if isinstance(item, discord.ui.Button):
             item.disabled = True
-    return GameMessage(f"{content}\n{text('repost.moved', locale, link=live_link)}", view)
+    moved = text("repost.moved", locale, link=live_link)
+    if isinstance(view, discord.ui.LayoutView):
+        (container,) = view.children
+        assert isinstance(container, discord.ui.Container)
+        container.add_item(discord.ui.TextDisplay(moved))
+        return GameMessage(None, view)
+    return GameMessage(f"{content}\n{moved}", view)
 
 
 def turn_ping(game: Game, member_id: int, locale: object = None) -> str:
@@ -143,52 +177,87 @@ def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> s
 def game_view(
     game: Game, locale: object = None, marks: Marks = CLASSIC, *, hints: bool = False
 ) -> discord.ui.View:
-    """The board as buttons, row-major: taken squares show their mark and are disabled; at
-    the end every square is disabled and the winning line is green. A Resign button while
-    the game runs (and Hint against the bot, where the server allows hints), Rematch
-    (unless a moderator ended it) and Review buttons after, when a row is free for them."""
+    """The board as buttons, row-major, with the action buttons in the row below (a
+    legacy message: boards smaller than 5×5)."""
     board = game.board
-    won = game.outcome is not None and game.outcome.reason == "line"
-    winning = set(board.winning_line() or ()) if won else set()
     view = Unlistened()
     for cell in range(board.size * board.size):
-        mark = board[cell]
-        view.add_item(
-            discord.ui.Button(
-                custom_id=custom_ids.cell(game.id, game.ply, cell),
-                style=discord.ButtonStyle.success if cell in winning
-                else discord.ButtonStyle.secondary,
-                emoji=marks.of(mark) if mark else None,
-                label=None if mark else EMPTY_LABEL,
-                disabled=mark is not None or not game.running,
-                row=cell // board.size,
-            )
-        )  # fmt: skip
-    if board.size < MAX_ROWS:
-        Style, row = discord.ButtonStyle, board.size
-        if game.running:
-            label = text("button.resign", locale)
-            view.add_item(_action(custom_ids.resign(game.id), label, Style.danger, row))
-            if hints and game.bot_side is not None:
-                label = text("button.hint", locale)
-                view.add_item(
-                    _action(custom_ids.hint(game.id, game.ply), label, Style.secondary, row)
-                )
-        else:
-            if game.stopped_by is None:  # a game a moderator ended is not offered again
-                label = text("button.rematch", locale)
-                view.add_item(_action(custom_ids.rematch(game.id), label, Style.primary, row))
-            if reviewable(game):
-                label = text("button.review", locale)
-                view.add_item(_action(custom_ids.review(game.id), label, Style.secondary, row))
+        view.add_item(cell_button(game, cell, marks, row=cell // board.size))
+    for button in action_buttons(game, locale, hints=hints):
+        button.row = board.size
+        view.add_item(button)
     return view
 
 
-def _action(
-    custom_id: str, label: str, style: discord.ButtonStyle, row: int | None = None
-) -> discord.ui.Button[discord.ui.View]:
+def game_layout(
+    game: Game, content: str, locale: object = None, marks: Marks = CLASSIC, *,
+    hints: bool = False,
+) -> discord.ui.LayoutView:  # fmt: skip
+    """The 5×5 board as a components-v2 message: one container with the text (header,
+    emoji grid and status, for clients that show text only), the board's rows of buttons
+    and the action row: 1 + 1 + 5 × 6 + 1 + actions, at most 38 of Discord's 40."""
+    size = game.board.size
+    rows = [
+        discord.ui.ActionRow[discord.ui.LayoutView](
+            *(cell_button(game, cell, marks) for cell in range(r * size, (r + 1) * size))
+        )
+        for r in range(size)
+    ]
+    container = discord.ui.Container[discord.ui.LayoutView](discord.ui.TextDisplay(content), *rows)
+    actions = action_buttons(game, locale, hints=hints)
+    if actions:
+        container.add_item(discord.ui.ActionRow(*actions))
+    layout = UnlistenedLayout()
+    layout.add_item(container)
+    return layout
+
+
+def cell_button(
+    game: Game, cell: int, marks: Marks = CLASSIC, row: int | None = None
+) -> discord.ui.Button[Any]:
+    """One square: a taken one shows its mark and is disabled; at the end every square is
+    disabled and the winning line is green."""
+    board = game.board
+    won = game.outcome is not None and game.outcome.reason == "line"
+    mark = board[cell]
+    return discord.ui.Button(
+        custom_id=custom_ids.cell(game.id, game.ply, cell),
+        style=discord.ButtonStyle.success if won and cell in (board.winning_line() or ())
+        else discord.ButtonStyle.secondary,
+        emoji=marks.of(mark) if mark else None,
+        label=None if mark else EMPTY_LABEL,
+        disabled=mark is not None or not game.running,
+        row=row,
+    )  # fmt: skip
+
+
+def action_buttons(
+    game: Game, locale: object = None, *, hints: bool = False
+) -> list[discord.ui.Button[Any]]:
+    """The buttons that act on the game, in the order shown, for either layout: Resign
+    while it runs (and Hint against the bot, where the server allows hints), Rematch
+    (unless a moderator ended it) and Review after."""
+    Style = discord.ButtonStyle
+    if game.running:
+        resign = _action(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
+        if not (hints and game.bot_side is not None):
+            return [resign]
+        label = text("button.hint", locale)
+        return [resign, _action(custom_ids.hint(game.id, game.ply), label, Style.secondary)]
+    actions = []
+    if game.stopped_by is None:  # a game a moderator ended is not offered again
+        label = text("button.rematch", locale)
+        actions.append(_action(custom_ids.rematch(game.id), label, Style.primary))
+    if reviewable(game):
+        actions.append(
+            _action(custom_ids.review(game.id), text("button.review", locale), Style.secondary)
+        )
+    return actions
+
+
+def _action(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
     """One of the buttons that act on a game or challenge."""
-    return discord.ui.Button(custom_id=custom_id, label=label, style=style, row=row)
+    return discord.ui.Button(custom_id=custom_id, label=label, style=style)
 
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:

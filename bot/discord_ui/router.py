@@ -8,6 +8,8 @@ the message, still gets a private answer instead of 'This interaction failed'.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
+
 import discord
 
 from bot.core.refusals import Refusal
@@ -72,9 +74,17 @@ def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:
     message = interaction.message
     if message is None or not message.components:
         return True
-    shown = {
-        getattr(child, "custom_id", None)
-        for row in message.components
-        for child in getattr(row, "children", ())
-    }
-    return custom_id in shown
+    return custom_id in set(_custom_ids(message.components))
+
+
+def _custom_ids(components: Iterable[object]) -> Iterator[str]:
+    """Every custom_id in a message's component tree: in legacy action rows, and in a
+    components-v2 message's containers, rows and section accessories."""
+    for component in components:
+        custom_id = getattr(component, "custom_id", None)
+        if isinstance(custom_id, str):
+            yield custom_id
+        yield from _custom_ids(getattr(component, "children", ()))
+        accessory = getattr(component, "accessory", None)
+        if accessory is not None:
+            yield from _custom_ids((accessory,))

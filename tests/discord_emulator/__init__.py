@@ -23,12 +23,14 @@ $TTT_DISCORD_OPENAPI) plus rules the spec lacks; problems land in ``emu.violatio
 from __future__ import annotations
 
 from .commands import CommandError
+from .components import IS_COMPONENTS_V2, text_of
 from .interactions import InteractionResult
 from .server import DiscordEmulator
 from .state import EmuChannel, EmuGuild, EmuUser, buttons, find_button
 from .validation import BodyError, default_spec_path
 
 __all__ = [
+    "IS_COMPONENTS_V2",
     "BodyError",
     "CommandError",
     "DiscordEmulator",
@@ -39,4 +41,5 @@ __all__ = [
     "buttons",
     "default_spec_path",
     "find_button",
+    "text_of",
 ]

@@ -145,17 +145,17 @@ class InteractionActions:
             raise LookupError(f"message {mid} does not exist (deleted?)")
         current = self.message(mid)
         ch = self.channels[int(current["channel_id"])]
+        button = next(
+            (
+                c
+                for c in iter_components(current["components"])
+                if c.get("type") == 2 and c.get("custom_id") == custom_id
+            ),
+            None,
+        )
         if not force:
             if not self.visible_to(mid, user):
                 raise PermissionError(f"{user.name} cannot see ephemeral message {mid}")
-            button = next(
-                (
-                    c
-                    for c in iter_components(current["components"])
-                    if c.get("type") == 2 and c.get("custom_id") == custom_id
-                ),
-                None,
-            )
             if button is None:
                 ids = [
                     c.get("custom_id")
@@ -167,7 +167,9 @@ class InteractionActions:
                 raise PermissionError(f"button {custom_id!r} on message {mid} is disabled")
         rec = self._new_record(user, 3, ch, custom_id)
         rec.source_message_id = mid
-        data = {"custom_id": custom_id, "component_type": 2}
+        data: dict[str, Any] = {"custom_id": custom_id, "component_type": 2}
+        if button is not None and "id" in button:
+            data["id"] = button["id"]  # the clicked component's id, as Discord sends it
         rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {
             "data": data,
             "message": current,

@@ -7,6 +7,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from .components import text_of
 from .errors import ApiError, unknown_message
 from .state import EmuUser
 
@@ -84,6 +85,11 @@ class InteractionResult:
     @property
     def content(self) -> str | None:
         return None if self.message is None else self.message["content"]
+
+    @property
+    def text(self) -> str | None:
+        """What a member reads: the content, or a v2 message's text displays."""
+        return None if self.message is None else text_of(self.message)
 
     @property
     def embeds(self) -> list[dict[str, Any]]:
@@ -225,7 +231,7 @@ async def handle_callback(
         rec.original_message_id = rec.source_message_id
         rec.ephemeral = emu.is_ephemeral(rec.source_message_id) if rec.source_message_id else False
         if rtype == 7 and rec.source_message_id is not None:
-            emu.edit_message(rec.source_message_id, data)
+            emu.edit_message(rec.source_message_id, data, prefix=["data"])
     rec.response_type = rtype
     rec.response_at = arrived
     rec.responded.set()

@@ -36,7 +36,13 @@ from .state import (
     guild_create_payload,
     member_dict,
 )
-from .validation import SpecValidator, default_spec_path, load_validator, warn_spec_missing
+from .validation import (
+    SpecValidator,
+    check_edit,
+    default_spec_path,
+    load_validator,
+    warn_spec_missing,
+)
 
 log = logging.getLogger("discord_emulator")
 
@@ -312,9 +318,17 @@ class DiscordEmulator(InteractionActions):
         return self.message(mid)
 
     def edit_message(
-        self, message_id: int, body: dict[str, Any], *, clear_loading: bool = False
+        self,
+        message_id: int,
+        body: dict[str, Any],
+        *,
+        clear_loading: bool = False,
+        prefix: list[str | int] | None = None,
     ) -> dict[str, Any]:
+        """Apply an edit; raises BodyError (Discord's 400) for one the message's state
+        refuses (``prefix`` is where the body sits in the request, for the error path)."""
         msg = self._messages[int(message_id)]
+        check_edit(msg, body, prefix or [])
         apply_edit(msg, body)
         if clear_loading:
             msg["flags"] &= ~LOADING

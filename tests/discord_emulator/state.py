@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from .components import IS_COMPONENTS_V2, number, walk
+
 DISCORD_EPOCH_MS = 1420070400000
 
 # Permission bits used for @everyone and app_permissions.
@@ -274,7 +276,7 @@ def build_message(
         "mention_roles": [],
         "attachments": attachments(body.get("attachments"), channel_id),
         "embeds": list(body.get("embeds") or []),
-        "components": strip_nulls(list(body.get("components") or [])),
+        "components": _numbered(body.get("components")),
         "pinned": False,
         "flags": int(body.get("flags") or 0),
     }
@@ -296,15 +298,16 @@ def apply_edit(msg: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     if "embeds" in body:
         msg["embeds"] = list(body["embeds"] or [])
     if "components" in body:
-        msg["components"] = strip_nulls(list(body["components"] or []))
+        msg["components"] = _numbered(body["components"])
     if "attachments" in body:
         msg["attachments"] = attachments(
             body["attachments"], int(msg["channel_id"]), msg["attachments"]
         )
     if "flags" in body and body["flags"] is not None:
-        # only SUPPRESS_EMBEDS (4) can be toggled; ephemeral/loading bits are kept.
+        # only SUPPRESS_EMBEDS (4) can be toggled and IS_COMPONENTS_V2 set (never removed,
+        # see components.check_edit); ephemeral/loading bits are kept.
         keep = msg.get("flags", 0) & ~4
-        msg["flags"] = keep | (int(body["flags"]) & 4)
+        msg["flags"] = keep | (int(body["flags"]) & (4 | IS_COMPONENTS_V2))
     msg["edited_timestamp"] = iso_now()
     return msg
 
@@ -336,6 +339,13 @@ def attachments(
     return out
 
 
+def _numbered(components: Any) -> list[dict[str, Any]]:
+    """The components as Discord stores them: no nulls, and every one with an id."""
+    stored: list[dict[str, Any]] = strip_nulls(list(components or []))
+    number(stored)
+    return stored
+
+
 def strip_nulls(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: strip_nulls(v) for k, v in value.items() if v is not None}
@@ -345,22 +355,17 @@ def strip_nulls(value: Any) -> Any:
 
 
 def buttons(message: dict[str, Any]) -> list[list[dict[str, Any]]]:
-    """Rows of button dicts of a message (action rows only)."""
-    rows: list[list[dict[str, Any]]] = []
-    for row in message.get("components") or []:
-        if row.get("type") == 1:
-            rows.append([c for c in row.get("components", []) if c.get("type") == 2])
-    return rows
+    """Rows of button dicts of a message: its action rows, top-level or in containers."""
+    return [
+        [c for c in row.get("components", []) if c.get("type") == 2]
+        for row in iter_components(message.get("components") or [])
+        if row.get("type") == 1
+    ]
 
 
 def iter_components(components: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for comp in components or []:
-        out.append(comp)
-        out.extend(iter_components(comp.get("components") or []))
-        if isinstance(comp.get("accessory"), dict):
-            out.append(comp["accessory"])
-    return out
+    """Every component of the tree, depth first (accessories after their section's text)."""
+    return [comp for _, comp in walk(components)]
 
 
 def find_button(

@@ -8,14 +8,15 @@ import re
 import warnings
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 from referencing.jsonschema import DRAFT202012
 
-from .state import iter_components
+from . import components
+from .components import IS_COMPONENTS_V2
 
 SPEC_URI = "urn:discord-openapi"
 ENV_VAR = "TTT_DISCORD_OPENAPI"
@@ -296,71 +297,40 @@ def load_validator(spec_path: Path) -> SpecValidator:
     return SpecValidator(spec_path)
 
 
-IS_COMPONENTS_V2 = 1 << 15
-
-
 def check_message_body(body: dict[str, Any], prefix: list[str | int], *, create: bool) -> None:
-    """Rules Discord enforces that the OpenAPI spec does not express."""
-
-    def fail(path: list[str | int], code: str, message: str) -> None:
-        full = prefix + path
-        raise BodyError(f"{format_path(full)}: {message}", discord_errors(full, code, message))
+    """Rules Discord enforces that the OpenAPI spec does not express (the components' own
+    in :mod:`.components`; an edit's rules that depend on the message in
+    :func:`check_edit`)."""
 
     if not isinstance(body, dict):
         return
     content = body.get("content")
     if isinstance(content, str) and len(content) > 2000:
-        fail(["content"], "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")
-    components = body.get("components") or []
-    if not isinstance(components, list):
-        return
-    v2 = bool((body.get("flags") or 0) & IS_COMPONENTS_V2)
-    if not v2 and len(components) > 5:
-        fail(["components"], "BASE_TYPE_MAX_LENGTH", "Must be 5 or fewer in length.")
-    for i, row in enumerate(components):
-        if isinstance(row, dict) and row.get("type") == 1:
-            children = row.get("components") or []
-            if len(children) > 5:
-                fail(
-                    ["components", i, "components"],
-                    "BASE_TYPE_MAX_LENGTH",
-                    "Must be 5 or fewer in length.",
-                )
-            for j, comp in enumerate(children):
-                if not isinstance(comp, dict) or comp.get("type") != 2:
-                    continue
-                where: list[str | int] = ["components", i, "components", j]
-                link = comp.get("style") in (5, 6)
-                if not link and not comp.get("custom_id"):
-                    fail([*where, "custom_id"], "BASE_TYPE_REQUIRED", "A custom id is required")
-                if comp.get("style") == 5 and comp.get("custom_id"):
-                    fail(
-                        where,
-                        "COMPONENT_CUSTOM_ID_URL",
-                        "A custom id and url cannot both be specified",
-                    )
-    seen: set[str] = set()
-    for comp in iter_components(components):
-        cid = comp.get("custom_id") if isinstance(comp, dict) else None
-        if not isinstance(cid, str):
-            continue
-        if len(cid) > 100:
-            fail(
-                ["components"],
-                "BASE_TYPE_MAX_LENGTH",
-                f"custom_id {cid[:20]!r}...: Must be 100 or fewer in length.",
-            )
-        if cid in seen:
-            fail(
-                ["components"],
-                "COMPONENT_CUSTOM_ID_DUPLICATED",
-                f"Component custom id cannot be duplicated: {cid!r}",
-            )
-        seen.add(cid)
-    if create and not (content or body.get("embeds") or components or body.get("attachments")):
+        fail(prefix, ["content"], "BASE_TYPE_MAX_LENGTH", "Must be 2000 or fewer in length.")
+    v2 = bool(int(body.get("flags") or 0) & IS_COMPONENTS_V2)
+    try:
+        components.check(body, v2=v2, create=create)
+    except components.ComponentRuleError as err:
+        fail(prefix, err.path, err.code, err.message)
+    if create and not (content or body.get("embeds") or body.get("components")
+                       or body.get("attachments")):  # fmt: skip
         raise BodyError(
             f"{format_path(prefix)}: Cannot send an empty message",
             {},
             50006,
             "Cannot send an empty message",
         )
+
+
+def check_edit(message: dict[str, Any], body: dict[str, Any], prefix: list[str | int]) -> None:
+    """An edit's rules that depend on the message it edits (IS_COMPONENTS_V2 set before,
+    or set now while the message still has content)."""
+    try:
+        components.check_edit(message, body)
+    except components.ComponentRuleError as err:
+        fail(prefix, err.path, err.code, err.message)
+
+
+def fail(prefix: list[str | int], path: list[str | int], code: str, message: str) -> NoReturn:
+    full = prefix + path
+    raise BodyError(f"{format_path(full)}: {message}", discord_errors(full, code, message))
