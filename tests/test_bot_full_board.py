@@ -57,7 +57,9 @@ async def test_a_5x5_game_resigns_then_offers_rematch_and_review(
         )
         message = res.message
         assert_layout(message)
-        assert [b["label"] for b in actions(message)] == [text("button.resign", locale)]
+        assert [b["label"] for b in actions(message)] == [
+            text("button.resign", locale), text("button.hint", locale),
+        ]  # fmt: skip
         assert grid_of(message) == board_of(message) == "." * 25
 
         res = await emulator.click(alice, message, cell_id(message, 12))
@@ -67,7 +69,7 @@ async def test_a_5x5_game_resigns_then_offers_rematch_and_review(
         assert game.ply == 2 and game.board[12] == "X"
         assert grid_of(shown) == board_of(shown) == game.board.to_string()
 
-        (resign,) = actions(shown)
+        resign, _hint = actions(shown)
         res = await emulator.click(alice, shown, resign["custom_id"])
         assert res.type == 7 and not res.ephemeral
         ended = res.message

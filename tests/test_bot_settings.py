@@ -146,7 +146,7 @@ async def test_a_servers_own_choices_override_the_environment(
             emulator.guild.id, {"default_size": 5, "emoji_set": "hearts"}
         )
         res = await start(emulator, alice)
-        assert [len(row) for row in buttons(res.message)] == [5] * 5 + [1]  # and Resign
+        assert [len(row) for row in buttons(res.message)] == [5] * 5 + [2]  # Resign, Hint
         res = await start(emulator, alice, channel=other.channels[0])
         assert [len(row) for row in buttons(res.message)] == [3, 3, 3, 2]  # untouched
         await bot.games.policies.configure(emulator.guild.id, {"default_size": None})

@@ -175,7 +175,7 @@ async def test_a_shutdown_finishes_the_move_in_flight(
     with sqlite3.connect(f"file:{tmp_path / 'ttt.sqlite3'}?mode=ro", uri=True) as conn:
         (moves,) = conn.execute("SELECT moves FROM games").fetchone()
     assert len(moves.split(",")) == 2  # stored, not only shown
-    assert [len(row) for row in buttons(emulator.message(message["id"]))] == [5] * 5 + [1]
+    assert [len(row) for row in buttons(emulator.message(message["id"]))] == [5] * 5 + [2]
 
 
 async def test_a_dead_engine_worker_does_not_lose_a_move(emulator, tmp_path: Path) -> None:
