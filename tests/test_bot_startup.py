@@ -333,6 +333,7 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
         [group] = emulator.commands(guild_id=guild_id)
         assert group["name"] == "ttt"
         assert sorted(o["name"] for o in group["options"]) == [
+            "board",
             "config",
             "forget-me",
             "help",
@@ -342,6 +343,7 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
             "review",
             "start",
             "stats",
+            "stop",
         ]
         puts = [r.path for r in emulator.requests if r.method == "PUT"]
         assert puts == [f"/applications/{emulator.application_id}/guilds/{guild_id}/commands"]

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from bot.core.models import Outcome
+from bot.i18n import text
 from engine import Board, get_agent
 
 from bot_harness import board_of, bot_process, bot_process_env, cell_id, running_bot, settings_for
@@ -200,3 +201,18 @@ async def test_a_dead_engine_worker_does_not_lose_a_move(emulator, tmp_path: Pat
             await asyncio.sleep(0.02)
         assert game.ply == 2 and shown == game.board.to_string()  # the move and the reply
         assert bot.pool.restarts == 1
+
+
+@pytest.mark.parametrize("locale", ["en-US", "fr"])
+async def test_a_board_discord_refuses_is_answered_and_starts_nothing(
+    emulator, settings, locale: str
+) -> None:
+    alice = emulator.create_user("alice", locale=locale)
+    async with running_bot(emulator, settings) as bot:
+        emulator.faults.add("POST", CALLBACK, 400, code=50035)  # the board's answer only
+        res = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        assert res.ephemeral and res.content == text("start.not_posted", locale)
+        (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+        assert game.outcome == Outcome("abandoned")
+        res = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        assert res.type == 4 and not res.ephemeral  # the channel was not left blocked

@@ -108,10 +108,11 @@ class GameController:
             default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
             timeouts = {"challenge": int(rules.challenge_timeout), "turn": int(rules.turn_timeout)}
             message = text("help", locale, default=default, **timeouts)
-            if interaction.guild_id is None:  # what works here, in a DM with the bot
-                message += "\n\n" + text("help.dm", locale)
-            else:
-                message += "\n\n" + text("help.moderation", locale)
+            dm = interaction.guild_id is None
+            more = [] if dm else ["help.open"]
+            more += ["help.hint"] if rules.hints else []
+            more += ["help.dm"] if dm else ["help.moderation"]  # what works here
+            message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
 
     # --- buttons ------------------------------------------------------------------------
@@ -231,7 +232,7 @@ class GameController:
             log.warning("game %s: could not post its message (%s); abandoning it",
                         update.game.id, exc)  # fmt: skip
             await self.games.abandon(update.game.id)
-            return
+            raise Refusal("start.not_posted") from None  # the member still gets an answer
         if response.message_id is not None:
             await self.games.attach_game_message(update.game, response.message_id)
 
@@ -249,7 +250,7 @@ class GameController:
         except discord.HTTPException as exc:
             log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
             await self.lobby.expire(challenge)
-            return
+            raise Refusal("start.not_posted") from None
         if response.message_id is not None:
             await self.lobby.attach_challenge_message(challenge, response.message_id)
 
