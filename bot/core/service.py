@@ -197,18 +197,14 @@ class GameService:
             if not mine:
                 raise Refusal("resign.none")
             game_id = mine[0].id
-        async with self.locks.game(game_id):
-            for attempt in range(3):  # a move elsewhere may land between read and write
-                game = await self._running_game(game_id, message_id)
-                mark = game.mark_of(user_id)
-                if mark is None:
-                    raise Refusal("move.not_player")
-                try:
-                    game = await self._save(game, rules.ended(game, "resign", mark, self.clock()))
-                    break
-                except Conflict:
-                    if attempt == 2:
-                        raise
+
+        def resigned(game: Game) -> Game:
+            mark = game.mark_of(user_id)
+            if mark is None:
+                raise Refusal("move.not_player")
+            return rules.ended(game, "resign", mark, self.clock())
+
+        game = await self._end(game_id, resigned, message_id)
         self.deadlines_changed.set()
         return await self.update(game)
 
@@ -233,16 +229,9 @@ class GameService:
                           member_id=member_id)  # fmt: skip
         if len(games) > 1:
             raise Refusal("stop.which", games=games, count=len(games))
-        game_id = games[0].id
-        async with self.locks.game(game_id):
-            for attempt in range(3):  # a move elsewhere may land between read and write
-                game = await self._running_game(game_id)
-                try:
-                    game = await self._save(game, rules.stopped(game, moderator_id, self.clock()))
-                    break
-                except Conflict:
-                    if attempt == 2:
-                        raise
+        game = await self._end(
+            games[0].id, lambda game: rules.stopped(game, moderator_id, self.clock())
+        )
         self.deadlines_changed.set()
         return await self.update(game)
 
@@ -281,6 +270,27 @@ class GameService:
     def level(self, game: Game) -> str:
         """The bot's difficulty in ``game``."""
         return game.difficulty or self.policies.defaults.default_difficulty
+
+    async def _end(
+        self, game_id: int, ending: Callable[[Game], Game], message_id: int | None = None
+    ) -> Game:
+        """Store ``ending(game)`` for the running game, read again if a move elsewhere
+        landed between the read and the write (a move keeps the game running, so the
+        ending still applies to what follows it).
+
+        Raises:
+            Refusal: the game is over or unknown (or ``ending`` refuses).
+            Conflict: three moves in a row got in first.
+        """
+        async with self.locks.game(game_id):
+            for attempt in range(3):
+                game = await self._running_game(game_id, message_id)
+                try:
+                    return await self._save(game, ending(game))
+                except Conflict:
+                    if attempt == 2:
+                        raise
+        raise AssertionError("unreachable")
 
     async def _running_game(self, game_id: int, message_id: int | None = None) -> Game:
         game = await self.repo.get_game(game_id)
