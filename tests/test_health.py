@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import aiohttp
 
-from bot_harness import cell_id, free_port, running_bot, settings_for
+from bot_harness import board_of, cell_id, free_port, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 
 
@@ -31,8 +31,9 @@ async def test_health_readiness_and_metrics(emulator: DiscordEmulator, tmp_path)
         assert await get(port, "/readyz") == (200, "ready\n")
         alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})
-        await emulator.click(alice, res.message, cell_id(res.message, 4))
-        await emulator.click(bob, res.message, cell_id(res.message, 0))  # refused: not theirs
+        res = await emulator.click(alice, res.message, cell_id(res.message, 4))
+        free = board_of(res.message).index(".")  # not the square the bot's reply took
+        await emulator.click(bob, res.message, cell_id(res.message, free))  # refused: not theirs
         status, page = await get(port, "/metrics")
         assert status == 200
         assert metric(page, 'ttt_interactions_answered_total{outcome="answered"}') == 2
