@@ -65,8 +65,9 @@ async def test_migrations_apply_once_and_data_survives_a_reopen(database: Path |
 async def test_round_trip_and_compare_and_set(repo: Repository) -> None:
     game = await repo.create_game(a_game(moves=(4,)))
     assert game.id > 0 and await repo.get_game(game.id) == game
-    moved = game.with_changes(moves=(4, 0), message_id=2**62)  # Discord ids need 64 bits
-    await repo.save_game(moved, expected_ply=1)
+    await repo.set_game_message(game.id, 2**62)  # Discord ids need 64 bits
+    moved = game.with_changes(moves=(4, 0), message_id=2**62)
+    assert await repo.save_game(game.with_changes(moves=(4, 0)), expected_ply=1) == moved
     assert await repo.get_game(game.id) == moved
     with pytest.raises(Conflict):
         await repo.save_game(game.with_changes(moves=(4, 8)), expected_ply=1)
@@ -225,3 +226,17 @@ async def test_a_due_deadline_is_claimed_by_one_process(pg_database: str) -> Non
     assert await mine.games_due(later + 5) == [moved]
     await mine.close()
     await theirs.close()
+
+
+async def test_a_save_keeps_the_board_posted_again_since_the_game_was_read(repo) -> None:
+    """/ttt board in one process moves the game to a new message while another process,
+    holding the game as read before, times it out: the ending is stored without bringing
+    the old message back, and the save says where the game is shown now."""
+    game = await repo.create_game(a_game().with_changes(message_id=111))
+    assert await repo.move_game_message(game.id, 111, 222)
+    ended = game.with_changes(outcome=Outcome("timeout", "O"), turn_deadline=None,
+                              finished_at=NOW + 61)  # fmt: skip
+    saved = await repo.save_game(ended, expected_ply=0)
+    assert saved.message_id == 222 and saved.outcome == Outcome("timeout", "O")
+    stored = await repo.get_game(game.id)
+    assert stored is not None and stored.message_id == 222 and not stored.running

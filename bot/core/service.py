@@ -308,7 +308,7 @@ class GameService:
         return rules.advance(game, cell, self.clock(), policy.turn_timeout)
 
     async def _save(self, before: Game, after: Game) -> Game:
-        await self.repo.save_game(after, expected_ply=before.ply)
+        after = await self.repo.save_game(after, expected_ply=before.ply)
         if after.outcome is not None:
             outcome = after.outcome
             log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", after.id,

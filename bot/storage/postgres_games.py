@@ -97,39 +97,40 @@ async def get_game(conn: Any, game_id: int) -> Game | None:
     return games[0] if games else None
 
 
-async def save_game(conn: Any, game: Game, expected_ply: int) -> None:
+async def save_game(conn: Any, game: Game, expected_ply: int) -> Game:
     """The compare-and-set on the ply: the UPDATE locks the row, and a writer that waited
     for another re-reads it, finds the ply moved on and changes nothing. A game that goes
     on is that one statement (atomic by itself: one round trip, not three); a finished
     one changes the records in the same transaction."""
     if game.running:
-        await _update_game(conn, game, expected_ply)
-        return
+        return await _update_game(conn, game, expected_ply)
     async with conn.transaction():
-        hinted = await _update_game(conn, game, expected_ply)
-        # as stored, not as read: a hint may have been marked since (another process)
-        await apply_result(conn, game.with_changes(hinted=hinted))
+        stored = await _update_game(conn, game, expected_ply)
+        await apply_result(conn, stored)
+    return stored
 
 
-async def _update_game(conn: Any, game: Game, expected_ply: int) -> bool:
-    """Store the changed game; return whether it was played with a hint, as stored.
+async def _update_game(conn: Any, game: Game, expected_ply: int) -> Game:
+    """Store the changed game and return it with what others may have changed since it
+    was read: a hint marked, a board posted again (another process's /ttt board); the
+    message id is never written here, only by :func:`move_game_message` and the like.
 
     Raises:
         Conflict: the stored game is no longer running at ``expected_ply``.
     """
     p = game_params(game)
-    hinted = await conn.fetchval(
-        "UPDATE games SET message_id = $3, moves = $4, ply = $5, status = $6,"
-        " result = $7, end_reason = $8, turn_deadline = $9, updated_at = $10,"
-        " finished_at = $11, stopped_by = $12, claimed_until = NULL"
-        " WHERE id = $1 AND status = 'running' AND ply = $2 RETURNING hinted",
-        game.id, expected_ply, p["message_id"], p["moves"], p["ply"], p["status"],
+    row = await conn.fetchrow(
+        "UPDATE games SET moves = $3, ply = $4, status = $5,"
+        " result = $6, end_reason = $7, turn_deadline = $8, updated_at = $9,"
+        " finished_at = $10, stopped_by = $11, claimed_until = NULL"
+        " WHERE id = $1 AND status = 'running' AND ply = $2 RETURNING hinted, message_id",
+        game.id, expected_ply, p["moves"], p["ply"], p["status"],
         p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
         p["finished_at"], p["stopped_by"],
     )  # fmt: skip
-    if hinted is None:
+    if row is None:
         raise Conflict(f"game {game.id} changed before this write")
-    return bool(hinted)
+    return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"])
 
 
 async def mark_hinted(conn: Any, game_id: int, expected_ply: int) -> None:

@@ -118,10 +118,13 @@ def get_game(conn: sqlite3.Connection, game_id: int) -> Game | None:
     return games[0] if games else None
 
 
-def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> None:
+def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> Game:
+    """Store the changed game (compare-and-set on the ply) and return it with what others
+    may have changed since it was read: a hint marked, a board posted again. The message
+    id is never written here, only by :func:`move_game_message` and the like."""
     with transaction(conn):
         cursor = conn.execute(
-            "UPDATE games SET message_id = :message_id, moves = :moves, ply = :ply,"
+            "UPDATE games SET moves = :moves, ply = :ply,"
             " status = :status, result = :result, end_reason = :end_reason,"
             " turn_deadline = :turn_deadline, updated_at = :updated_at,"
             " finished_at = :finished_at, stopped_by = :stopped_by"
@@ -130,10 +133,13 @@ def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> None:
         )
         if cursor.rowcount != 1:
             raise Conflict(f"game {game.id} changed before this write")
+        hinted, message_id = conn.execute(
+            "SELECT hinted, message_id FROM games WHERE id = ?", (game.id,)
+        ).fetchone()
+        stored = game.with_changes(hinted=bool(hinted), message_id=message_id)
         if not game.running:  # the game and its records change together
-            # as stored, not as read: a hint may have been marked since (another process)
-            (hinted,) = conn.execute("SELECT hinted FROM games WHERE id = ?", (game.id,)).fetchone()
-            apply_result(conn, game.with_changes(hinted=bool(hinted)))
+            apply_result(conn, stored)
+    return stored
 
 
 def mark_hinted(conn: sqlite3.Connection, game_id: int, expected_ply: int) -> None:

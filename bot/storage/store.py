@@ -33,8 +33,8 @@ class SqlStore:
     async def get_game(self, game_id: int) -> Game | None:
         return await self._call(self.games.get_game, game_id)
 
-    async def save_game(self, game: Game, expected_ply: int) -> None:
-        await self._call(self.games.save_game, game, expected_ply)
+    async def save_game(self, game: Game, expected_ply: int) -> Game:
+        return await self._call(self.games.save_game, game, expected_ply)
 
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         await self._call(self.games.set_game_message, game_id, message_id)
