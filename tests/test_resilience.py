@@ -216,3 +216,30 @@ async def test_a_board_discord_refuses_is_answered_and_starts_nothing(
         assert game.outcome == Outcome("abandoned")
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})
         assert res.type == 4 and not res.ephemeral  # the channel was not left blocked
+
+
+async def test_a_board_deleted_while_the_bot_thinks_ends_the_game_and_answers(
+    emulator, tmp_path
+) -> None:
+    """The member's move is shown early (the bot thinks on 4×4) while a moderator has
+    deleted the board: the game is abandoned, the click answered privately, and the
+    game's lock, held while the bot thinks, is not waited on by the abandon."""
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", defer_after=0.0)
+    alice = emulator.create_user("alice", locale="de")
+    async with running_bot(emulator, settings) as bot:
+        res = await emulator.invoke(alice, "ttt start",
+                                    {"first": "me", "size": 4, "difficulty": "hard"})  # fmt: skip
+        board = res.message
+        click = asyncio.ensure_future(emulator.click(alice, board, cell_id(board, 5)))
+        await asyncio.sleep(0)  # the click is on its way
+        emulator.delete_message(int(board["id"]))
+        res = await asyncio.wait_for(click, 10)
+        assert res.ephemeral and res.content == text("game.board_deleted", "de")
+        for _ in range(200):  # abandoned once the bot's search, holding the lock, is done
+            if not await bot.repo.running_games():
+                break
+            await asyncio.sleep(0.05)
+        (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+        assert game.outcome == Outcome("abandoned") and game.ply == 2  # the reply is kept
+        res = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        assert res.type == 4 and not res.ephemeral  # nothing hangs on the old game's lock

@@ -3,6 +3,7 @@ Each asks the game service once and shows what it returns."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
 
 import discord
@@ -119,14 +120,21 @@ class GameController:
 
     async def on_cell(self, interaction: discord.Interaction, click: CellClick) -> None:
         async with self.responder.answering(interaction):
-            shown_early = False
+            shown_early = board_gone = False
 
             async def show_early(update: GameUpdate) -> None:
                 # The bot is thinking (a big board): show the member's move now, and the
-                # reply when it comes.
-                nonlocal shown_early
-                await self._update_game(interaction, update)
-                shown_early = True
+                # reply when it comes. This runs under the game's lock: a board found
+                # deleted is told at once and abandoned below (that needs the lock); an
+                # expired interaction is left to the answer below.
+                nonlocal shown_early, board_gone
+                try:
+                    await self._edit(interaction, update)
+                    shown_early = True
+                except discord.NotFound as exc:
+                    if exc.code == UNKNOWN_MESSAGE:
+                        board_gone = True
+                        await self._tell_board_deleted(interaction, update.game.id)
 
             try:
                 update = await self.games.play_turn(
@@ -136,6 +144,9 @@ class GameController:
             except Refusal as refusal:
                 await self._catch_up(interaction, click.game_id, refusal)
                 raise
+            if board_gone:
+                await self._abandon(update.game.id)
+                return
             if shown_early:
                 await interaction.edit_original_response(
                     **render_game.game_message(
@@ -143,8 +154,8 @@ class GameController:
                     )._asdict(),
                     allowed_mentions=NO_MENTIONS,
                 )
-            else:
-                await self._update_game(interaction, update)
+            elif not await self._update_game(interaction, update):
+                return  # the board was deleted meanwhile: the game is abandoned, no ping
             await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
@@ -254,24 +265,39 @@ class GameController:
         if response.message_id is not None:
             await self.lobby.attach_challenge_message(challenge, response.message_id)
 
-    async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> None:
-        try:
-            await interaction.response.edit_message(
-                **render_game.game_message(
-                    update, update.game.locale or public_locale(interaction)
-                )._asdict(),
-                allowed_mentions=NO_MENTIONS,
+    async def _edit(self, interaction: discord.Interaction, update: GameUpdate) -> None:
+        """Answer a click on the game's message by showing the game as it is now."""
+        await interaction.response.edit_message(
+            **render_game.game_message(
+                update, update.game.locale or public_locale(interaction)
+            )._asdict(),
+            allowed_mentions=NO_MENTIONS,
+        )
+
+    async def _tell_board_deleted(self, interaction: discord.Interaction, game_id: int) -> None:
+        log.warning("message of game %s was deleted", game_id)
+        with contextlib.suppress(discord.HTTPException):  # the click is answered all the same
+            await self.responder.reply_private(
+                interaction, text("game.board_deleted", interaction.locale)
             )
+
+    async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> bool:
+        """Answer the click with the game as it is now; False if its board was deleted
+        meanwhile (by a moderator: the game is then abandoned, the member told). One whose
+        interaction expired is shown by editing the message directly."""
+        try:
+            await self._edit(interaction, update)
         except discord.NotFound as exc:
-            if exc.code == UNKNOWN_MESSAGE:  # a moderator deleted the game meanwhile
-                log.warning("message of game %s was deleted", update.game.id)
+            if exc.code == UNKNOWN_MESSAGE:
                 await self._abandon(update.game.id)
-                return
+                await self._tell_board_deleted(interaction, update.game.id)
+                return False
             # The interaction expired before our answer (Discord's 10062): the move is
             # stored, so show it by editing the message itself, or the board would lag.
             log.warning("interaction %s expired before its answer (%s); editing the game "
                         "message instead", interaction.id, exc)  # fmt: skip
             await self.publisher.publish(update)
+        return True
 
     async def _abandon(self, game_id: int) -> None:
         ended = await self.games.abandon(game_id)

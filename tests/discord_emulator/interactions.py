@@ -228,6 +228,8 @@ async def handle_callback(
         rec.original_message_id = _create(emu, rec, {"content": ""}, flags)
         rec.ephemeral = bool(flags & EPHEMERAL)
     elif rtype in (6, 7):
+        if rtype == 7 and rec.source_message_id and not emu.has_message(rec.source_message_id):
+            raise unknown_message()  # deleted since the click: the interaction stays open
         rec.original_message_id = rec.source_message_id
         rec.ephemeral = emu.is_ephemeral(rec.source_message_id) if rec.source_message_id else False
         if rtype == 7 and rec.source_message_id is not None:
