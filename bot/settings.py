@@ -247,14 +247,13 @@ def _marks(raw: str | None) -> dict[str, str]:
     """TTT_MARKS: the emoji for X, O and an empty square, separated by spaces."""
     if not raw:
         return {}
-    parts = raw.split()
-    marks = [parse_mark(part) for part in parts]
-    if len(parts) != 3 or None in marks or len(set(parts)) != 3:
+    marks = [mark for part in raw.split() if (mark := parse_mark(part)) is not None]
+    if len(marks) != 3 or len(raw.split()) != 3 or len(set(marks)) != 3:
         raise SettingsError(
             f"TTT_MARKS must be three different emoji for X, O and an empty square, separated "
             f"by spaces (like ❌ ⭕ ⬜), got {raw!r}"
         )
-    return dict(zip(("mark_x", "mark_o", "mark_empty"), parts, strict=True))
+    return dict(zip(("mark_x", "mark_o", "mark_empty"), marks, strict=True))
 
 
 def _flag(raw: str | None, name: str, default: bool) -> bool:

@@ -23,10 +23,15 @@ def test_one_emoji_is_a_mark(mark: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "raw", ["X", "ab", "❌⭕", "🍎 🍐", "🇫🇷🇩🇪", "é", "\ufe0f", "<:b:1>", "<:blob:12>x", ""]
-)
+    "raw", ["X", "ab", "❌⭕", "🍎 🍐", "🇫🇷🇩🇪", "é", "\ufe0f", "<:b:1>", "<:blob:12>x", "",
+            "★", "✓", "⌘", "°", "🄰", "🏽"],  # symbols, and a skin tone alone, are no emoji
+)  # fmt: skip
 def test_anything_else_is_not(raw: str) -> None:
     assert parse_mark(raw) is None
+
+
+def test_a_heart_without_its_selector_is_taken_as_the_emoji() -> None:
+    assert parse_mark("\u2764") == "\u2764\ufe0f"  # what Discord shows as ❤️
 
 
 def config_fields(res) -> dict[str, str]:

@@ -5,9 +5,10 @@ override them with /ttt config (see :class:`bot.core.policies.PolicyBook`)."""
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
+
+from bot.core.emoji_names import as_emoji
 
 DIFFICULTIES = ("easy", "medium", "hard", "unbeatable")
 SIZES = (3, 4, 5)
@@ -119,32 +120,17 @@ def parse_colour(raw: str) -> int | None:
 
 
 CUSTOM_EMOJI = re.compile(r"<(a?):(\w{2,32}):([0-9]{15,21})>")
-_EMOJI_PARTS = ("So", "Sk", "Mn", "Me", "Cf")
-"""Unicode categories an emoji is made of: symbols, skin-tone and other modifiers,
-variation selectors and the keycap, the zero-width joiner."""
 
 
 def parse_mark(raw: str) -> str | None:
     """A board mark as stored: a custom emoji (``<:name:id>``, ``<a:name:id>``) or one
-    Unicode emoji (a short run of symbol characters: keycaps like 1️⃣, flags, skin tones
-    and joined sequences included); None if it is neither (words, spaces, two emoji)."""
+    of Unicode's emoji (keycaps like 1️⃣, flags, skin tones and joined sequences
+    included; ❤ taken as ❤️); None if it is neither (words, spaces, two emoji, or a
+    symbol that is no emoji, such as ★, which Discord would refuse on a button)."""
     mark = raw.strip()
     if CUSTOM_EMOJI.fullmatch(mark):
         return mark
-    if not mark or len(mark) > 8 or mark.isascii():
-        return None
-    keycaps = 0
-    for i, char in enumerate(mark):
-        if char in "0123456789#*" and mark[i + 1 : i + 3] in ("\ufe0f\u20e3", "\u20e3"):
-            keycaps += 1
-        elif unicodedata.category(char) not in _EMOJI_PARTS:
-            return None
-    symbols = [c for c in mark if unicodedata.category(c) == "So"]
-    flags = sum(0x1F1E6 <= ord(c) <= 0x1F1FF for c in symbols)  # two make one flag
-    singles = len(symbols) - flags + keycaps
-    one_flag = flags == 2 and singles == 0
-    one_emoji = flags == 0 and 1 <= singles <= 1 + mark.count("\u200d")  # ZWJ joins
-    return mark if one_flag or one_emoji else None
+    return as_emoji(mark)
 
 
 def custom_emoji_id(mark: str) -> int | None:
