@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from bot.core.models import Challenge, GameUpdate
+from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
 from core_harness import GUILD, Core
@@ -63,3 +64,18 @@ async def test_an_open_challenge_expires_like_a_named_one(core: Core) -> None:
     assert isinstance(expired, Challenge)
     assert (expired.id, expired.status) == (challenge.id, "expired")
     assert await refusal(core.lobby.accept(challenge.id, 300, None)) == "challenge.closed"
+
+
+async def test_whoever_takes_an_open_challenge_is_held_to_the_servers_rules(make_core) -> None:
+    role = 555
+    core: Core = await make_core(ServerPolicy(start_role=role, one_game_per_member=True))
+    challenge = await open_challenge(core, role_ids=[role])
+    assert await refusal(core.lobby.accept(challenge.id, 300, None)) == "start.role_required"
+    busy = 301  # has the role, but is already playing in another channel
+    await core.lobby.start_bot_game(guild_id=GUILD, channel_id=11, user_id=busy,
+                                    difficulty="easy", first="me", role_ids=[role])  # fmt: skip
+    assert await refusal(core.lobby.accept(challenge.id, busy, None, [role])) == (
+        "start.member_busy"
+    )
+    update = await core.lobby.accept(challenge.id, 302, None, [role])
+    assert {update.game.player_x, update.game.player_o} == {ALICE, 302}

@@ -108,14 +108,19 @@ class Lobby:
 
     # --- challenges ---------------------------------------------------------------------
 
-    async def accept(self, challenge_id: int, user_id: int, message_id: int | None) -> GameUpdate:
+    async def accept(
+        self, challenge_id: int, user_id: int, message_id: int | None,
+        role_ids: Collection[int] = (),
+    ) -> GameUpdate:  # fmt: skip
         """The challenged member (anyone but the challenger, for an open challenge)
         accepts: the game starts on the challenge's message. Of two members accepting an
         open challenge at once, the first stored plays; the other is told it is closed.
+        Whoever takes an open challenge is held to the server's rules for who may play
+        (the role, one game per member), as its challenger was.
 
         Raises:
-            Refusal: not the challenged member, one's own open challenge, or the
-                challenge is closed.
+            Refusal: not the challenged member, one's own open challenge, the server's
+                rules for who may play, or the challenge is closed.
         """
         challenge = await self._pending(challenge_id)
         if challenge.opponent_id is None and user_id == challenge.challenger_id:
@@ -133,8 +138,18 @@ class Lobby:
         )  # fmt: skip
         policy = await self.policies.policy(challenge.guild_id)
         game = rules.start_clock(game, now, policy.turn_timeout)
+        taker = challenge.opponent_id is None
+        if taker and policy.start_role is not None and policy.start_role not in role_ids:
+            raise Refusal("start.role_required", role=f"<@&{policy.start_role}>")
         try:
-            game = await self.repo.accept_challenge(challenge, game)
+            async with self.repo.atomic() as tx:
+                await tx.serialize(*sorted([("channel", challenge.channel_id),
+                                            ("member", user_id)]))  # fmt: skip
+                if taker and policy.one_game_per_member:
+                    running = await tx.running_game_of(challenge.guild_id, user_id)
+                    if running is not None:
+                        raise Refusal("start.member_busy", game=running)
+                game = await tx.accept_challenge(challenge, game)
         except Conflict:
             raise Refusal("challenge.closed") from None
         log.info("game %d started: %s", game.id, game.describe())

@@ -194,7 +194,9 @@ class GameController:
     async def on_accept(self, interaction: discord.Interaction, click: AcceptClick) -> None:
         async with self.responder.answering(interaction):
             message_id = interaction.message.id if interaction.message else None
-            update = await self.lobby.accept(click.challenge_id, interaction.user.id, message_id)
+            update = await self.lobby.accept(
+                click.challenge_id, interaction.user.id, message_id, role_ids(interaction)
+            )
             await self._update_game(interaction, update)
             await self.pinger.game_changed(update.game, interaction.user.id)
 
