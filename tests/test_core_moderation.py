@@ -42,6 +42,8 @@ async def test_only_moderators_stop_games_and_only_running_ones(core: Core) -> N
     game_id = await member_game(core, ALICE, BOB)
     refused = core.games.stop(ALICE, CHANNEL, may_moderate=False)
     assert await refusal_of(refused) == "stop.not_moderator"
+    own = core.games.stop(ALICE, CHANNEL, may_moderate=True)  # a moderator in the game
+    assert await refusal_of(own) == "stop.own_game"
     stored = await core.repo.get_game(game_id)
     assert stored is not None and stored.running
 

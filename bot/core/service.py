@@ -229,6 +229,8 @@ class GameService:
                           member_id=member_id)  # fmt: skip
         if len(games) > 1:
             raise Refusal("stop.which", games=games, count=len(games))
+        if games[0].mark_of(moderator_id) is not None:  # no way out of a loss unrated
+            raise Refusal("stop.own_game")
         game = await self._end(
             games[0].id, lambda game: rules.stopped(game, moderator_id, self.clock())
         )

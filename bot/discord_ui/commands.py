@@ -102,6 +102,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._games.on_resign_command(interaction)
 
     @app_commands.command(name=name("board"), description=L("cmd.board"))
+    @server_only
     async def board(self, interaction: discord.Interaction) -> None:
         await self._moderation.on_board(interaction)
 

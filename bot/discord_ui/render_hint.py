@@ -17,7 +17,7 @@ VERDICTS = {1: "hint.verdict.win", 0: "hint.verdict.draw", -1: "hint.verdict.los
 
 def hint_grid(game: Game, hint: Hint, marks: Marks = CLASSIC) -> str:
     lit, board = set(hint.cells()), game.board
-    highlight = next(h for h in HIGHLIGHTS if h not in (marks.x, marks.o, marks.empty))
+    highlight = next((h for h in HIGHLIGHTS if h not in (marks.x, marks.o, marks.empty)), "🔆")
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)

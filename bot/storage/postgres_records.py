@@ -130,6 +130,7 @@ async def forget_player(conn: Any, user_id: int) -> int:
     async with conn.transaction():
         await conn.execute(f"UPDATE games SET rematch_of = NULL WHERE rematch_of IN ({ids})",
                            user_id)  # fmt: skip
+        await conn.execute("UPDATE games SET stopped_by = NULL WHERE stopped_by = $1", user_id)
         # a pending challenge still on screen survives; it just forgets its origin
         await conn.execute(
             f"UPDATE challenges SET rematch_of = NULL WHERE rematch_of IN ({ids})"

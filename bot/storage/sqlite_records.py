@@ -116,6 +116,7 @@ def forget_player(conn: sqlite3.Connection, user_id: int) -> int:
     params = {"u": user_id}
     with transaction(conn):
         conn.execute(f"UPDATE games SET rematch_of = NULL WHERE rematch_of IN ({ids})", params)
+        conn.execute("UPDATE games SET stopped_by = NULL WHERE stopped_by = :u", params)
         # a pending challenge still on screen survives; it just forgets its origin
         conn.execute(
             f"UPDATE challenges SET rematch_of = NULL WHERE rematch_of IN ({ids})"
