@@ -15,7 +15,7 @@ MANAGE_GUILD = 1 << 5
 
 
 @pytest.mark.parametrize(
-    "mark", ["❌", "❤️", "1️⃣", "🇫🇷", "👍🏽", "👨‍👩‍👧", "<:blob:123456789012345678>",
+    "mark", ["❌", "❤️", "1️⃣", "#️⃣", "🇫🇷", "👍🏽", "👨‍👩‍👧", "<:blob:123456789012345678>",
              "<a:dance:123456789012345678>"],
 )  # fmt: skip
 def test_one_emoji_is_a_mark(mark: str) -> None:

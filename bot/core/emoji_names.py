@@ -25,7 +25,7 @@ QUALIFIED = (2, 3)
 @cache
 def known() -> frozenset[str]:
     lines = DATA.read_text(encoding="utf-8").splitlines()
-    return frozenset(line for line in lines if line and not line.startswith("#"))
+    return frozenset(line for line in lines if line and not line.startswith("# "))  # not #️⃣
 
 
 def as_emoji(mark: str) -> str | None:
