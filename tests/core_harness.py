@@ -6,7 +6,7 @@ tested in milliseconds instead of by sleeping."""
 from __future__ import annotations
 
 import random
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +19,7 @@ from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.policy import ServerPolicy
 from bot.core.records import RecordsService
+from bot.core.refusals import Refusal
 from bot.core.repository import Repository
 from bot.core.service import GameService
 from bot.storage import SqliteRepository
@@ -26,6 +27,13 @@ from bot.storage import SqliteRepository
 BOT = 999
 GUILD = 1
 CHANNEL = 10
+
+
+async def refusal_key(call: Awaitable[object]) -> str:
+    """The catalog key of the Refusal that awaiting ``call`` raises (fails if none)."""
+    with pytest.raises(Refusal) as info:
+        await call
+    return info.value.key
 
 
 def independent_elo(ra: float, rb: float, score_a: float) -> tuple[float, float]:

@@ -4,13 +4,10 @@ is refused there."""
 
 from __future__ import annotations
 
-import pytest
-
 from bot.core.models import DM_SCOPE, Outcome
 from bot.core.policy import ServerPolicy
-from bot.core.refusals import Refusal
 
-from core_harness import CHANNEL, GUILD, Core
+from core_harness import CHANNEL, GUILD, Core, refusal_key
 
 ALICE, BOB = 101, 102
 ALICE_DM, BOB_DM = 501, 502
@@ -23,12 +20,6 @@ async def dm_game(core: Core, user: int, channel: int, difficulty: str = "easy")
     )
     assert update.game.guild_id is None
     return update.game.id
-
-
-async def refusal_of(call: object) -> str:
-    with pytest.raises(Refusal) as info:
-        await call  # type: ignore[misc]
-    return info.value.key
 
 
 async def test_dm_records_count_under_the_dm_scope_only(core: Core) -> None:
@@ -58,17 +49,17 @@ async def test_dm_records_count_under_the_dm_scope_only(core: Core) -> None:
 
     # a member whose only game was in a server has no DM record, and the reverse
     await core.games.resign(BOB, game_id=await dm_game(core, BOB, BOB_DM))
-    assert await refusal_of(core.records.stats(GUILD, BOB, BOB)) == "stats.none"
-    assert await refusal_of(core.records.history(GUILD, BOB, BOB)) == "history.none"
-    assert await refusal_of(core.records.stats(None, 103, 103)) == "stats.none_dm"
-    assert await refusal_of(core.records.history(None, 103, 103)) == "history.none_dm"
-    assert await refusal_of(core.records.review_target(None, 103)) == "review.none_dm"
+    assert await refusal_key(core.records.stats(GUILD, BOB, BOB)) == "stats.none"
+    assert await refusal_key(core.records.history(GUILD, BOB, BOB)) == "history.none"
+    assert await refusal_key(core.records.stats(None, 103, 103)) == "stats.none_dm"
+    assert await refusal_key(core.records.history(None, 103, 103)) == "history.none_dm"
+    assert await refusal_key(core.records.review_target(None, 103)) == "review.none_dm"
 
 
 async def test_dm_records_are_their_members_alone(core: Core) -> None:
     await core.games.resign(ALICE, game_id=await dm_game(core, ALICE, ALICE_DM))
-    assert await refusal_of(core.records.stats(None, ALICE, BOB)) == "dm.own_records_only"
-    assert await refusal_of(core.records.history(None, ALICE, BOB)) == "dm.own_records_only"
+    assert await refusal_key(core.records.stats(None, ALICE, BOB)) == "dm.own_records_only"
+    assert await refusal_key(core.records.history(None, ALICE, BOB)) == "dm.own_records_only"
     assert str((await core.records.stats(None, ALICE, ALICE)).total) == "0-1-0"
     assert await core.records.forget(ALICE, ALICE, confirmed=True) == 1
     assert await core.repo.best_against_bot(DM_SCOPE, "easy", 5) == []
@@ -78,7 +69,7 @@ async def test_no_challenges_in_direct_messages(core: Core) -> None:
     challenge = core.lobby.challenge(
         guild_id=None, channel_id=ALICE_DM, user_id=ALICE, opponent_id=BOB, first="me"
     )
-    assert await refusal_of(challenge) == "dm.no_challenge"
+    assert await refusal_key(challenge) == "dm.no_challenge"
     assert await core.repo.pending_challenge_in(ALICE_DM) is None
 
 
@@ -89,11 +80,11 @@ async def test_server_only_rules_do_not_hold_in_direct_messages(make_core) -> No
         guild_id=GUILD, channel_id=CHANNEL + 1, user_id=ALICE, difficulty="easy", first="me",
         role_ids=[7],
     )  # fmt: skip
-    assert await refusal_of(elsewhere) == "start.channel_not_allowed"
+    assert await refusal_key(elsewhere) == "start.channel_not_allowed"
     no_role = core.lobby.start_bot_game(
         guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="easy", first="me"
     )
-    assert await refusal_of(no_role) == "start.role_required"
+    assert await refusal_key(no_role) == "start.role_required"
     update = await core.lobby.start_bot_game(
         guild_id=None, channel_id=ALICE_DM, user_id=ALICE, difficulty="easy", first="me",
         locale="de",
@@ -102,7 +93,7 @@ async def test_server_only_rules_do_not_hold_in_direct_messages(make_core) -> No
     assert game.locale == "de"  # the member's language, not the default one for servers
     assert game.turn_deadline == core.clock.now + 45  # the rest holds
     # one game at a time in a DM channel, as in a server channel
-    assert await refusal_of(dm_game(core, ALICE, ALICE_DM)) == "start.busy_game"
+    assert await refusal_key(dm_game(core, ALICE, ALICE_DM)) == "start.busy_game"
     await core.games.resign(ALICE, game_id=game.id)
     finished = await core.repo.get_game(game.id)
     assert finished is not None and finished.outcome == Outcome("resign", "O")

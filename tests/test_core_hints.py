@@ -8,14 +8,12 @@ import asyncio
 from collections.abc import Callable
 from pathlib import Path
 
-import pytest
-
 from bot.core import rules
 from bot.core.hints import advise_here
 from bot.core.refusals import Refusal
 from engine import Board
 
-from core_harness import CHANNEL, GUILD, Core, member_game
+from core_harness import CHANNEL, GUILD, Core, member_game, refusal_key
 
 ALICE, BOB = 101, 102
 
@@ -35,12 +33,6 @@ async def bot_game(core: Core, user: int = ALICE, size: int = 3, channel: int = 
         size=size,
     )  # fmt: skip
     return update.game.id
-
-
-async def refusal_key(call) -> str:  # type: ignore[no-untyped-def]
-    with pytest.raises(Refusal) as caught:
-        await call
-    return caught.value.key
 
 
 async def best_record(core: Core, user: int) -> tuple[int, int, int] | None:

@@ -12,15 +12,9 @@ from bot.core.models import GameUpdate, Outcome
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
-from core_harness import BOT, CHANNEL, GUILD, Core, member_game, open_core, play
+from core_harness import BOT, CHANNEL, GUILD, Core, member_game, open_core, play, refusal_key
 
 ALICE, BOB, CAROL, MOD = 101, 102, 103, 900
-
-
-async def refusal_of(call) -> str:
-    with pytest.raises(Refusal) as caught:
-        await call
-    return caught.value.key
 
 
 async def test_a_moderator_stops_a_game_without_a_result(core: Core) -> None:
@@ -34,16 +28,16 @@ async def test_a_moderator_stops_a_game_without_a_result(core: Core) -> None:
     assert stored is not None and stored.stopped_by == MOD and stored.moves == (4,)
     assert await core.repo.leaderboard(GUILD, 10) == []  # nobody rated
     assert [g.id for g in await core.repo.finished_games_of(GUILD, ALICE)] == [game_id]
-    assert await refusal_of(core.games.play_turn(game_id, 1, 0, BOB)) == "move.over"
+    assert await refusal_key(core.games.play_turn(game_id, 1, 0, BOB)) == "move.over"
 
 
 async def test_only_moderators_stop_games_and_only_running_ones(core: Core) -> None:
-    assert await refusal_of(core.games.stop(MOD, CHANNEL, may_moderate=True)) == "stop.none"
+    assert await refusal_key(core.games.stop(MOD, CHANNEL, may_moderate=True)) == "stop.none"
     game_id = await member_game(core, ALICE, BOB)
     refused = core.games.stop(ALICE, CHANNEL, may_moderate=False)
-    assert await refusal_of(refused) == "stop.not_moderator"
+    assert await refusal_key(refused) == "stop.not_moderator"
     own = core.games.stop(ALICE, CHANNEL, may_moderate=True)  # a moderator in the game
-    assert await refusal_of(own) == "stop.own_game"
+    assert await refusal_key(own) == "stop.own_game"
     stored = await core.repo.get_game(game_id)
     assert stored is not None and stored.running
 
@@ -57,7 +51,7 @@ async def test_with_several_games_the_member_says_which(make_core) -> None:
     assert caught.value.key == "stop.which" and caught.value.params["count"] == 2
     assert [g.id for g in caught.value.params["games"]] == [first, second]  # type: ignore[attr-defined]
     missing = core.games.stop(MOD, CHANNEL, may_moderate=True, member_id=BOT)
-    assert await refusal_of(missing) == "stop.member_none"
+    assert await refusal_key(missing) == "stop.member_none"
     update = await core.games.stop(MOD, CHANNEL, may_moderate=True, member_id=BOB)
     assert update.game.id == first
     still = await core.repo.get_game(second)
@@ -103,14 +97,14 @@ async def test_a_board_posted_again_takes_over_from_the_old_one(core: Core) -> N
     messages = GameMessages(core.games)
     game_id = await member_game(core, ALICE, BOB)
     await core.repo.set_game_message(game_id, 5000)
-    assert await refusal_of(messages.repost(CAROL, CHANNEL, _post(5001))) == "repost.none"
+    assert await refusal_key(messages.repost(CAROL, CHANNEL, _post(5001))) == "repost.none"
     reposted = await messages.repost(BOB, CHANNEL, _post(5002))
     assert reposted.live and reposted.old_message_id == 5000
     assert reposted.update.game.message_id == 5002
     old_board = core.games.play_turn(game_id, 0, 4, ALICE, message_id=5000)
-    assert await refusal_of(old_board) == "move.moved"
+    assert await refusal_key(old_board) == "move.moved"
     old_resign = core.games.resign(BOB, game_id=game_id, message_id=5000)
-    assert await refusal_of(old_resign) == "move.moved"
+    assert await refusal_key(old_resign) == "move.moved"
     await core.games.play_turn(game_id, 0, 4, ALICE, message_id=5002)
     # another process's board, posted from a stale read, does not take over
     assert not await core.repo.move_game_message(game_id, 5000, 5003)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-import pytest
-
 from bot.core.models import Challenge, GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
-from core_harness import GUILD, Core
+from core_harness import GUILD, Core, refusal_key
 
 ALICE = 101
 
@@ -19,12 +17,6 @@ async def open_challenge(core: Core, **options):
     return await core.lobby.challenge(
         guild_id=GUILD, channel_id=10, user_id=ALICE, opponent_id=None, first="me", **options
     )
-
-
-async def refusal(call) -> str:
-    with pytest.raises(Refusal) as info:
-        await call
-    return info.value.key
 
 
 async def test_members_accepting_at_once_make_one_game(core: Core) -> None:
@@ -48,11 +40,11 @@ async def test_members_accepting_at_once_make_one_game(core: Core) -> None:
 
 async def test_the_challenger_cannot_accept_and_only_they_withdraw(core: Core) -> None:
     challenge = await open_challenge(core)
-    assert await refusal(core.lobby.accept(challenge.id, ALICE, None)) == "challenge.own"
-    assert await refusal(core.lobby.decline(challenge.id, 300)) == "challenge.only_challenger"
+    assert await refusal_key(core.lobby.accept(challenge.id, ALICE, None)) == "challenge.own"
+    assert await refusal_key(core.lobby.decline(challenge.id, 300)) == "challenge.only_challenger"
     withdrawn = await core.lobby.decline(challenge.id, ALICE)
     assert withdrawn.status == "declined"
-    assert await refusal(core.lobby.accept(challenge.id, 300, None)) == "challenge.closed"
+    assert await refusal_key(core.lobby.accept(challenge.id, 300, None)) == "challenge.closed"
 
 
 async def test_an_open_challenge_expires_like_a_named_one(core: Core) -> None:
@@ -63,18 +55,18 @@ async def test_an_open_challenge_expires_like_a_named_one(core: Core) -> None:
     (expired,) = await core.deadlines.expire_due()
     assert isinstance(expired, Challenge)
     assert (expired.id, expired.status) == (challenge.id, "expired")
-    assert await refusal(core.lobby.accept(challenge.id, 300, None)) == "challenge.closed"
+    assert await refusal_key(core.lobby.accept(challenge.id, 300, None)) == "challenge.closed"
 
 
 async def test_whoever_takes_an_open_challenge_is_held_to_the_servers_rules(make_core) -> None:
     role = 555
     core: Core = await make_core(ServerPolicy(start_role=role, one_game_per_member=True))
     challenge = await open_challenge(core, role_ids=[role])
-    assert await refusal(core.lobby.accept(challenge.id, 300, None)) == "start.role_required"
+    assert await refusal_key(core.lobby.accept(challenge.id, 300, None)) == "start.role_required"
     busy = 301  # has the role, but is already playing in another channel
     await core.lobby.start_bot_game(guild_id=GUILD, channel_id=11, user_id=busy,
                                     difficulty="easy", first="me", role_ids=[role])  # fmt: skip
-    assert await refusal(core.lobby.accept(challenge.id, busy, None, [role])) == (
+    assert await refusal_key(core.lobby.accept(challenge.id, busy, None, [role])) == (
         "start.member_busy"
     )
     update = await core.lobby.accept(challenge.id, 302, None, [role])

@@ -11,7 +11,7 @@ from bot.core.models import GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
-from core_harness import GUILD, Core
+from core_harness import GUILD, Core, refusal_key
 
 ALICE, BOB = 101, 102
 
@@ -21,12 +21,6 @@ def start(core: Core, user: int, channel: int = 10, **options):
         guild_id=GUILD, channel_id=channel, user_id=user, difficulty="easy", first="me",
         **options,
     )  # fmt: skip
-
-
-async def refusal(call) -> str:
-    with pytest.raises(Refusal) as info:
-        await call
-    return info.value.key
 
 
 async def test_concurrent_starts_in_one_channel_make_one_game(core: Core) -> None:
@@ -42,7 +36,7 @@ async def test_games_per_channel(make_core) -> None:
     results = await asyncio.gather(*(start(core, 100 + i) for i in range(6)),
                                    return_exceptions=True)  # fmt: skip
     assert sum(isinstance(r, GameUpdate) for r in results) == 3
-    assert await refusal(start(core, 200)) == "start.channel_full"
+    assert await refusal_key(start(core, 200)) == "start.channel_full"
 
 
 async def test_one_game_per_member_holds_across_channels_at_once(make_core) -> None:
@@ -57,8 +51,8 @@ async def test_a_pending_challenge_keeps_the_channel(core: Core) -> None:
     await core.lobby.challenge(
         guild_id=GUILD, channel_id=10, user_id=ALICE, opponent_id=BOB, first="me"
     )
-    assert await refusal(start(core, 300)) == "start.busy_challenge"
-    assert await refusal(core.lobby.challenge(
+    assert await refusal_key(start(core, 300)) == "start.busy_challenge"
+    assert await refusal_key(core.lobby.challenge(
         guild_id=GUILD, channel_id=11, user_id=ALICE, opponent_id=ALICE, first="me"
     )) == "start.self"  # fmt: skip
 
@@ -78,8 +72,8 @@ async def test_the_start_cooldown(make_core) -> None:
 
 async def test_role_and_channel_rules(make_core) -> None:
     core: Core = await make_core(ServerPolicy(start_role=77, allowed_channels=(10, 12)))
-    assert await refusal(start(core, ALICE, role_ids=[5])) == "start.role_required"
-    assert await refusal(start(core, ALICE, channel=11, role_ids=[77])) == (
+    assert await refusal_key(start(core, ALICE, role_ids=[5])) == "start.role_required"
+    assert await refusal_key(start(core, ALICE, channel=11, role_ids=[77])) == (
         "start.channel_not_allowed"
     )
     await start(core, ALICE, channel=12, role_ids=[5, 77])

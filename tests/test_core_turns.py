@@ -12,26 +12,20 @@ from bot.core.refusals import Refusal
 from bot.core.repository import Conflict
 from engine import Board, solve
 
-from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play
+from core_harness import BOT, CHANNEL, GUILD, Core, member_game, play, refusal_key
 
 ALICE, BOB, CAROL = 101, 102, 103
-
-
-async def refused(call) -> str:
-    with pytest.raises(Refusal) as info:
-        await call
-    return info.value.key
 
 
 async def test_only_the_player_to_move_moves_on_the_board_they_saw(core: Core) -> None:
     game_id = await member_game(core, ALICE, BOB)
     games = core.games
-    assert await refused(games.play_turn(game_id, 0, 4, CAROL)) == "move.not_player"
-    assert await refused(games.play_turn(game_id, 0, 4, BOB)) == "move.not_your_turn"
+    assert await refusal_key(games.play_turn(game_id, 0, 4, CAROL)) == "move.not_player"
+    assert await refusal_key(games.play_turn(game_id, 0, 4, BOB)) == "move.not_your_turn"
     update = await games.play_turn(game_id, 0, 4, ALICE)
     assert update.game.moves == (4,) and update.game.turn_deadline == core.clock() + 300
-    assert await refused(games.play_turn(game_id, 0, 0, BOB)) == "move.stale"  # ply 0 is gone
-    assert await refused(games.play_turn(game_id, 1, 4, BOB)) == "move.taken"
+    assert await refusal_key(games.play_turn(game_id, 0, 0, BOB)) == "move.stale"  # ply 0 is gone
+    assert await refusal_key(games.play_turn(game_id, 1, 4, BOB)) == "move.taken"
     stored = await core.repo.get_game(game_id)
     assert stored is not None and stored.moves == (4,)
 
@@ -42,7 +36,7 @@ async def test_a_line_finishes_the_game_and_later_moves_are_refused(core: Core) 
     game = await core.repo.get_game(game_id)
     assert game is not None and game.outcome == Outcome("line", "X")
     assert game.turn_deadline is None and game.finished_at == core.clock()
-    assert await refused(core.games.play_turn(game_id, 5, 8, BOB)) == "move.over"
+    assert await refusal_key(core.games.play_turn(game_id, 5, 8, BOB)) == "move.over"
 
 
 async def test_the_compare_and_set_refuses_a_write_from_an_older_ply(core: Core) -> None:
@@ -93,20 +87,20 @@ async def test_the_bot_moves_first_when_the_member_chose_second(core: Core) -> N
 
 async def test_resign_by_command_or_button(core: Core) -> None:
     first = await member_game(core, ALICE, BOB)
-    assert await refused(core.games.resign(CAROL, channel_id=CHANNEL)) == "resign.none"
+    assert await refusal_key(core.games.resign(CAROL, channel_id=CHANNEL)) == "resign.none"
     update = await core.games.resign(BOB, channel_id=CHANNEL)
     assert update.game.id == first and update.game.outcome == Outcome("resign", "X")
     second = await member_game(core, ALICE, BOB)
-    assert await refused(core.games.resign(CAROL, game_id=second)) == "move.not_player"
+    assert await refusal_key(core.games.resign(CAROL, game_id=second)) == "move.not_player"
     update = await core.games.resign(ALICE, game_id=second)
     assert update.game.outcome == Outcome("resign", "O")
 
 
 async def test_a_rematch_swaps_sides(core: Core) -> None:
     game_id = await member_game(core, ALICE, BOB)
-    assert await refused(core.lobby.rematch(game_id, ALICE)) == "rematch.running"
+    assert await refusal_key(core.lobby.rematch(game_id, ALICE)) == "rematch.running"
     await core.games.resign(ALICE, game_id=game_id)
-    assert await refused(core.lobby.rematch(game_id, CAROL)) == "rematch.not_player"
+    assert await refusal_key(core.lobby.rematch(game_id, CAROL)) == "rematch.not_player"
     challenge = await core.lobby.rematch(game_id, ALICE)
     assert not isinstance(challenge, GameUpdate)
     assert challenge.challenger_id == ALICE and challenge.opponent_id == BOB
@@ -115,7 +109,7 @@ async def test_a_rematch_swaps_sides(core: Core) -> None:
 
 async def test_an_abandoned_game_has_no_result_and_frees_the_channel(core: Core) -> None:
     game_id = await member_game(core, ALICE, BOB)
-    assert await refused(member_game(core, CAROL, BOB)) == "start.busy_game"
+    assert await refusal_key(member_game(core, CAROL, BOB)) == "start.busy_game"
     ended = await core.games.abandon(game_id)
     assert ended is not None and ended.outcome == Outcome("abandoned")
     assert ended.outcome.result is None and await core.games.abandon(game_id) is None
