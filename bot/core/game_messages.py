@@ -84,7 +84,9 @@ class GameMessages:
 
     async def take_ping(self, game: Game) -> int | None:
         """The ping to delete now that the game changed (None if none), forgotten at once so
-        that exactly one process deletes it. The bot's games never have one."""
-        if game.bot_side is not None:
+        that exactly one process deletes it. The bot's games never have one, nor a game
+        that had none when its change was stored (``game`` as the save returned it: a
+        ping sent later, for the turn before, could not have been kept)."""
+        if game.bot_side is not None or game.ping_message_id is None:
             return None
         return await self.repo.take_ping_message(game.id)

@@ -58,8 +58,8 @@ class Store(Protocol):
 
     async def save_game(self, game: Game, expected_ply: int) -> Game:
         """Store a changed running game; a finished one updates the records with it.
-        Returns the game as stored: with the hint flag and message id other writers may
-        have set since it was read (a save never writes the message id).
+        Returns the game as stored: with the hint flag, message id and turn ping other
+        writers may have set since it was read (a save writes none of them).
 
         Raises:
             Conflict: the stored game is no longer running at ``expected_ply``.

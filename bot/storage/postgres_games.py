@@ -112,7 +112,8 @@ async def save_game(conn: Any, game: Game, expected_ply: int) -> Game:
 
 async def _update_game(conn: Any, game: Game, expected_ply: int) -> Game:
     """Store the changed game and return it with what others may have changed since it
-    was read: a hint marked, a board posted again (another process's /ttt board); the
+    was read: a hint marked, a board posted again (another process's /ttt board), a turn
+    ping sent; the
     message id is never written here, only by :func:`move_game_message` and the like.
 
     Raises:
@@ -123,14 +124,16 @@ async def _update_game(conn: Any, game: Game, expected_ply: int) -> Game:
         "UPDATE games SET moves = $3, ply = $4, status = $5,"
         " result = $6, end_reason = $7, turn_deadline = $8, updated_at = $9,"
         " finished_at = $10, stopped_by = $11, claimed_until = NULL"
-        " WHERE id = $1 AND status = 'running' AND ply = $2 RETURNING hinted, message_id",
+        " WHERE id = $1 AND status = 'running' AND ply = $2"
+        " RETURNING hinted, message_id, ping_message_id",
         game.id, expected_ply, p["moves"], p["ply"], p["status"],
         p["result"], p["end_reason"], p["turn_deadline"], p["updated_at"],
         p["finished_at"], p["stopped_by"],
     )  # fmt: skip
     if row is None:
         raise Conflict(f"game {game.id} changed before this write")
-    return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"])
+    return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"],
+                             ping_message_id=row["ping_message_id"])  # fmt: skip
 
 
 async def mark_hinted(conn: Any, game_id: int, expected_ply: int) -> None:

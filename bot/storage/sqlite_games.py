@@ -120,7 +120,8 @@ def get_game(conn: sqlite3.Connection, game_id: int) -> Game | None:
 
 def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> Game:
     """Store the changed game (compare-and-set on the ply) and return it with what others
-    may have changed since it was read: a hint marked, a board posted again. The message
+    may have changed since it was read: a hint marked, a board posted again, a turn ping
+    sent. The message
     id is never written here, only by :func:`move_game_message` and the like."""
     with transaction(conn):
         cursor = conn.execute(
@@ -133,10 +134,12 @@ def save_game(conn: sqlite3.Connection, game: Game, expected_ply: int) -> Game:
         )
         if cursor.rowcount != 1:
             raise Conflict(f"game {game.id} changed before this write")
-        hinted, message_id = conn.execute(
-            "SELECT hinted, message_id FROM games WHERE id = ?", (game.id,)
+        hinted, message_id, ping_id = conn.execute(
+            "SELECT hinted, message_id, ping_message_id FROM games WHERE id = ?", (game.id,)
         ).fetchone()
-        stored = game.with_changes(hinted=bool(hinted), message_id=message_id)
+        stored = game.with_changes(
+            hinted=bool(hinted), message_id=message_id, ping_message_id=ping_id
+        )
         if not game.running:  # the game and its records change together
             apply_result(conn, stored)
     return stored
