@@ -22,7 +22,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bot.core.models import Game, Outcome
+from bot.core.models import Ending, Game
 from bot.core.rules import finish, new_game
 from bot.core.stats import player_stats
 from bot.storage import SqliteRepository
@@ -49,7 +49,7 @@ def random_game(rng: random.Random, members: int, when: float) -> Game:
         board, moves = board.play(cell), [*moves, cell]
     result = board.outcome() or "draw"
     game = game.with_changes(moves=tuple(moves), message_id=int(when * 1000))
-    outcome = Outcome("draw") if result == "draw" else Outcome("line", result)
+    outcome = Ending("draw") if result == "draw" else Ending("line", result)
     return finish(game, outcome, when + 30)
 
 

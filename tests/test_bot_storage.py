@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from bot.core.models import Game, Outcome
+from bot.core.models import Ending, Game
 from bot.core.repository import Conflict, DatabaseError
 from bot.storage import MIGRATIONS, SqliteRepository
 from engine import Board
@@ -41,7 +41,9 @@ async def test_wal_mode_and_schema_version(tmp_path) -> None:
     await repo.open()
     try:
         assert await repo.schema_version() == len(MIGRATIONS)
-        mode = await repo._call(lambda conn: conn.execute("PRAGMA journal_mode").fetchone()[0])
+        mode = await repo._on_db_thread(
+            lambda: repo.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        )
         assert mode == "wal"
     finally:
         await repo.close()
@@ -188,11 +190,11 @@ async def test_migrating_a_version_2_database_keeps_its_games(tmp_path) -> None:
         assert (
             game is not None
             and game.moves == (0, 3, 1, 4, 2)
-            and game.outcome == Outcome("line", "X")
+            and game.ending == Ending("line", "X")
         )
         assert (await repo.get_challenge(1)).game_id == 1
         running = await repo.create_game(a_game(channel_id=9))
-        await repo.save_game(running.with_changes(outcome=Outcome("abandoned")), expected_ply=0)
-        assert (await repo.get_game(running.id)).outcome == Outcome("abandoned")
+        await repo.save_game(running.with_changes(ending=Ending("abandoned")), expected_ply=0)
+        assert (await repo.get_game(running.id)).ending == Ending("abandoned")
     finally:
         await repo.close()

@@ -188,7 +188,7 @@ async def test_three_processes_share_the_shards_and_the_games(
     for game in games:  # and every message shows its stored moves
         assert board_of(emulator.message(game.message_id)) == game.board.to_string(), game
     # a timeout is published once, by one process, though every timekeeper saw it due
-    for game in (g for g in games if g.outcome is not None and g.outcome.reason == "timeout"):
+    for game in (g for g in games if g.ending is not None and g.ending.reason == "timeout"):
         endings = [
             body for method, path, body in emulator.requests
             if method == "PATCH" and path.endswith(f"/messages/{game.message_id}")
@@ -202,14 +202,14 @@ async def test_three_processes_share_the_shards_and_the_games(
         for guild in everywhere:
             duels = sorted(
                 (g for g in games if g.guild_id == guild.id and g.bot_side is None
-                 and g.outcome is not None and g.outcome.result is not None),
+                 and g.ending is not None and g.ending.result is not None),
                 key=lambda g: (g.finished_at, g.id),
             )  # fmt: skip
             replayed: dict[int, float] = {}
             for g in duels:
-                assert g.outcome is not None
+                assert g.ending is not None
                 x, o = replayed.get(g.player_x, 1000.0), replayed.get(g.player_o, 1000.0)
-                score = g.outcome.score("X") or 0.0
+                score = g.ending.score("X") or 0.0
                 replayed[g.player_x], replayed[g.player_o] = independent_elo(x, o, score)
             stored = {r.user_id: r.rating for r in await repo.leaderboard(guild.id, 10)}
             assert stored == pytest.approx(replayed), guild.id

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot.core.models import GameUpdate, Outcome
+from bot.core.models import Ending, GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
@@ -23,7 +23,7 @@ async def test_the_mover_who_lets_the_turn_run_out_loses(make_core) -> None:
     assert await core.deadlines.expire_due() == []
     core.clock.advance(0.1)
     (update,) = await core.deadlines.expire_due()
-    assert isinstance(update, GameUpdate) and update.game.outcome == Outcome("timeout", "X")
+    assert isinstance(update, GameUpdate) and update.game.ending == Ending("timeout", "X")
     assert [(r.user_id, r.wins) for r in await core.repo.leaderboard(GUILD, 10)] == [
         (ALICE, 1), (BOB, 0),
     ]  # fmt: skip
@@ -76,7 +76,7 @@ async def test_deadlines_survive_a_restart(make_core, tmp_path) -> None:
     after: Core = await make_core(QUICK, clock=clock)  # same file, a new process's core
     (update,) = await after.deadlines.expire_due()
     assert isinstance(update, GameUpdate) and update.game.id == due
-    assert update.game.outcome == Outcome("timeout", "O")  # ALICE (X) never moved
+    assert update.game.ending == Ending("timeout", "O")  # ALICE (X) never moved
     assert await after.deadlines.next_deadline() == clock() + 15  # the original time
     clock.advance(15)
     (update,) = await after.deadlines.expire_due()

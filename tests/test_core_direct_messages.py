@@ -4,7 +4,7 @@ is refused there."""
 
 from __future__ import annotations
 
-from bot.core.models import DM_SCOPE, Outcome
+from bot.core.models import DM_SCOPE, Ending
 from bot.core.policy import ServerPolicy
 
 from core_harness import CHANNEL, GUILD, Core, refusal_key
@@ -96,4 +96,4 @@ async def test_server_only_rules_do_not_hold_in_direct_messages(make_core) -> No
     assert await refusal_key(dm_game(core, ALICE, ALICE_DM)) == "start.busy_game"
     await core.games.resign(ALICE, game_id=game.id)
     finished = await core.repo.get_game(game.id)
-    assert finished is not None and finished.outcome == Outcome("resign", "O")
+    assert finished is not None and finished.ending == Ending("resign", "O")

@@ -8,7 +8,7 @@ import asyncio
 import pytest
 
 from bot.core.game_messages import GameMessages
-from bot.core.models import GameUpdate, Outcome
+from bot.core.models import Ending, GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
@@ -22,8 +22,8 @@ async def test_a_moderator_stops_a_game_without_a_result(core: Core) -> None:
     await play(core, game_id, (ALICE, 4))
     update = await core.games.stop(MOD, CHANNEL, may_moderate=True)
     game = update.game
-    assert game.id == game_id and game.outcome == Outcome("stopped")
-    assert game.outcome.result is None and game.score_of(ALICE) is None
+    assert game.id == game_id and game.ending == Ending("stopped")
+    assert game.ending.result is None and game.score_of(ALICE) is None
     stored = await core.repo.get_game(game_id)
     assert stored is not None and stored.stopped_by == MOD and stored.moves == (4,)
     assert await core.repo.leaderboard(GUILD, 10) == []  # nobody rated
@@ -67,7 +67,7 @@ async def test_a_stop_and_a_move_at_once_both_hold(core: Core) -> None:
     )
     assert not [r for r in results if isinstance(r, Exception) and not isinstance(r, Refusal)]
     stored = await core.repo.get_game(game_id)
-    assert stored is not None and stored.outcome == Outcome("stopped")
+    assert stored is not None and stored.ending == Ending("stopped")
     assert stored.moves in ((), (4,))
 
 
@@ -86,7 +86,7 @@ async def test_a_stop_in_one_process_and_a_move_in_another(pg_database: str) -> 
         )
         assert not [r for r in results if isinstance(r, Exception) and not isinstance(r, Refusal)]
         stored = await first.repo.get_game(game_id)
-        assert stored is not None and stored.outcome == Outcome("stopped")
+        assert stored is not None and stored.ending == Ending("stopped")
         assert stored.stopped_by == MOD
     finally:
         await first.repo.close()

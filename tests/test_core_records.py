@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bot.core.models import Outcome
+from bot.core.models import Ending
 from bot.core.refusals import Refusal
 
 from core_harness import BOT, CHANNEL, GUILD, Core, independent_elo, member_game, play
@@ -63,7 +63,7 @@ async def test_stats_streaks_and_history(core: Core) -> None:
     stats = await core.records.stats(GUILD, alice)
     assert str(stats.total) == "3-1-0" and (stats.current_streak, stats.best_streak) == (1, 2)
     history = await core.records.history(GUILD, alice)
-    assert [g.outcome for g in history][:2] == [Outcome("resign", "X"), Outcome("resign", "O")]
+    assert [g.ending for g in history][:2] == [Ending("resign", "X"), Ending("resign", "O")]
     with pytest.raises(Refusal) as info:
         await core.records.stats(GUILD, BOT)
     assert info.value.key == "stats.me"

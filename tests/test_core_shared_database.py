@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from bot.core.models import GameUpdate, Outcome
+from bot.core.models import Ending, GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
@@ -54,7 +54,7 @@ async def test_a_timeout_seen_by_two_processes_ends_the_game_once(two) -> None:
     first.clock.advance(30)
     results = await asyncio.gather(first.games.time_out(game_id), second.games.time_out(game_id))
     ended = [r for r in results if r is not None]
-    assert len(ended) == 1 and ended[0].game.outcome == Outcome("timeout", "O")
+    assert len(ended) == 1 and ended[0].game.ending == Ending("timeout", "O")
     board = await first.records.leaderboard(1, BOB)
     assert sorted((r.user_id, r.wins, r.losses) for r in board.top) == [(ALICE, 0, 1), (BOB, 1, 0)]
 
@@ -69,7 +69,7 @@ async def test_resigning_while_the_other_process_stores_a_move(two) -> None:
     )
     assert not [r for r in results if isinstance(r, Exception) and not isinstance(r, Refusal)]
     stored = await first.repo.get_game(game_id)
-    assert stored is not None and stored.outcome == Outcome("resign", "X")  # BOB resigned
+    assert stored is not None and stored.ending == Ending("resign", "X")  # BOB resigned
 
 
 async def test_a_config_change_is_seen_by_the_other_process_at_once(two) -> None:

@@ -7,7 +7,7 @@ import asyncio
 
 import pytest
 
-from bot.core.models import GameUpdate, Outcome
+from bot.core.models import Ending, GameUpdate
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict
 from engine import Board, solve
@@ -34,7 +34,7 @@ async def test_a_line_finishes_the_game_and_later_moves_are_refused(core: Core) 
     game_id = await member_game(core, ALICE, BOB)
     await play(core, game_id, (ALICE, 0), (BOB, 3), (ALICE, 1), (BOB, 4), (ALICE, 2))
     game = await core.repo.get_game(game_id)
-    assert game is not None and game.outcome == Outcome("line", "X")
+    assert game is not None and game.ending == Ending("line", "X")
     assert game.turn_deadline is None and game.finished_at == core.clock()
     assert await refusal_key(core.games.play_turn(game_id, 5, 8, BOB)) == "move.over"
 
@@ -89,11 +89,11 @@ async def test_resign_by_command_or_button(core: Core) -> None:
     first = await member_game(core, ALICE, BOB)
     assert await refusal_key(core.games.resign(CAROL, channel_id=CHANNEL)) == "resign.none"
     update = await core.games.resign(BOB, channel_id=CHANNEL)
-    assert update.game.id == first and update.game.outcome == Outcome("resign", "X")
+    assert update.game.id == first and update.game.ending == Ending("resign", "X")
     second = await member_game(core, ALICE, BOB)
     assert await refusal_key(core.games.resign(CAROL, game_id=second)) == "move.not_player"
     update = await core.games.resign(ALICE, game_id=second)
-    assert update.game.outcome == Outcome("resign", "O")
+    assert update.game.ending == Ending("resign", "O")
 
 
 async def test_a_rematch_swaps_sides(core: Core) -> None:
@@ -111,8 +111,8 @@ async def test_an_abandoned_game_has_no_result_and_frees_the_channel(core: Core)
     game_id = await member_game(core, ALICE, BOB)
     assert await refusal_key(member_game(core, CAROL, BOB)) == "start.busy_game"
     ended = await core.games.abandon(game_id)
-    assert ended is not None and ended.outcome == Outcome("abandoned")
-    assert ended.outcome.result is None and await core.games.abandon(game_id) is None
+    assert ended is not None and ended.ending == Ending("abandoned")
+    assert ended.ending.result is None and await core.games.abandon(game_id) is None
     assert await core.repo.leaderboard(GUILD, 10) == []  # nobody rated
     await member_game(core, CAROL, BOB)
 

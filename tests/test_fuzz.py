@@ -135,8 +135,8 @@ async def check_consistency(emu: DiscordEmulator, repo: SqliteRepository, users:
             board = board.play(cell)  # raises if any stored move was illegal
         if game.running:
             assert board.outcome() is None
-        elif game.outcome is not None and game.outcome.reason in ("line", "draw"):
-            assert board.outcome() == game.outcome.result
+        elif game.ending is not None and game.ending.reason in ("line", "draw"):
+            assert board.outcome() == game.ending.result
         if game.message_id is not None and emu.has_message(game.message_id):
             shown = board_of(emu.message(game.message_id))
             if shown:  # a challenge message before acceptance has no board

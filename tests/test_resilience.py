@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.models import Outcome
+from bot.core.models import Ending
 from bot.i18n import text
 from engine import Board, get_agent
 
@@ -96,7 +96,7 @@ async def test_a_deleted_game_message_frees_the_channel(emulator, settings, capl
             res = await emulator.invoke(bob, "ttt start", {"first": "me"})
         assert res.type == 4 and not res.ephemeral  # the channel is free again
         games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-        assert [g.outcome for g in games] == [Outcome("abandoned")]
+        assert [g.ending for g in games] == [Ending("abandoned")]
     assert "abandoned" in caplog.text
 
 
@@ -113,7 +113,7 @@ async def test_a_deleted_message_at_timeout_is_logged_and_recorded(
                 if games and "was deleted" in caplog.text:
                     break
                 await asyncio.sleep(0.05)
-    assert [g.outcome for g in games] == [Outcome("timeout", "O")]
+    assert [g.ending for g in games] == [Ending("timeout", "O")]
     assert f"message {old['id']} of game" in caplog.text and "was deleted" in caplog.text
 
 
@@ -129,7 +129,7 @@ async def test_missing_permissions_on_an_edit_is_logged(emulator, quick_timeouts
                 await asyncio.sleep(0.05)
             await asyncio.sleep(0.1)
         games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-    assert [g.outcome.reason for g in games if g.outcome] == ["timeout"]  # recorded all the same
+    assert [g.ending.reason for g in games if g.ending] == ["timeout"]  # recorded all the same
     assert "missing permissions" in caplog.text
     assert "ran out of time" not in emulator.message(int(old["id"]))["content"]
 
@@ -213,7 +213,7 @@ async def test_a_board_discord_refuses_is_answered_and_starts_nothing(
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})
         assert res.ephemeral and res.content == text("start.not_posted", locale)
         (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-        assert game.outcome == Outcome("abandoned")
+        assert game.ending == Ending("abandoned")
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})
         assert res.type == 4 and not res.ephemeral  # the channel was not left blocked
 
@@ -240,6 +240,6 @@ async def test_a_board_deleted_while_the_bot_thinks_ends_the_game_and_answers(
                 break
             await asyncio.sleep(0.05)
         (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-        assert game.outcome == Outcome("abandoned") and game.ply == 2  # the reply is kept
+        assert game.ending == Ending("abandoned") and game.ply == 2  # the reply is kept
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})
         assert res.type == 4 and not res.ephemeral  # nothing hangs on the old game's lock

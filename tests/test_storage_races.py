@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from bot.core import rules
-from bot.core.models import Outcome
+from bot.core.models import Ending
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
@@ -232,7 +232,7 @@ async def test_deadlines_are_resolved_once_by_three_timekeepers(
     assert outcomes == {"done": 60}  # each once, and no pass failed on a lost race
     assert await parent.repo.running_games() == []
     finished = await parent.repo.finished_games_of(GUILD, ALICE)
-    assert [g.outcome for g in finished] == [Outcome("timeout", "O")] * 40
+    assert [g.ending for g in finished] == [Ending("timeout", "O")] * 40
     ratings = {r.user_id: r for r in await parent.repo.leaderboard(GUILD, 10)}
     assert (ratings[ALICE].losses, ratings[BOB].wins) == (40, 40)
     for channel in range(41, 61):
@@ -317,7 +317,7 @@ async def test_the_same_click_from_three_processes_applies_once(
     for game_id in winning:
         game = await parent.repo.get_game(game_id)
         assert game is not None and game.moves == (0, 3, 1, 4, 2)
-        assert game.outcome == Outcome("line", "X")
+        assert game.ending == Ending("line", "X")
     ratings = {r.user_id: r for r in await parent.repo.leaderboard(GUILD, 10)}
     assert (ratings[ALICE].wins, ratings[ALICE].losses) == (len(winning), 0)
     assert (ratings[BOB].wins, ratings[BOB].losses) == (0, len(winning))

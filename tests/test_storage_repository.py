@@ -11,11 +11,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from bot.core.models import Challenge, Game, Outcome
+from bot.core.models import Challenge, Ending, Game
 from bot.core.repository import Conflict, DatabaseError, Repository
 from bot.storage import MIGRATIONS, PostgresRepository
-from bot.storage.postgres import lock_key, name_of
-from bot.storage.postgres_games import CLAIM_SECONDS
+from bot.storage.postgres import POSTGRES, lock_key, name_of
 from bot.storage.postgres_migrations import MIGRATIONS as PG_MIGRATIONS
 
 from core_harness import open_repo
@@ -77,7 +76,7 @@ async def test_round_trip_and_compare_and_set(repo: Repository) -> None:
 
 async def test_a_finished_game_and_its_records_are_one_write(repo: Repository) -> None:
     game = await repo.create_game(a_game(moves=(0, 3, 1, 4)))
-    won = game.with_changes(moves=(0, 3, 1, 4, 2), outcome=Outcome("line", "X"), finished_at=NOW)
+    won = game.with_changes(moves=(0, 3, 1, 4, 2), ending=Ending("line", "X"), finished_at=NOW)
     await repo.save_game(won, expected_ply=4)
     with pytest.raises(Conflict):  # a second finish of the same game counts nothing
         await repo.save_game(won, expected_ply=4)
@@ -91,8 +90,8 @@ async def test_a_finished_game_and_its_records_are_one_write(repo: Repository) -
 
 async def test_imported_games_count_in_the_records(repo: Repository) -> None:
     ended = [
-        a_game(moves=(0, 3, 1, 4, 2)).with_changes(outcome=Outcome("line", "X"), finished_at=NOW),
-        a_game(moves=(4,)).with_changes(outcome=Outcome("resign", "X"), finished_at=NOW + 1),
+        a_game(moves=(0, 3, 1, 4, 2)).with_changes(ending=Ending("line", "X"), finished_at=NOW),
+        a_game(moves=(4,)).with_changes(ending=Ending("resign", "X"), finished_at=NOW + 1),
     ]
     with pytest.raises(ValueError):  # a running game is no record
         await repo.import_finished_games([*ended, a_game()])  # type: ignore[attr-defined]
@@ -218,8 +217,8 @@ async def test_a_due_deadline_is_claimed_by_one_process(pg_database: str) -> Non
     assert await mine.games_due(NOW) == [game]
     assert await mine.challenges_due(NOW) == [challenge]
     assert await theirs.games_due(NOW + 1) == [] and await theirs.challenges_due(NOW + 1) == []
-    assert await theirs.next_deadline() == NOW + CLAIM_SECONDS  # no spinning meanwhile
-    later = NOW + CLAIM_SECONDS  # the claimer died: the deadline is free again
+    assert await theirs.next_deadline() == NOW + POSTGRES.claim_seconds  # no spinning meanwhile
+    later = NOW + POSTGRES.claim_seconds  # the claimer died: the deadline is free again
     assert await theirs.games_due(later) == [game]
     moved = game.with_changes(moves=(4,), turn_deadline=later + 5)
     await theirs.save_game(moved, expected_ply=0)  # a move ends the claim with the deadline
@@ -234,9 +233,9 @@ async def test_a_save_keeps_the_board_posted_again_since_the_game_was_read(repo)
     the old message back, and the save says where the game is shown now."""
     game = await repo.create_game(a_game().with_changes(message_id=111))
     assert await repo.move_game_message(game.id, 111, 222)
-    ended = game.with_changes(outcome=Outcome("timeout", "O"), turn_deadline=None,
+    ended = game.with_changes(ending=Ending("timeout", "O"), turn_deadline=None,
                               finished_at=NOW + 61)  # fmt: skip
     saved = await repo.save_game(ended, expected_ply=0)
-    assert saved.message_id == 222 and saved.outcome == Outcome("timeout", "O")
+    assert saved.message_id == 222 and saved.ending == Ending("timeout", "O")
     stored = await repo.get_game(game.id)
     assert stored is not None and stored.message_id == 222 and not stored.running

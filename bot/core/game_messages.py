@@ -87,6 +87,7 @@ class GameMessages:
         that exactly one process deletes it. The bot's games never have one, nor a game
         that had none when its change was stored (``game`` as the save returned it: a
         ping sent later, for the turn before, could not have been kept)."""
-        if game.bot_side is not None or game.ping_message_id is None:
+        ping = game.ping_message_id
+        if game.bot_side is not None or ping is None:
             return None
-        return await self.repo.take_ping_message(game.id)
+        return ping if await self.repo.take_ping_message(game.id, ping) else None

@@ -27,7 +27,7 @@ def other(mark: str) -> Mark:
 
 
 @dataclass(frozen=True, slots=True)
-class Outcome:
+class Ending:
     """How a game ended: the reason, and the winning side (None for a draw or a game
     abandoned without a result)."""
 
@@ -71,7 +71,7 @@ class Game:
     turn_deadline: float | None
     created_at: float
     updated_at: float
-    outcome: Outcome | None = None
+    ending: Ending | None = None
     """None while the game runs."""
     finished_at: float | None = None
     rematch_of: int | None = None
@@ -84,13 +84,20 @@ class Game:
     """The message that mentions the player to move (a server's turn ping), deleted when
     the turn passes."""
     stopped_by: int | None = None
-    """The moderator who ended it (``Outcome("stopped")``)."""
+    """The moderator who ended it (``Ending("stopped")``)."""
+
+    _board: Board | None = field(default=None, init=False, repr=False, compare=False)
+    """The position, built from the moves on first use and kept with this value (a
+    click reads it several times; a new value builds its own)."""
 
     @property
     def board(self) -> Board:
-        board = Board.new(self.size, self.k)
-        for cell in self.moves:
-            board = board.play(cell)
+        board = self._board
+        if board is None:
+            board = Board.new(self.size, self.k)
+            for cell in self.moves:
+                board = board.play(cell)
+            object.__setattr__(self, "_board", board)
         return board
 
     @property
@@ -99,7 +106,7 @@ class Game:
 
     @property
     def running(self) -> bool:
-        return self.outcome is None
+        return self.ending is None
 
     @property
     def records_scope(self) -> int:
@@ -121,9 +128,9 @@ class Game:
         """1 for a win, 0.5 a draw, 0 a loss; None if the member did not play in it, it
         still runs, or it was abandoned."""
         mark = self.mark_of(user_id)
-        if mark is None or self.outcome is None:
+        if mark is None or self.ending is None:
             return None
-        return self.outcome.score(mark)
+        return self.ending.score(mark)
 
     def describe(self) -> str:
         """One line for the log: where, who, what board."""
@@ -136,7 +143,22 @@ class Game:
         return f"{where}, channel {self.channel_id}, {players}, {self.size}×{self.size}"
 
     def with_changes(self, **changes: object) -> Game:
-        return replace(self, **changes)  # type: ignore[arg-type]
+        """A copy with ``changes``; it keeps the built board unless the moves change."""
+        changed: Game = replace(self, **changes)  # type: ignore[arg-type]
+        if "moves" not in changes and self._board is not None:
+            object.__setattr__(changed, "_board", self._board)
+        return changed
+
+    def with_move(self, cell: int, **changes: object) -> Game:
+        """A copy with ``cell`` played (and ``changes``), its board built from this one's.
+
+        Raises:
+            IllegalMove: the cell is taken or off the board, or the game is over.
+        """
+        board = self.board.play(cell)
+        changed = self.with_changes(moves=(*self.moves, cell), **changes)
+        object.__setattr__(changed, "_board", board)
+        return changed
 
 
 @dataclass(frozen=True, slots=True)

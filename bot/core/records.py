@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from bot.core.models import Game
+from bot.core.rating import elo_update
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
 from bot.core.review import MoveVerdict, instant, review, reviewable
@@ -16,6 +17,55 @@ LEADERBOARD_SIZE = 10
 BOT_BOARD_SIZE = 5
 HISTORY_SIZE = 10
 CHAMPION_LEVELS = ("unbeatable", "hard")
+
+
+@dataclass(frozen=True, slots=True)
+class Tally:
+    """What one finished game adds to a member's record: a row for storage to write."""
+
+    user_id: int
+    wins: int
+    losses: int
+    draws: int
+
+    @property
+    def points(self) -> int:
+        """Towards the best records against the bot: a win 2, a draw 1."""
+        return 2 * self.wins + self.draws
+
+
+@dataclass(frozen=True, slots=True)
+class RatingChange:
+    tally: Tally
+    rating: float
+    """The member's new rating."""
+
+
+def tally(game: Game, mark: str) -> Tally:
+    score = game.ending.score(mark) if game.ending else None
+    return Tally(game.player(mark), int(score == 1.0), int(score == 0.0), int(score == 0.5))
+
+
+def rating_changes(game: Game, current: dict[int, float]) -> list[RatingChange]:
+    """The new ratings and tallies of both members of a finished game between members,
+    from their ``current`` ratings; none for a game without a result (abandoned, stopped)
+    or against the bot."""
+    if game.bot_side is not None or game.ending is None or game.ending.result is None:
+        return []
+    new_x, new_o = elo_update(
+        current[game.player_x], current[game.player_o], game.ending.score("X") or 0.0
+    )
+    return [RatingChange(tally(game, "X"), new_x), RatingChange(tally(game, "O"), new_o)]
+
+
+def bot_record_change(game: Game) -> Tally | None:
+    """What a finished game against the bot adds to the member's record at its level;
+    None when it does not count: no result, or a hint was used."""
+    if game.bot_side is None or game.ending is None or game.ending.result is None:
+        return None
+    if game.hinted:
+        return None
+    return tally(game, "O" if game.bot_side == "X" else "X")
 
 
 @dataclass(frozen=True, slots=True)

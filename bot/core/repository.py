@@ -56,6 +56,15 @@ class Store(Protocol):
 
     async def get_game(self, game_id: int) -> Game | None: ...
 
+    async def save_moves(self, steps: list[tuple[Game, int]]) -> Game:
+        """Several saves of one game in one transaction (a member's move and the bot's
+        reply), each ``(game, expected_ply)`` as :meth:`save_game` takes them; the game as
+        stored after the last.
+
+        Raises:
+            Conflict: the game moved on before the first; nothing was written.
+        """
+
     async def save_game(self, game: Game, expected_ply: int) -> Game:
         """Store a changed running game; a finished one updates the records with it.
         Returns the game as stored: with the hint flag, message id and turn ping other
@@ -75,9 +84,9 @@ class Store(Protocol):
         """Remember the turn ping for the move number ``ply``; False (nothing stored) if the
         game has moved on or ended since: the ping is stale, delete it."""
 
-    async def take_ping_message(self, game_id: int) -> int | None:
-        """Forget the game's turn ping and return its id (None if there was none): of two
-        processes taking at once, only one gets it, to delete the message."""
+    async def take_ping_message(self, game_id: int, message_id: int) -> bool:
+        """Forget the game's turn ping if it still is ``message_id``: of two processes
+        taking it at once, only one gets True, to delete the message."""
 
     async def mark_hinted(self, game_id: int, expected_ply: int) -> None:
         """Mark a running game as played with a hint (it will not count towards the best

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.core.models import Challenge, EndReason, Game, Mark, Outcome, XChoice
+from bot.core.models import Challenge, Ending, EndReason, Game, Mark, XChoice
 from engine import Board
 
 
@@ -82,25 +82,25 @@ def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
     Raises:
         IllegalMove: the cell is taken or off the board, or the game is over.
     """
-    result = game.board.play(cell).outcome()
-    game = game.with_changes(moves=(*game.moves, cell), updated_at=now)
+    game = game.with_move(cell, updated_at=now)
+    result = game.board.outcome()
     if result == "draw":
-        return finish(game, Outcome("draw"), now)
+        return finish(game, Ending("draw"), now)
     if result is not None:
-        return finish(game, Outcome("line", result), now)
+        return finish(game, Ending("line", result), now)
     return start_clock(game, now, turn_timeout)
 
 
-def finish(game: Game, outcome: Outcome, now: float) -> Game:
-    return game.with_changes(outcome=outcome, turn_deadline=None, updated_at=now, finished_at=now)
+def finish(game: Game, ending: Ending, now: float) -> Game:
+    return game.with_changes(ending=ending, turn_deadline=None, updated_at=now, finished_at=now)
 
 
 def stopped(game: Game, moderator_id: int, now: float) -> Game:
     """The game ended by a moderator: no winner, no result, nobody rated."""
-    return finish(game, Outcome("stopped"), now).with_changes(stopped_by=moderator_id)
+    return finish(game, Ending("stopped"), now).with_changes(stopped_by=moderator_id)
 
 
 def ended(game: Game, reason: EndReason, loser: Mark | None, now: float) -> Game:
     """The game ended without a line: resigned or timed out by ``loser``, or abandoned."""
     winner: Mark | None = None if loser is None else ("O" if loser == "X" else "X")
-    return finish(game, Outcome(reason, winner), now)
+    return finish(game, Ending(reason, winner), now)

@@ -311,8 +311,8 @@ class GameService:
 
     async def _save(self, before: Game, after: Game) -> Game:
         after = await self.repo.save_game(after, expected_ply=before.ply)
-        if after.outcome is not None:
-            outcome = after.outcome
+        if after.ending is not None:
+            outcome = after.ending
             log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", after.id,
                      outcome.reason, f", {outcome.winner} wins" if outcome.winner else "",
                      after.ply, (after.finished_at or after.updated_at) - after.created_at,

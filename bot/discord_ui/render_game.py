@@ -97,7 +97,7 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
             mark=marks.of(mover),
             deadline=deadline,
         )
-    outcome = game.outcome
+    outcome = game.ending
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
         return text("game.abandoned", locale)
@@ -218,7 +218,7 @@ def cell_button(
     """One square: a taken one shows its mark and is disabled; at the end every square is
     disabled and the winning line is green."""
     board = game.board
-    won = game.outcome is not None and game.outcome.reason == "line"
+    won = game.ending is not None and game.ending.reason == "line"
     mark = board[cell]
     return discord.ui.Button(
         custom_id=custom_ids.cell(game.id, game.ply, cell),

@@ -128,7 +128,7 @@ def history_embed(
                 locale,
                 result=text(result, locale),
                 opponent=player_name(game, "O" if mark == "X" else "X", locale),
-                how=text(f"how.{game.outcome.reason if game.outcome else 'abandoned'}", locale),
+                how=text(f"how.{game.ending.reason if game.ending else 'abandoned'}", locale),
                 when=relative_time(game.finished_at or game.updated_at),
                 link=message_link(game.guild_id, game.channel_id, game.message_id),
             )

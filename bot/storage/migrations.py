@@ -223,4 +223,10 @@ MIGRATIONS: tuple[str, ...] = (
         WHERE status = 'pending';
     CREATE INDEX challenges_pending_expiry ON challenges(expires_at) WHERE status = 'pending';
     """,
+    # 8: the deadline claims PostgreSQL has had since its first schema, so that one query
+    # serves both (on SQLite a claim lasts no time: one process per file).
+    """
+    ALTER TABLE games ADD COLUMN claimed_until REAL;
+    ALTER TABLE challenges ADD COLUMN claimed_until REAL;
+    """,
 )

@@ -19,22 +19,31 @@ so a rule read after taking its lock sees every start that held the lock before.
 from __future__ import annotations
 
 import contextlib
+import functools
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import asyncpg  # type: ignore[import-untyped]
 
 from bot.core.repository import DatabaseError
-from bot.storage import postgres_games, postgres_records
-from bot.storage.postgres_games import lock_key
 from bot.storage.postgres_identify import identify_turn
+from bot.storage.postgres_locks import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
 from bot.storage.postgres_notify import Listener, notify
+from bot.storage.sql import Dialect, Params, Row
 from bot.storage.store import SqlStore
 
 T = TypeVar("T")
 __all__ = ["PostgresRepository", "PostgresTransaction", "lock_key", "name_of"]
+
+POSTGRES = Dialect(
+    name="postgres", for_update=" FOR UPDATE", skip_locked=" FOR UPDATE SKIP LOCKED",
+    claim_seconds=30.0, integrity_errors=(asyncpg.IntegrityConstraintViolationError,),
+)  # fmt: skip
+_PARAMETER = re.compile(r"(?<![:\w]):([a-z_][a-z0-9_]*)")
 
 
 def name_of(dsn: str) -> str:
@@ -49,29 +58,76 @@ def name_of(dsn: str) -> str:
     return f"PostgreSQL database {name} on {host}{port}"
 
 
-class _PostgresStore(SqlStore):
-    games = postgres_games
-    records = postgres_records
+@functools.lru_cache(maxsize=512)
+def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
+    """The queries' ``:name`` parameters as asyncpg's ``$1``, ``$2`` … (a name used twice
+    is one parameter), and the names in that order. ``::type`` casts are left alone."""
+    names: list[str] = []
+
+    def number(match: re.Match[str]) -> str:
+        if match[1] not in names:
+            names.append(match[1])
+        return f"${names.index(match[1]) + 1}"
+
+    return _PARAMETER.sub(number, sql), tuple(names)
 
 
-class PostgresTransaction(_PostgresStore):
+class PostgresDb:
+    """The queries' :class:`~bot.storage.sql.Db` over an asyncpg connection: one round
+    trip per statement."""
+
+    dialect = POSTGRES
+
+    def __init__(self, conn: Any) -> None:
+        self.conn = conn
+
+    @staticmethod
+    def _args(sql: str, params: Params | None) -> tuple[Any, ...]:
+        query, names = _numbered(sql)
+        values = params or {}
+        return (query, *(values[name] for name in names))
+
+    async def rows(self, sql: str, params: Params | None = None) -> list[Row]:
+        rows: list[Row] = await self.conn.fetch(*self._args(sql, params))
+        return rows
+
+    async def row(self, sql: str, params: Params | None = None) -> Row | None:
+        row: Row | None = await self.conn.fetchrow(*self._args(sql, params))
+        return row
+
+    async def value(self, sql: str, params: Params | None = None) -> Any:
+        return await self.conn.fetchval(*self._args(sql, params))
+
+    async def run(self, sql: str, params: Params | None = None) -> int:
+        status: str = await self.conn.execute(*self._args(sql, params))
+        return int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "INSERT 0 1"
+
+    def atomic(self) -> AbstractAsyncContextManager[Any]:
+        return self.conn.transaction()
+
+    async def serialize(self, key: tuple[str, int]) -> None:
+        """A transaction-scoped advisory lock: held until the transaction ends."""
+        await self.conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(key))
+
+
+class PostgresTransaction(SqlStore):
     """The store inside :meth:`PostgresRepository.atomic`: calls run on its connection, in
     its transaction."""
 
     def __init__(self, conn: Any) -> None:
-        self._conn = conn
+        self._db = PostgresDb(conn)
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        return await fn(self._conn, *args)
+        return await fn(self._db, *args)
 
     async def serialize(self, *keys: tuple[str, int]) -> None:
         """Take a transaction-scoped advisory lock per key, in the order given (the caller
         sorts them, so two units of work never wait on each other in a cycle)."""
         for key in keys:
-            await postgres_games.hold_lock(self._conn, key)
+            await self._db.serialize(key)
 
 
-class PostgresRepository(_PostgresStore):
+class PostgresRepository(SqlStore):
     """Async access to the PostgreSQL database at ``dsn``
     (``postgresql://user:pass@host:5432/db``) through at most ``pool_size`` connections."""
 
@@ -92,7 +148,7 @@ class PostgresRepository(_PostgresStore):
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         async with self.pool.acquire() as conn:
-            return await fn(conn, *args)
+            return await fn(PostgresDb(conn), *args)
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[PostgresTransaction]:
@@ -133,7 +189,8 @@ class PostgresRepository(_PostgresStore):
             await pool.close()
 
     async def schema_version(self) -> int:
-        return await self._call(schema_version)
+        async with self.pool.acquire() as conn:
+            return await schema_version(conn)
 
     async def describe(self) -> str:
         version = await self.schema_version()
@@ -146,7 +203,8 @@ class PostgresRepository(_PostgresStore):
         await self._listener.listen(topic, callback)
 
     async def notify(self, topic: str, payload: str = "") -> None:
-        await self._call(notify, topic, payload)
+        async with self.pool.acquire() as conn:
+            await notify(conn, topic, payload)
 
 
 async def _keep_session(conn: Any) -> None:

@@ -9,7 +9,7 @@ import asyncio
 
 import asyncpg  # type: ignore[import-untyped]
 
-from bot.storage.postgres_games import lock_key
+from bot.storage.postgres_locks import lock_key
 
 
 async def identify_turn(dsn: str, bucket: int, spacing: float) -> None:

@@ -12,42 +12,90 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
+import functools
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.core.repository import DatabaseError
-from bot.storage import sqlite_games, sqlite_records
 from bot.storage.migrations import MIGRATIONS
+from bot.storage.sql import Dialect, Params, Row, run_to_end
 from bot.storage.store import SqlStore
 from bot.storage.transactions import transaction
 
 T = TypeVar("T")
 
+SQLITE = Dialect(
+    name="sqlite", for_update="", skip_locked="", claim_seconds=0.0,
+    integrity_errors=(sqlite3.IntegrityError,),
+)  # fmt: skip
+MIN_VERSION = (3, 35, 0)
+"""UPDATE … RETURNING, which the queries use, came with SQLite 3.35."""
 
-class _SqliteStore(SqlStore):
-    games = sqlite_games
-    records = sqlite_records
+
+@functools.lru_cache(maxsize=512)
+def _sqlite_sql(sql: str) -> str:
+    """The queries' SQL as SQLite reads it: sqlite3 takes ``:name`` parameters as they
+    are; ``IS [NOT] DISTINCT FROM`` came only with 3.39, where ``IS [NOT]`` says the same."""
+    return sql.replace("IS NOT DISTINCT FROM", "IS").replace("IS DISTINCT FROM", "IS NOT")
 
 
-class SqliteTransaction(_SqliteStore):
+class SqliteDb:
+    """The queries' :class:`~bot.storage.sql.Db` over the one connection, on its thread:
+    nothing here suspends, so a whole query runs in one hop to that thread."""
+
+    dialect = SQLITE
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    async def rows(self, sql: str, params: Params | None = None) -> list[Row]:
+        return self.conn.execute(_sqlite_sql(sql), params or {}).fetchall()
+
+    async def row(self, sql: str, params: Params | None = None) -> Row | None:
+        row: Row | None = self.conn.execute(_sqlite_sql(sql), params or {}).fetchone()
+        return row
+
+    async def value(self, sql: str, params: Params | None = None) -> Any:
+        row = self.conn.execute(_sqlite_sql(sql), params or {}).fetchone()
+        return None if row is None else row[0]
+
+    async def run(self, sql: str, params: Params | None = None) -> int:
+        return self.conn.execute(_sqlite_sql(sql), params or {}).rowcount
+
+    @contextlib.asynccontextmanager
+    async def atomic(self) -> AsyncIterator[None]:
+        with transaction(self.conn):
+            yield
+
+    async def serialize(self, key: tuple[str, int]) -> None:
+        """Nothing to take: the transaction holds the only connection, and BEGIN
+        IMMEDIATE the file's write lock, until it ends."""
+
+
+def _run_query(fn: Callable[..., Awaitable[T]], conn: sqlite3.Connection, *args: Any) -> T:
+    """On the database thread: the whole query, to its result."""
+    return run_to_end(fn(SqliteDb(conn), *args))  # type: ignore[arg-type]
+
+
+class SqliteTransaction(SqlStore):
     """The store inside :meth:`SqliteRepository.atomic`: calls run in the open transaction."""
 
     def __init__(self, repo: SqliteRepository) -> None:
         self._repo = repo
 
-    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
-        return await self._repo._on_db_thread(fn, self._repo.conn, *args)
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        return await self._repo._on_db_thread(_run_query, fn, self._repo.conn, *args)
 
     async def serialize(self, *keys: tuple[str, int]) -> None:
         """Nothing to take: the transaction already holds the only connection, and
         BEGIN IMMEDIATE the file's write lock, until it ends."""
 
 
-class SqliteRepository(_SqliteStore):
+class SqliteRepository(SqlStore):
     """Async access to the SQLite file at ``path``."""
 
     def __init__(self, path: str | Path) -> None:
@@ -72,14 +120,14 @@ class SqliteRepository(_SqliteStore):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn, *args)
 
-    async def _call(self, fn: Callable[..., T], *args: Any) -> T:
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         if not self._turn.locked():
             # The one DB thread runs jobs in the order they were submitted, and a unit of
             # work submits its BEGIN only after taking the lock: a call submitted now runs
             # before any transaction that starts later, with no hop through the lock.
-            return await self._on_db_thread(fn, self.conn, *args)
+            return await self._on_db_thread(_run_query, fn, self.conn, *args)
         async with self._turn:
-            return await self._on_db_thread(fn, self.conn, *args)
+            return await self._on_db_thread(_run_query, fn, self.conn, *args)
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[SqliteTransaction]:
@@ -103,12 +151,18 @@ class SqliteRepository(_SqliteStore):
         await self._on_db_thread(self._open)
 
     def _open(self) -> None:
+        if sqlite3.sqlite_version_info < MIN_VERSION:
+            raise DatabaseError(
+                f"SQLite {sqlite3.sqlite_version} is too old: ttt needs 3.35 or newer "
+                "(or PostgreSQL: TTT_DATABASE_URL)"
+            )
         if self.path != ":memory:":
             self._check_file(Path(self.path))
         try:
             conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         except sqlite3.Error as exc:
             raise DatabaseError(f"cannot open database {self.path}: {exc}") from None
+        conn.row_factory = sqlite3.Row  # the queries read columns by name
         try:
             conn.execute("PRAGMA busy_timeout = 5000")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -176,7 +230,7 @@ class SqliteRepository(_SqliteStore):
         self._executor.shutdown(wait=True)
 
     async def schema_version(self) -> int:
-        return await self._call(_user_version)
+        return await self._on_db_thread(_user_version, self.conn)
 
     async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
         self._listeners.setdefault(topic, []).append(callback)

@@ -1,126 +1,129 @@
 """Every :class:`~bot.core.repository.Store` method, once for both backends: each is one
-call of the backend's SQL function of that name (``sqlite_games`` / ``postgres_games``
-and their ``*_records``), on whatever connection the subclass's ``_call`` provides (the
-SQLite thread, a pooled PostgreSQL connection, or a transaction's)."""
+query of :mod:`bot.storage.game_queries` or :mod:`bot.storage.record_queries`, run on
+whatever :class:`~bot.storage.sql.Db` the subclass's ``_call`` provides (SQLite's
+connection on its thread, a pooled PostgreSQL connection, or a transaction's)."""
 
 from __future__ import annotations
 
-from types import ModuleType
-from typing import Any
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from bot.core.models import Challenge, Game
 from bot.core.repository import BotRecord, Rating
+from bot.storage import game_queries as games
+from bot.storage import record_queries as records
+
+T = TypeVar("T")
 
 
 class SqlStore:
-    games: ModuleType
-    """The backend's SQL for games, challenges, settings and bot state."""
-    records: ModuleType
-    """The backend's SQL for ratings and records."""
-
-    async def _call(self, fn: Any, *args: Any) -> Any:
+    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+        """``fn(db, *args)`` on this store's connection."""
         raise NotImplementedError
 
     # --- games ---
     async def create_game(self, game: Game) -> Game:
-        return await self._call(self.games.insert_game, game)
+        return await self._call(games.insert_game, game)
 
     async def import_finished_games(self, finished: list[Game]) -> None:
         """Store already-finished games (and fold them into the records) at once: for
         imports and benchmarks, not for games being played."""
-        await self._call(self.games.import_finished_games, finished)
+        await self._call(games.import_finished_games, finished)
 
     async def get_game(self, game_id: int) -> Game | None:
-        return await self._call(self.games.get_game, game_id)
+        return await self._call(games.get_game, game_id)
 
     async def save_game(self, game: Game, expected_ply: int) -> Game:
-        return await self._call(self.games.save_game, game, expected_ply)
+        return await self._call(games.save_game, game, expected_ply)
+
+    async def save_moves(self, steps: list[tuple[Game, int]]) -> Game:
+        return await self._call(games.save_moves, steps)
 
     async def set_game_message(self, game_id: int, message_id: int) -> None:
-        await self._call(self.games.set_game_message, game_id, message_id)
+        await self._call(games.set_game_message, game_id, message_id)
 
     async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
-        return await self._call(self.games.move_game_message, game_id, old, new)
+        return await self._call(games.move_game_message, game_id, old, new)
 
     async def set_ping_message(self, game_id: int, ply: int, message_id: int) -> bool:
-        return await self._call(self.games.set_ping_message, game_id, ply, message_id)
+        return await self._call(games.set_ping_message, game_id, ply, message_id)
 
-    async def take_ping_message(self, game_id: int) -> int | None:
-        return await self._call(self.games.take_ping_message, game_id)
+    async def take_ping_message(self, game_id: int, message_id: int) -> bool:
+        return await self._call(games.take_ping_message, game_id, message_id)
 
     async def mark_hinted(self, game_id: int, expected_ply: int) -> None:
-        await self._call(self.games.mark_hinted, game_id, expected_ply)
+        await self._call(games.mark_hinted, game_id, expected_ply)
 
     async def running_games(self) -> list[Game]:
-        return await self._call(self.games.running_games)
+        return await self._call(games.running_games)
 
     async def running_games_in(self, channel_id: int) -> list[Game]:
-        return await self._call(self.games.running_games_in, channel_id)
+        return await self._call(games.running_games_in, channel_id)
 
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
-        return await self._call(self.games.running_game_of, guild_id, user_id)
+        return await self._call(games.running_game_of, guild_id, user_id)
 
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
-        return await self._call(self.games.last_start, guild_id, user_id)
+        return await self._call(games.last_start, guild_id, user_id)
 
     async def games_due(self, now: float) -> list[Game]:
         """Running games whose deadline passed (on PostgreSQL, claimed for this process
         for a while, so two timekeepers never race to end the same game)."""
-        return await self._call(self.games.games_due, now)
+        return await self._call(games.games_due, now)
 
     async def next_deadline(self) -> float | None:
-        return await self._call(self.games.next_deadline)
+        return await self._call(games.next_deadline)
 
     # --- challenges ---
     async def create_challenge(self, challenge: Challenge) -> Challenge:
-        return await self._call(self.games.create_challenge, challenge)
+        return await self._call(games.create_challenge, challenge)
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:
-        return await self._call(self.games.get_challenge, challenge_id)
+        return await self._call(games.get_challenge, challenge_id)
 
     async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
-        return await self._call(self.games.pending_challenge_in, channel_id)
+        return await self._call(games.pending_challenge_in, channel_id)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self._call(self.games.set_challenge_message, challenge_id, message_id)
+        await self._call(games.set_challenge_message, challenge_id, message_id)
 
     async def close_challenge(self, challenge: Challenge, status: str) -> None:
-        await self._call(self.games.close_challenge, challenge, status)
+        await self._call(games.close_challenge, challenge, status)
 
     async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
-        return await self._call(self.games.accept_challenge, challenge, game)
+        return await self._call(games.accept_challenge, challenge, game)
 
     async def challenges_due(self, now: float) -> list[Challenge]:
         """Pending challenges whose time ran out (claimed as :meth:`games_due` claims)."""
-        return await self._call(self.games.challenges_due, now)
+        return await self._call(games.challenges_due, now)
 
     # --- records ---
     async def finished_games_of(
         self, guild_id: int | None, user_id: int, limit: int | None = None
     ) -> list[Game]:
-        return await self._call(self.games.finished_games_of, guild_id, user_id, limit)
+        return await self._call(games.finished_games_of, guild_id, user_id, limit)
 
     async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
-        return await self._call(self.records.leaderboard, guild_id, limit)
+        return await self._call(records.leaderboard, guild_id, limit)
 
     async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
-        return await self._call(self.records.rank_of, guild_id, user_id)
+        return await self._call(records.rank_of, guild_id, user_id)
 
     async def best_against_bot(self, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
-        return await self._call(self.records.best_against_bot, guild_id, difficulty, limit)
+        return await self._call(records.best_against_bot, guild_id, difficulty, limit)
 
     async def forget_player(self, user_id: int) -> int:
-        return await self._call(self.records.forget_player, user_id)
+        return await self._call(records.forget_player, user_id)
 
     # --- server settings and bot state ---
     async def guild_overrides(self, guild_id: int) -> dict[str, object]:
-        return await self._call(self.games.guild_overrides, guild_id)
+        return await self._call(games.guild_overrides, guild_id)
 
     async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
-        await self._call(self.games.set_guild_overrides, guild_id, overrides)
+        await self._call(games.set_guild_overrides, guild_id, overrides)
 
     async def get_meta(self, key: str) -> str | None:
-        return await self._call(self.games.get_meta, key)
+        return await self._call(games.get_meta, key)
 
     async def set_meta(self, key: str, value: str) -> None:
-        await self._call(self.games.set_meta, key, value)
+        await self._call(games.set_meta, key, value)

@@ -1,0 +1,369 @@
+"""SQL for games, challenges, server settings and bot state, written once for SQLite and
+PostgreSQL (see :mod:`bot.storage.sql`). A query that writes more than one row runs in
+``db.atomic()``: its own transaction, or a savepoint of the unit of work it is part of."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, fields
+from typing import Any
+
+from bot.core.models import Challenge, Ending, Game
+from bot.core.repository import Conflict
+from bot.storage.record_queries import apply_result, finished_games_where
+from bot.storage.sql import Db, Row
+
+_GAME_FIELDS = (
+    "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
+    "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
+    "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
+    "ping_message_id", "stopped_by",
+)  # fmt: skip
+GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
+_INSERT_GAME = (
+    f"INSERT INTO games ({', '.join(_GAME_FIELDS)})"
+    f" VALUES ({', '.join(':' + f for f in _GAME_FIELDS)}) RETURNING id"
+)
+_CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
+_CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
+_INSERT_CHALLENGE = (
+    f"INSERT INTO challenges ({', '.join(_CHALLENGE_FIELDS[1:])})"
+    f" VALUES ({', '.join(':' + c for c in _CHALLENGE_FIELDS[1:])}) RETURNING id"
+)
+_MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
+    "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
+    " OR (player_o = :user AND bot_side IS DISTINCT FROM 'O'))"
+)
+
+
+def game_from_row(row: Row) -> Game:
+    reason, result = row["end_reason"], row["result"]
+    moves = row["moves"]
+    return Game(
+        id=row["id"], guild_id=row["guild_id"], channel_id=row["channel_id"],
+        message_id=row["message_id"], size=row["size"], k=row["k"],
+        player_x=row["player_x"], player_o=row["player_o"], bot_side=row["bot_side"],
+        difficulty=row["difficulty"],
+        moves=tuple(int(c) for c in moves.split(",")) if moves else (),
+        turn_deadline=row["turn_deadline"], created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        ending=None if reason is None else Ending(reason, result if result in ("X", "O") else None),
+        finished_at=row["finished_at"], rematch_of=row["rematch_of"], locale=row["locale"],
+        hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
+        stopped_by=row["stopped_by"],
+    )  # fmt: skip
+
+
+def game_params(game: Game) -> dict[str, Any]:
+    params = {f.name: getattr(game, f.name) for f in fields(Game) if f.init and f.name != "ending"}
+    params["moves"] = ",".join(str(c) for c in game.moves)
+    params["ply"] = game.ply
+    params["status"] = "running" if game.running else "finished"
+    params["end_reason"] = game.ending.reason if game.ending else None
+    params["result"] = game.ending.result if game.ending else None
+    return params
+
+
+def challenge_from_row(row: Row) -> Challenge:
+    return Challenge(**{name: row[name] for name in _CHALLENGE_FIELDS})
+
+
+async def games_where(db: Db, where: str, params: dict[str, Any] | None = None) -> list[Game]:
+    rows = await db.rows(f"SELECT {GAME_COLUMNS} FROM games {where}", params or {})
+    return [game_from_row(row) for row in rows]
+
+
+async def finished_games_of(
+    db: Db, guild_id: int | None, user_id: int, limit: int | None
+) -> list[Game]:
+    """A member's finished games in a server (None: in direct messages), newest first."""
+    where = finished_games_where(guild_id, limit)
+    return await games_where(db, where, {"guild": guild_id, "user": user_id})
+
+
+# --- games --------------------------------------------------------------------------------
+
+
+async def insert_game(db: Db, game: Game) -> Game:
+    async with db.atomic():
+        game = game.with_changes(id=await db.value(_INSERT_GAME, game_params(game)))
+        if not game.running:  # an imported record, not a new game
+            await apply_result(db, game)
+    return game
+
+
+async def import_finished_games(db: Db, games: list[Game]) -> None:
+    async with db.atomic():
+        for game in games:
+            if game.running:
+                raise ValueError(f"game {game.id} is still running")
+            await insert_game(db, game)
+
+
+async def get_game(db: Db, game_id: int) -> Game | None:
+    games = await games_where(db, "WHERE id = :id", {"id": game_id})
+    return games[0] if games else None
+
+
+_UPDATE_GAME = (
+    "UPDATE games SET moves = :moves, ply = :ply, status = :status, result = :result,"
+    " end_reason = :end_reason, turn_deadline = :turn_deadline, updated_at = :updated_at,"
+    " finished_at = :finished_at, stopped_by = :stopped_by, claimed_until = NULL"
+    " WHERE id = :id AND status = 'running' AND ply = :expected_ply"
+    " RETURNING hinted, message_id, ping_message_id"
+)
+
+
+async def save_game(db: Db, game: Game, expected_ply: int) -> Game:
+    """Store the changed game: a compare-and-set on the ply (on PostgreSQL the UPDATE locks
+    the row, and a writer that waited for another re-reads it, finds the ply moved on and
+    changes nothing). Returns it with what others may have changed since it was read: a
+    hint marked, a board posted again, a turn ping sent; the message id is never written
+    here. A game that goes on is that one statement; a finished one changes the records
+    in the same transaction.
+
+    Raises:
+        Conflict: the stored game is no longer running at ``expected_ply``.
+    """
+    if game.running:
+        return await _update_game(db, game, expected_ply)
+    async with db.atomic():
+        stored = await _update_game(db, game, expected_ply)
+        await apply_result(db, stored)
+    return stored
+
+
+async def _update_game(db: Db, game: Game, expected_ply: int) -> Game:
+    row = await db.row(_UPDATE_GAME, {**game_params(game), "expected_ply": expected_ply})
+    if row is None:
+        raise Conflict(f"game {game.id} changed before this write")
+    return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"],
+                             ping_message_id=row["ping_message_id"])  # fmt: skip
+
+
+async def save_moves(db: Db, steps: list[tuple[Game, int]]) -> Game:
+    """Store several changes of one game in one transaction, each a :func:`save_game`
+    on the ply the one before left (a member's move and the bot's reply); the game as
+    stored after the last.
+
+    Raises:
+        Conflict: the first found the game moved on; nothing was written.
+    """
+    async with db.atomic():
+        for game, expected_ply in steps:
+            stored = await save_game(db, game, expected_ply)
+    return stored
+
+
+async def mark_hinted(db: Db, game_id: int, expected_ply: int) -> None:
+    """Marks the game while it still stands at ``expected_ply`` (on PostgreSQL the
+    UPDATE waits for a move being stored, then finds the ply moved on, as a save does)."""
+    changed = await db.run(
+        "UPDATE games SET hinted = TRUE WHERE id = :id AND status = 'running' AND ply = :ply",
+        {"id": game_id, "ply": expected_ply},
+    )
+    if changed != 1:
+        raise Conflict(f"game {game_id} changed before its hint was marked")
+
+
+async def set_game_message(db: Db, game_id: int, message_id: int) -> None:
+    await db.run("UPDATE games SET message_id = :message WHERE id = :id",
+                 {"id": game_id, "message": message_id})  # fmt: skip
+
+
+async def move_game_message(db: Db, game_id: int, old: int | None, new: int) -> bool:
+    changed = await db.run(
+        "UPDATE games SET message_id = :new WHERE id = :id AND status = 'running'"
+        " AND message_id IS NOT DISTINCT FROM :old",
+        {"id": game_id, "old": old, "new": new},
+    )
+    return changed == 1
+
+
+async def set_ping_message(db: Db, game_id: int, ply: int, message_id: int) -> bool:
+    changed = await db.run(
+        "UPDATE games SET ping_message_id = :message WHERE id = :id AND status = 'running'"
+        " AND ply = :ply",
+        {"id": game_id, "ply": ply, "message": message_id},
+    )
+    return changed == 1
+
+
+async def take_ping_message(db: Db, game_id: int, message_id: int) -> bool:
+    """Forget the ping if it still is ``message_id``: of two takers, one changes the row
+    (on PostgreSQL the other waits for its lock, re-reads the row and changes nothing)."""
+    changed = await db.run(
+        "UPDATE games SET ping_message_id = NULL WHERE id = :id AND ping_message_id = :message",
+        {"id": game_id, "message": message_id},
+    )
+    return changed == 1
+
+
+async def running_games(db: Db) -> list[Game]:
+    return await games_where(db, "WHERE status = 'running' ORDER BY id")
+
+
+async def running_games_in(db: Db, channel_id: int) -> list[Game]:
+    return await games_where(db, "WHERE channel_id = :channel AND status = 'running' ORDER BY id",
+                             {"channel": channel_id})  # fmt: skip
+
+
+async def running_game_of(db: Db, guild_id: int | None, user_id: int) -> Game | None:
+    games = await games_where(
+        db,
+        f"WHERE status = 'running' AND guild_id IS NOT DISTINCT FROM :guild AND {_MEMBER_OF}"
+        " ORDER BY id LIMIT 1",
+        {"guild": guild_id, "user": user_id},
+    )
+    return games[0] if games else None
+
+
+async def last_start(db: Db, guild_id: int | None, user_id: int) -> float | None:
+    value = await db.value(
+        "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM challenges"
+        " WHERE challenger_id = :user AND guild_id IS NOT DISTINCT FROM :guild UNION ALL"
+        " SELECT MAX(created_at) FROM games WHERE guild_id IS NOT DISTINCT FROM :guild"
+        " AND bot_side IS NOT NULL AND (player_x = :user OR player_o = :user)) AS starts",
+        {"guild": guild_id, "user": user_id},
+    )
+    return None if value is None else float(value)
+
+
+def _claim(db: Db, table: str, status: str, due: str, columns: str) -> str:
+    """Claim a batch of rows in ``status`` whose ``due`` time passed and that no other
+    process holds: rows another transaction is claiming are skipped, not waited for."""
+    return (
+        f"UPDATE {table} SET claimed_until = :until WHERE id IN (SELECT id FROM {table}"
+        f" WHERE status = '{status}' AND {due} <= :now"
+        " AND (claimed_until IS NULL OR claimed_until <= :now)"
+        f" ORDER BY {due} LIMIT 100{db.dialect.skip_locked}) RETURNING {columns}"
+    )
+
+
+async def games_due(db: Db, now: float) -> list[Game]:
+    """Running games whose deadline passed, claimed for a while (see
+    :attr:`~bot.storage.sql.Dialect.claim_seconds`), soonest first."""
+    rows = await db.rows(
+        _claim(db, "games", "running", "turn_deadline", GAME_COLUMNS),
+        {"now": now, "until": now + db.dialect.claim_seconds},
+    )
+    games = [game_from_row(row) for row in rows]
+    return sorted(games, key=lambda g: (g.turn_deadline or 0.0, g.id))
+
+
+async def challenges_due(db: Db, now: float) -> list[Challenge]:
+    """Pending challenges whose time ran out, claimed as :func:`games_due` claims."""
+    rows = await db.rows(
+        _claim(db, "challenges", "pending", "expires_at", _CHALLENGE_COLUMNS),
+        {"now": now, "until": now + db.dialect.claim_seconds},
+    )
+    return sorted((challenge_from_row(row) for row in rows), key=lambda c: (c.expires_at, c.id))
+
+
+_LATER_OF = "CASE WHEN claimed_until > {due} THEN claimed_until ELSE {due} END"
+
+
+async def next_deadline(db: Db) -> float | None:
+    """The soonest deadline, or the end of another process's claim on it."""
+    value = await db.value(
+        "SELECT MIN(t) FROM ("
+        f" SELECT MIN({_LATER_OF.format(due='turn_deadline')}) AS t FROM games"
+        "  WHERE status = 'running'"
+        f" UNION ALL SELECT MIN({_LATER_OF.format(due='expires_at')}) FROM challenges"
+        "  WHERE status = 'pending') AS due"
+    )
+    return None if value is None else float(value)
+
+
+# --- challenges ---------------------------------------------------------------------------
+
+
+async def _challenges_where(db: Db, where: str, params: dict[str, Any]) -> list[Challenge]:
+    rows = await db.rows(f"SELECT {_CHALLENGE_COLUMNS} FROM challenges {where}", params)
+    return [challenge_from_row(row) for row in rows]
+
+
+async def create_challenge(db: Db, challenge: Challenge) -> Challenge:
+    """Raises: Conflict: the channel already has a pending challenge."""
+    try:
+        async with db.atomic():  # a savepoint: the unit of work survives a Conflict
+            challenge_id = await db.value(_INSERT_CHALLENGE, asdict(challenge))
+    except db.dialect.integrity_errors as exc:
+        raise Conflict(str(exc)) from None
+    return challenge.with_changes(id=challenge_id)
+
+
+async def get_challenge(db: Db, challenge_id: int) -> Challenge | None:
+    found = await _challenges_where(db, "WHERE id = :id", {"id": challenge_id})
+    return found[0] if found else None
+
+
+async def pending_challenge_in(db: Db, channel_id: int) -> Challenge | None:
+    found = await _challenges_where(
+        db, "WHERE channel_id = :channel AND status = 'pending'", {"channel": channel_id}
+    )
+    return found[0] if found else None
+
+
+async def set_challenge_message(db: Db, challenge_id: int, message_id: int) -> None:
+    await db.run("UPDATE challenges SET message_id = :message WHERE id = :id",
+                 {"id": challenge_id, "message": message_id})  # fmt: skip
+
+
+async def close_challenge(
+    db: Db, challenge: Challenge, status: str, game_id: int | None = None
+) -> None:
+    """Raises: Conflict: it was no longer pending."""
+    changed = await db.run(
+        "UPDATE challenges SET status = :status, game_id = :game, claimed_until = NULL"
+        " WHERE id = :id AND status = 'pending'",
+        {"id": challenge.id, "status": status, "game": game_id},
+    )
+    if changed != 1:
+        raise Conflict(f"challenge {challenge.id} is no longer pending")
+
+
+async def accept_challenge(db: Db, challenge: Challenge, game: Game) -> Game:
+    """Under the channel's lock, as a start is: a start checking the channel must not see
+    the game not yet there and then the challenge already gone. The challenge is closed
+    first: its row lock makes a second accept wait, then find it closed."""
+    try:
+        async with db.atomic():
+            await db.serialize(("channel", challenge.channel_id))
+            await close_challenge(db, challenge, "accepted")
+            created = await insert_game(db, game)
+            await db.run("UPDATE challenges SET game_id = :game WHERE id = :id",
+                         {"id": challenge.id, "game": created.id})  # fmt: skip
+    except db.dialect.integrity_errors as exc:
+        raise Conflict(str(exc)) from None
+    return created
+
+
+# --- server settings and bot state ----------------------------------------------------------
+
+
+async def guild_overrides(db: Db, guild_id: int) -> dict[str, object]:
+    value = await db.value("SELECT overrides FROM guild_settings WHERE guild_id = :guild",
+                           {"guild": guild_id})  # fmt: skip
+    return dict(json.loads(value)) if value is not None else {}
+
+
+async def set_guild_overrides(db: Db, guild_id: int, overrides: dict[str, object]) -> None:
+    await db.run(
+        "INSERT INTO guild_settings (guild_id, overrides) VALUES (:guild, :overrides)"
+        " ON CONFLICT (guild_id) DO UPDATE SET overrides = excluded.overrides",
+        {"guild": guild_id, "overrides": json.dumps(overrides, sort_keys=True)},
+    )
+
+
+async def get_meta(db: Db, key: str) -> str | None:
+    value = await db.value("SELECT value FROM meta WHERE key = :key", {"key": key})
+    return None if value is None else str(value)
+
+
+async def set_meta(db: Db, key: str, value: str) -> None:
+    await db.run(
+        "INSERT INTO meta (key, value) VALUES (:key, :value)"
+        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        {"key": key, "value": value},
+    )

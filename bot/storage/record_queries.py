@@ -1,0 +1,147 @@
+"""Players' records in SQL, written once for SQLite and PostgreSQL: the summaries kept as
+games finish (what they add is the core's decision, :mod:`bot.core.records`), and the
+queries behind /ttt stats, leaderboard, history and forget-me."""
+
+from __future__ import annotations
+
+from bot.core.models import Game
+from bot.core.rating import INITIAL_RATING
+from bot.core.records import bot_record_change, rating_changes
+from bot.core.repository import BotRecord, Rating
+from bot.storage.sql import Db, Row
+
+
+async def apply_result(db: Db, game: Game) -> None:
+    """Fold a just-finished game into the summaries, inside the caller's transaction.
+
+    An Elo update reads both ratings and writes both: the two rows are created if new,
+    then read in user-id order with :attr:`~bot.storage.sql.Dialect.for_update`, so a
+    concurrent game of either member (in any process) waits for this one and reads what
+    it wrote, and two such games never deadlock.
+    """
+    scope = game.records_scope  # a DM game counts under DM_SCOPE
+    if game.bot_side is None:
+        if game.ending is None or game.ending.result is None:
+            return  # abandoned or stopped: nobody rated
+        first, second = sorted((game.player_x, game.player_o))
+        params = {"scope": scope, "first": first, "second": second, "initial": INITIAL_RATING}
+        await db.run(
+            "INSERT INTO ratings (guild_id, user_id, rating) VALUES (:scope, :first, :initial),"
+            " (:scope, :second, :initial) ON CONFLICT (guild_id, user_id) DO NOTHING",
+            params,
+        )
+        rows = await db.rows(
+            "SELECT user_id, rating FROM ratings WHERE guild_id = :scope"
+            f" AND user_id IN (:first, :second) ORDER BY user_id{db.dialect.for_update}",
+            params,
+        )
+        current = {row["user_id"]: row["rating"] for row in rows}
+        for change in rating_changes(game, current):
+            t = change.tally
+            await db.run(
+                "UPDATE ratings SET rating = :rating, wins = wins + :wins,"
+                " losses = losses + :losses, draws = draws + :draws"
+                " WHERE guild_id = :scope AND user_id = :user",
+                {"scope": scope, "user": t.user_id, "rating": change.rating,
+                 "wins": t.wins, "losses": t.losses, "draws": t.draws},
+            )  # fmt: skip
+        return
+    added = bot_record_change(game)
+    if added is None:
+        return
+    await db.run(
+        "INSERT INTO bot_records (guild_id, user_id, difficulty, wins, losses, draws, points)"
+        " VALUES (:scope, :user, :difficulty, :wins, :losses, :draws, :points)"
+        " ON CONFLICT (guild_id, difficulty, user_id) DO UPDATE SET"
+        " wins = bot_records.wins + excluded.wins,"
+        " losses = bot_records.losses + excluded.losses,"
+        " draws = bot_records.draws + excluded.draws,"
+        " points = bot_records.points + excluded.points",
+        {"scope": scope, "user": added.user_id, "difficulty": game.difficulty,
+         "wins": added.wins, "losses": added.losses, "draws": added.draws,
+         "points": added.points},
+    )  # fmt: skip
+
+
+def finished_games_where(guild_id: int | None, limit: int | None) -> str:
+    """The WHERE clause for a member's (``:user``) finished games in a server (``:guild``;
+    None: in direct messages), newest first: two index range reads (one per side) rather
+    than an OR, which the planner may answer with a scan. ``IS NULL`` keeps the index
+    usable where ``IS NOT DISTINCT FROM`` would not."""
+    guild = "guild_id IS NULL" if guild_id is None else "guild_id = :guild"
+    side = f"SELECT id FROM games WHERE status = 'finished' AND {{col}} = :user AND {guild}"
+    where = (
+        f"WHERE id IN ({side.format(col='player_x')} UNION ALL "
+        f"{side.format(col='player_o')}) ORDER BY finished_at DESC, id DESC"
+    )
+    return where if limit is None else f"{where} LIMIT {int(limit)}"
+
+
+async def leaderboard(db: Db, guild_id: int, limit: int) -> list[Rating]:
+    rows = await db.rows(
+        "SELECT user_id, rating, wins, losses, draws FROM ratings WHERE guild_id = :guild"
+        " ORDER BY rating DESC, user_id LIMIT :limit",
+        {"guild": guild_id, "limit": limit},
+    )
+    return [_rating(row) for row in rows]
+
+
+async def rank_of(db: Db, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
+    row = await db.row(
+        "SELECT user_id, rating, wins, losses, draws FROM ratings"
+        " WHERE guild_id = :guild AND user_id = :user",
+        {"guild": guild_id, "user": user_id},
+    )
+    if row is None:
+        return None
+    rating = _rating(row)
+    ahead = await db.value(
+        "SELECT COUNT(*) FROM ratings WHERE guild_id = :guild"
+        " AND (rating > :rating OR (rating = :rating AND user_id < :user))",
+        {"guild": guild_id, "rating": rating.rating, "user": user_id},
+    )
+    return int(ahead) + 1, rating
+
+
+async def best_against_bot(db: Db, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
+    """Best records against one difficulty: most points (win 2, draw 1), fewest losses."""
+    rows = await db.rows(
+        "SELECT user_id, difficulty, wins, losses, draws FROM bot_records"
+        " WHERE guild_id = :guild AND difficulty = :difficulty"
+        " ORDER BY points DESC, losses, user_id LIMIT :limit",
+        {"guild": guild_id, "difficulty": difficulty, "limit": limit},
+    )
+    return [
+        BotRecord(row["user_id"], row["difficulty"], row["wins"], row["losses"], row["draws"])
+        for row in rows
+    ]
+
+
+def _rating(row: Row) -> Rating:
+    return Rating(row["user_id"], row["rating"], row["wins"], row["losses"], row["draws"])
+
+
+async def forget_player(db: Db, user_id: int) -> int:
+    """Delete a member's finished games, challenges, ratings and records everywhere;
+    return how many games went. Running games are left to finish."""
+    mine = "(player_x = :user OR player_o = :user) AND status = 'finished'"
+    ids = f"SELECT id FROM games WHERE {mine}"
+    params = {"user": user_id}
+    async with db.atomic():
+        await db.run(f"UPDATE games SET rematch_of = NULL WHERE rematch_of IN ({ids})", params)
+        await db.run("UPDATE games SET stopped_by = NULL WHERE stopped_by = :user", params)
+        # a pending challenge still on screen survives; it just forgets its origin
+        await db.run(
+            f"UPDATE challenges SET rematch_of = NULL WHERE rematch_of IN ({ids})"
+            " AND status = 'pending'",
+            params,
+        )
+        await db.run(
+            "DELETE FROM challenges WHERE status != 'pending' AND (challenger_id = :user"
+            f" OR opponent_id = :user OR game_id IN ({ids}) OR rematch_of IN ({ids}))",
+            params,
+        )
+        deleted = await db.run(f"DELETE FROM games WHERE {mine}", params)
+        await db.run("DELETE FROM ratings WHERE user_id = :user", params)
+        await db.run("DELETE FROM bot_records WHERE user_id = :user", params)
+    return deleted
