@@ -17,10 +17,7 @@ import discord
 from discord.ext import commands
 
 from bot.core import hints
-from bot.core.deadlines import Deadlines
-from bot.core.game_messages import GameMessages
 from bot.core.hints import Hint
-from bot.core.lobby import Lobby
 from bot.core.models import Game
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
@@ -28,6 +25,7 @@ from bot.core.records import RecordsService
 from bot.core.repository import Repository
 from bot.core.review import MoveVerdict, review_moves
 from bot.core.service import GameService
+from bot.core.wiring import build_core
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
@@ -115,7 +113,7 @@ class TTTBot(commands.Bot):
     async def setup_hook(self) -> None:
         assert self.user is not None  # setup_hook runs after login
         settings, repo, responder = self.settings, self.repo, self.responder
-        games = GameService(
+        core = build_core(
             repo,
             PolicyBook(repo, settings.policy),
             BotOpponent(think_time=settings.think_time, pool=self.pool),
@@ -123,8 +121,7 @@ class TTTBot(commands.Bot):
             patience=settings.defer_after,
             advise=self.hint,
         )
-        lobby = Lobby(games)
-        messages = GameMessages(games)
+        games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
         publisher = Publisher(self, games, lobby, pinger)
         game_controller = GameController(games, lobby, responder, publisher, pinger)
@@ -142,7 +139,7 @@ class TTTBot(commands.Bot):
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config, moderation))
         await games.policies.listen()
-        await self.add_cog(Timekeeper(Deadlines(games, lobby), publisher, pinger))
+        await self.add_cog(Timekeeper(core.deadlines, publisher, pinger))
 
     async def start(self, token: str, *, reconnect: bool = True) -> None:
         """Sign in (which runs :meth:`setup_hook`), say what was set up, sync the commands

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from bot.core.deadlines import Deadlines
+from bot.core.game_messages import GameMessages
 from bot.core.hints import Advisor, advise_here
 from bot.core.lobby import Lobby
 from bot.core.opponent import BotOpponent
@@ -22,6 +23,7 @@ from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
 from bot.core.repository import Repository
 from bot.core.service import GameService
+from bot.core.wiring import build_core
 from bot.storage import SqliteRepository
 
 BOT = 999
@@ -65,6 +67,7 @@ class Core:
     deadlines: Deadlines
     records: RecordsService
     clock: FakeClock
+    messages: GameMessages
 
 
 def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
@@ -84,7 +87,7 @@ async def open_core(
     migrated); close ``.repo`` after."""
     repo = open_repo(where)
     await repo.open()
-    games = GameService(
+    core = build_core(
         repo,
         PolicyBook(repo, policy or ServerPolicy()),
         BotOpponent(think_time=2.0, rng=random.Random(seed)),
@@ -94,8 +97,8 @@ async def open_core(
         patience=patience,
         advise=advise,
     )
-    lobby = Lobby(games)
-    return Core(repo, games, lobby, Deadlines(games, lobby), RecordsService(repo, BOT), clock)
+    return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
+                core.messages)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -7,7 +7,6 @@ import asyncio
 
 import pytest
 
-from bot.core.game_messages import GameMessages
 from bot.core.models import Ending, GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
@@ -94,7 +93,7 @@ async def test_a_stop_in_one_process_and_a_move_in_another(pg_database: str) -> 
 
 
 async def test_a_board_posted_again_takes_over_from_the_old_one(core: Core) -> None:
-    messages = GameMessages(core.games)
+    messages = core.messages
     game_id = await member_game(core, ALICE, BOB)
     await core.repo.set_game_message(game_id, 5000)
     assert await refusal_key(messages.repost(CAROL, CHANNEL, _post(5001))) == "repost.none"
@@ -121,7 +120,7 @@ def _post(message_id: int):
 
 async def test_the_turn_ping_is_kept_for_its_move_and_taken_once(make_core) -> None:
     core = await make_core(ServerPolicy(turn_ping=True))
-    messages = GameMessages(core.games)
+    messages = core.messages
     game_id = await member_game(core, ALICE, BOB)
     game = await core.repo.get_game(game_id)
     assert game is not None
@@ -144,7 +143,7 @@ async def test_no_ping_against_the_bot(make_core) -> None:
     update = await core.lobby.start_bot_game(
         guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="easy", first="me"
     )
-    messages = GameMessages(core.games)
+    messages = core.messages
     assert await messages.ping_due(update.game) is None
     assert await messages.take_ping(update.game) is None
 
@@ -153,4 +152,4 @@ async def test_no_ping_when_the_server_has_it_off(make_core) -> None:
     off = await make_core(ServerPolicy(turn_ping=False))
     game_id = await member_game(off, BOB, CAROL)
     game = await off.repo.get_game(game_id)
-    assert game is not None and await GameMessages(off.games).ping_due(game) is None
+    assert game is not None and await off.messages.ping_due(game) is None

@@ -87,9 +87,9 @@ async def test_a_config_change_is_seen_by_the_other_process_at_once(two) -> None
 async def test_a_new_deadline_wakes_the_other_processes_timekeeper(two) -> None:
     first, second = two
     await second.deadlines.listen()
-    second.deadlines.changed.clear()
+    second.deadlines.alarm.begin_pass()
     await member_game(first, ALICE, BOB)
-    await asyncio.wait_for(second.deadlines.changed.wait(), 2)
+    await asyncio.wait_for(second.deadlines.alarm.wait(), 2)
 
 
 async def test_two_admins_configuring_at_once_lose_neither_change(two) -> None:

@@ -6,30 +6,29 @@ resolves what passed while the bot was down.
 
 from __future__ import annotations
 
-import asyncio
-
+from bot.core.alarm import DeadlineAlarm
 from bot.core.lobby import Lobby
 from bot.core.models import Challenge, GameUpdate
-from bot.core.repository import DEADLINES_TOPIC
-from bot.core.service import GameService
+from bot.core.repository import DEADLINES_TOPIC, Repository
+from bot.core.service import Clock, GameService
 
 
 class Deadlines:
-    def __init__(self, games: GameService, lobby: Lobby) -> None:
+    def __init__(
+        self, games: GameService, lobby: Lobby, *, repo: Repository, clock: Clock,
+        alarm: DeadlineAlarm,
+    ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
-        self.repo = games.repo
-        self.clock = games.clock
-
-    @property
-    def changed(self) -> asyncio.Event:
-        """Set whenever a deadline may have moved (an ``asyncio.Event``)."""
-        return self.games.deadlines_changed
+        self.repo = repo
+        self.clock = clock
+        self.alarm = alarm
+        """Rung when a deadline sooner than the timekeeper's plan is stored."""
 
     async def listen(self) -> None:
         """Wake whenever any process sharing the database starts something with a
         deadline, so the soonest one is never slept past."""
-        await self.repo.listen(DEADLINES_TOPIC, lambda _payload: self.changed.set())
+        await self.repo.listen(DEADLINES_TOPIC, lambda _payload: self.alarm.ring())
 
     async def next_deadline(self) -> float | None:
         return await self.repo.next_deadline()

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
+from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
+from bot.core.repository import Store
 from bot.core.service import GameService
 
 Post = Callable[[GameUpdate], Awaitable[int]]
@@ -35,10 +38,13 @@ class Reposted:
 
 
 class GameMessages:
-    def __init__(self, games: GameService) -> None:
+    def __init__(
+        self, games: GameService, *, repo: Store, policies: PolicyBook, locks: LockRegistry
+    ) -> None:
         self.games = games
-        self.repo = games.repo
-        self.policies = games.policies
+        self.repo = repo
+        self.policies = policies
+        self.locks = locks
 
     # --- the board, posted again ---------------------------------------------------------
 
@@ -55,7 +61,7 @@ class GameMessages:
         game_id = mine[0].id
         # The game's lock holds this process's moves off between posting and storing, so
         # none lands on the old board after it was shown on the new one.
-        async with self.games.locks.game(game_id):
+        async with self.locks.game(game_id):
             game = await self.repo.get_game(game_id)
             if game is None or not game.running:
                 raise Refusal("repost.none")

@@ -11,22 +11,30 @@ import random
 from collections.abc import Collection
 
 from bot.core import rules
+from bot.core.alarm import DeadlineAlarm
 from bot.core.models import Challenge, GameUpdate, XChoice, other
+from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
-from bot.core.repository import DEADLINES_TOPIC, Conflict
-from bot.core.service import First, GameService
+from bot.core.repository import DEADLINES_TOPIC, Conflict, Repository
+from bot.core.service import Clock, First, GameService
 from bot.core.start_rules import check_start
 
 log = logging.getLogger(__name__)
 
 
 class Lobby:
-    def __init__(self, games: GameService, rng: random.Random | None = None) -> None:
+    """Starts games; a started game is the :class:`GameService`'s (``games``)."""
+
+    def __init__(
+        self, games: GameService, *, repo: Repository, policies: PolicyBook, clock: Clock,
+        alarm: DeadlineAlarm, rng: random.Random,
+    ) -> None:  # fmt: skip
         self.games = games
-        self.repo = games.repo
-        self.policies = games.policies
-        self.clock = games.clock
-        self.rng = rng or games.rng
+        self.repo = repo
+        self.policies = policies
+        self.clock = clock
+        self.alarm = alarm
+        self.rng = rng
 
     def _first_is_me(self, first: First) -> bool:
         return {"me": True, "opponent": False}.get(first, self.rng.random() < 0.5)
@@ -62,8 +70,8 @@ class Lobby:
                               user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
             game = await tx.create_game(game)
         log.info("game %d started: %s", game.id, game.describe())
-        await self._deadline_added()
-        return await self.games.update(game)
+        await self._deadline_added(game.turn_deadline)
+        return await self.games.started(game)
 
     async def challenge(
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int | None,
@@ -99,7 +107,7 @@ class Lobby:
                 challenge = await tx.create_challenge(challenge)
             except Conflict:  # another process's challenge reached the channel first
                 raise Refusal("start.busy_challenge") from None
-        await self._deadline_added()
+        await self._deadline_added(challenge.expires_at)
         return challenge
 
     async def attach_challenge_message(self, challenge: Challenge, message_id: int) -> Challenge:
@@ -153,8 +161,8 @@ class Lobby:
         except Conflict:
             raise Refusal("challenge.closed") from None
         log.info("game %d started: %s", game.id, game.describe())
-        await self._deadline_added()
-        return await self.games.update(game)
+        await self._deadline_added(game.turn_deadline)
+        return await self.games.started(game)
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
         """The challenged member declines; an open challenge is withdrawn by its challenger.
@@ -221,7 +229,8 @@ class Lobby:
             first=first, rematch_of=game.id, locale=game.locale,
         )  # fmt: skip
 
-    async def _deadline_added(self) -> None:
-        """Wake this process's timekeeper and, through the store, every other one."""
-        self.games.deadlines_changed.set()
+    async def _deadline_added(self, deadline: float | None) -> None:
+        """Wake this process's timekeeper if ``deadline`` is sooner than it planned, and,
+        through the store, every other one."""
+        self.alarm.note(deadline)
         await self.repo.notify(DEADLINES_TOPIC, "")

@@ -56,22 +56,16 @@ class Store(Protocol):
 
     async def get_game(self, game_id: int) -> Game | None: ...
 
-    async def save_moves(self, steps: list[tuple[Game, int]]) -> Game:
-        """Several saves of one game in one transaction (a member's move and the bot's
-        reply), each ``(game, expected_ply)`` as :meth:`save_game` takes them; the game as
-        stored after the last.
+    async def save_game(self, game: Game, expected_ply: int, clicked: int | None = None) -> Game:
+        """Store a changed running game (one statement: atomic, and one round trip); a
+        finished one updates the records with it, in one transaction. Returns the game as
+        stored: with the hint flag, message id and turn ping other writers may have set
+        since it was read (a save writes none of them). ``game`` may be several moves on
+        from ``expected_ply``: a member's move and the bot's reply are one save.
 
         Raises:
-            Conflict: the game moved on before the first; nothing was written.
-        """
-
-    async def save_game(self, game: Game, expected_ply: int) -> Game:
-        """Store a changed running game; a finished one updates the records with it.
-        Returns the game as stored: with the hint flag, message id and turn ping other
-        writers may have set since it was read (a save writes none of them).
-
-        Raises:
-            Conflict: the stored game is no longer running at ``expected_ply``.
+            Conflict: the stored game is no longer running at ``expected_ply``, or the
+                message ``clicked`` is no longer its board (it was posted again since).
         """
 
     async def set_game_message(self, game_id: int, message_id: int) -> None: ...

@@ -14,10 +14,12 @@ import asyncio
 import logging
 import random
 import time
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Literal
 
 from bot.core import rules
+from bot.core.alarm import DeadlineAlarm
 from bot.core.hints import INSTANT_CELLS, Advisor, Hint, advise_here, hint_for
 from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
@@ -33,6 +35,10 @@ First = Literal["random", "me", "opponent"]
 Clock = Callable[[], float]
 ShowEarly = Callable[[GameUpdate], Awaitable[None]]
 
+RECENT_GAMES = 10_000
+"""Running games remembered as this process last stored or read them, so a click needs
+no read before its write (see :meth:`GameService.play_turn`)."""
+
 
 class GameService:
     def __init__(
@@ -46,6 +52,8 @@ class GameService:
         rng: random.Random | None = None,
         patience: float = 1.0,
         advise: Advisor = advise_here,
+        locks: LockRegistry | None = None,
+        alarm: DeadlineAlarm | None = None,
     ) -> None:
         self.repo = repo
         self.policies = policies
@@ -56,9 +64,10 @@ class GameService:
         self.patience = patience
         """Seconds the bot's reply may take before the member's move is shown on its own."""
         self._advise = advise
-        self.locks = LockRegistry()
-        self.deadlines_changed = asyncio.Event()
-        """Set whenever a deadline may have moved, to wake the timekeeper."""
+        self.locks = locks or LockRegistry()
+        self.alarm = alarm or DeadlineAlarm()
+        """Told of every deadline stored, to wake the timekeeper when one is sooner."""
+        self._recent: OrderedDict[int, Game] = OrderedDict()
 
     async def current(self, game_id: int) -> GameUpdate | None:
         """The game as stored, to show again; None if there is no such game."""
@@ -70,8 +79,15 @@ class GameService:
         policy = await self.policies.policy(game.guild_id)
         return GameUpdate(game, policy.marks, hints=policy.hints)
 
+    async def started(self, game: Game) -> GameUpdate:
+        """A game the lobby just stored, remembered for its first click."""
+        return await self.update(self._stored(game))
+
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
+        recent = self._recent.get(game.id)
+        if recent is not None:
+            self._recent[game.id] = recent.with_changes(message_id=message_id)
         return game.with_changes(message_id=message_id)
 
     # --- turns --------------------------------------------------------------------------
@@ -80,17 +96,22 @@ class GameService:
         self, game_id: int, ply: int, cell: int, user_id: int, *,
         show_early: ShowEarly | None = None, message_id: int | None = None,
     ) -> GameUpdate:  # fmt: skip
-        """A member's move and, against the bot, the bot's reply: each stored as it is
-        made, so nothing shown is ever lost. If the reply takes longer than
-        :attr:`patience`, ``show_early`` is called with the member's move meanwhile.
-        ``message_id`` is the message clicked, if any: it must be the game's board.
+        """A member's move and, against the bot, the bot's reply, stored together in one
+        write when the reply comes within :attr:`patience`; otherwise the member's
+        move is stored, shown with ``show_early``, and the reply stored when it comes. So
+        nothing is shown before it is stored. ``message_id`` is the message clicked, if
+        any: it must be the game's board.
+
+        The game is read from what this process last stored, when that is the position
+        clicked: the write's compare-and-set on the ply (and the board's message) refuses
+        it if another process changed the game since.
 
         Raises:
             Refusal: not a player, a board posted again since, a stale board, not their
                 turn, a taken cell, game over.
         """
         async with self.locks.game(game_id):
-            game = await self._running_game(game_id, message_id)
+            game = await self._clicked_game(game_id, ply, message_id)
             mark = game.mark_of(user_id)
             if mark is None:
                 raise Refusal("move.not_player")
@@ -102,30 +123,73 @@ class GameService:
                 moved = await self.advance(game, cell)
             except IllegalMove:
                 raise Refusal("move.taken") from None
-            try:
-                game = await self._save(game, moved)
-            except Conflict:  # another process stored a move of this game first
-                raise Refusal("move.stale") from None
-            game = await self._bot_turn(game, show_early)
-        self.deadlines_changed.set()
+            if not self._bot_to_move(moved):
+                game = await self._store_click(moved, game.ply, message_id)
+            else:
+                reply = asyncio.ensure_future(self.opponent.move(moved.board, self.level(moved)))
+                done, _ = await asyncio.wait({reply}, timeout=self.patience)
+                if done and reply.exception() is None:  # both moves, one write
+                    replied = await self.advance(moved, reply.result())
+                    game = await self._store_click(replied, game.ply, message_id)
+                else:  # the member's move is stored and shown while the bot thinks on
+                    game = await self._store_click(moved, game.ply, message_id)
+                    if show_early is not None:
+                        try:
+                            await show_early(await self.update(game))
+                        except Exception:  # the reply must still be made and stored
+                            log.exception("game %s: showing the move early failed", game.id)
+                    game = await self._store_reply(game, reply)
+        self.alarm.note(game.turn_deadline)
         return await self.update(game)
 
-    async def _bot_turn(self, game: Game, show_early: ShowEarly | None = None) -> Game:
-        """The bot's move if it is the bot's turn (the caller holds the game's lock)."""
-        if not game.running or game.bot_side != game.board.to_move:
-            return game
-        reply = asyncio.ensure_future(self.opponent.move(game.board, self.level(game)))
-        if show_early is not None:
-            done, _ = await asyncio.wait({reply}, timeout=self.patience)
-            if not done:
-                try:
-                    await show_early(await self.update(game))
-                except Exception:  # the reply must still be made and stored
-                    log.exception("game %s: showing the move early failed", game.id)
+    def _bot_to_move(self, game: Game) -> bool:
+        return game.running and game.bot_side == game.board.to_move
+
+    async def _clicked_game(self, game_id: int, ply: int, message_id: int | None) -> Game:
+        """The running game a click was made on: as this process last stored it if that
+        is the position and board clicked, else as stored."""
+        recent = self._recent.get(game_id)
+        if recent is not None and recent.ply == ply and recent.message_id in (None, message_id):
+            return recent
+        return await self._running_game(game_id, message_id)
+
+    async def _store_click(self, game: Game, clicked_ply: int, message_id: int | None) -> Game:
+        """Store what a click changed: one write, whatever moves it made.
+
+        Raises:
+            Refusal: another process changed the game first (a move, an ending, or the
+                board posted again: the click was made on an old one).
+        """
+        try:
+            return self._stored(await self.repo.save_game(game, clicked_ply, message_id))
+        except Conflict:
+            game_id = game.id
+            self._recent.pop(game_id, None)
+            await self._running_game(game_id, message_id)  # the refusal that says why
+            raise Refusal("move.stale") from None
+
+    async def _store_reply(self, game: Game, reply: asyncio.Future[int]) -> Game:
+        """The bot's reply to ``game`` once it comes; the game as stored if it ended
+        meanwhile (resigned or timed out, by another process)."""
         try:
             return await self._save(game, await self.advance(game, await reply))
-        except Conflict:  # resigned or timed out meanwhile, by another process
+        except Conflict:
             return await self.repo.get_game(game.id) or game
+
+    def _stored(self, game: Game) -> Game:
+        """Remember ``game`` as this process last saw it stored (running games only)."""
+        self._recent.pop(game.id, None)
+        if game.running:
+            self._recent[game.id] = game
+            if len(self._recent) > RECENT_GAMES:
+                self._recent.popitem(last=False)
+        elif game.ending is not None:
+            ending = game.ending
+            log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", game.id,
+                     ending.reason, f", {ending.winner} wins" if ending.winner else "",
+                     game.ply, (game.finished_at or game.updated_at) - game.created_at,
+                     game.describe())  # fmt: skip
+        return game
 
     async def hint(
         self, game_id: int, ply: int, user_id: int, *,
@@ -174,10 +238,12 @@ class GameService:
         bot's reply was not); None if there was none to make."""
         async with self.locks.game(game_id):
             game = await self.repo.get_game(game_id)
-            if game is None or not game.running or game.bot_side != game.board.to_move:
+            if game is None or not self._bot_to_move(game):
                 return None
-            game = await self._bot_turn(game)
-        self.deadlines_changed.set()
+            level = self.level(game)
+            game = await self._store_reply(game, asyncio.ensure_future(
+                self.opponent.move(game.board, level)))  # fmt: skip
+        self.alarm.note(game.turn_deadline)
         return await self.update(game)
 
     async def resign(
@@ -205,7 +271,6 @@ class GameService:
             return rules.ended(game, "resign", mark, self.clock())
 
         game = await self._end(game_id, resigned, message_id)
-        self.deadlines_changed.set()
         return await self.update(game)
 
     async def stop(
@@ -234,7 +299,6 @@ class GameService:
         game = await self._end(
             games[0].id, lambda game: rules.stopped(game, moderator_id, self.clock())
         )
-        self.deadlines_changed.set()
         return await self.update(game)
 
     async def time_out(self, game_id: int) -> GameUpdate | None:
@@ -264,7 +328,6 @@ class GameService:
             except Conflict:  # ended meanwhile, by another process
                 return None
         log.info("game %s abandoned: its message is gone", game_id)
-        self.deadlines_changed.set()
         return game
 
     # --- internals ----------------------------------------------------------------------
@@ -299,7 +362,9 @@ class GameService:
         if game is None:
             raise Refusal("game.unknown")
         if not game.running:
+            self._recent.pop(game_id, None)
             raise Refusal("move.over")
+        self._stored(game)
         if message_id is not None and game.message_id not in (None, message_id):
             raise Refusal("move.moved", game=game)  # an old board, posted again since
         return game
@@ -310,11 +375,4 @@ class GameService:
         return rules.advance(game, cell, self.clock(), policy.turn_timeout)
 
     async def _save(self, before: Game, after: Game) -> Game:
-        after = await self.repo.save_game(after, expected_ply=before.ply)
-        if after.ending is not None:
-            outcome = after.ending
-            log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", after.id,
-                     outcome.reason, f", {outcome.winner} wins" if outcome.winner else "",
-                     after.ply, (after.finished_at or after.updated_at) - after.created_at,
-                     after.describe())  # fmt: skip
-        return after
+        return self._stored(await self.repo.save_game(after, expected_ply=before.ply))

@@ -43,7 +43,7 @@ class Timekeeper(commands.Cog):
                 await self._task
 
     async def _run(self) -> None:
-        deadlines = self.deadlines
+        deadlines, alarm = self.deadlines, self.deadlines.alarm
         try:
             for update in await deadlines.resume_bot_turns():
                 await self.publisher.publish(update)
@@ -51,7 +51,7 @@ class Timekeeper(commands.Cog):
             log.exception("could not resume games waiting on the bot")
         while True:
             try:
-                deadlines.changed.clear()
+                alarm.begin_pass()
                 for item in await deadlines.expire_due():
                     target = item.game if isinstance(item, GameUpdate) else item
                     log.info("%s %s ended by its deadline", type(target).__name__.lower(),
@@ -64,9 +64,6 @@ class Timekeeper(commands.Cog):
                 log.exception("timekeeper pass failed; retrying")
                 soonest = None
                 await asyncio.sleep(1)
-            delay = MAX_SLEEP if soonest is None else max(0.0, soonest - deadlines.clock())
-            # asyncio.timeout, not wait_for: on 3.11 wait_for swallows a cancellation that
-            # arrives as the event is set, and cog_unload would then wait forever.
-            with contextlib.suppress(TimeoutError):
-                async with asyncio.timeout(min(delay, MAX_SLEEP)):
-                    await deadlines.changed.wait()
+            now = deadlines.clock()
+            delay = MAX_SLEEP if soonest is None else max(0.0, soonest - now)
+            await alarm.sleep_until(now + min(delay, MAX_SLEEP), min(delay, MAX_SLEEP))

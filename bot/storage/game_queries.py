@@ -110,11 +110,12 @@ _UPDATE_GAME = (
     " end_reason = :end_reason, turn_deadline = :turn_deadline, updated_at = :updated_at,"
     " finished_at = :finished_at, stopped_by = :stopped_by, claimed_until = NULL"
     " WHERE id = :id AND status = 'running' AND ply = :expected_ply"
+    " AND (CAST(:clicked AS BIGINT) IS NULL OR message_id IS NULL OR message_id = :clicked)"
     " RETURNING hinted, message_id, ping_message_id"
 )
 
 
-async def save_game(db: Db, game: Game, expected_ply: int) -> Game:
+async def save_game(db: Db, game: Game, expected_ply: int, clicked: int | None = None) -> Game:
     """Store the changed game: a compare-and-set on the ply (on PostgreSQL the UPDATE locks
     the row, and a writer that waited for another re-reads it, finds the ply moved on and
     changes nothing). Returns it with what others may have changed since it was read: a
@@ -123,36 +124,24 @@ async def save_game(db: Db, game: Game, expected_ply: int) -> Game:
     in the same transaction.
 
     Raises:
-        Conflict: the stored game is no longer running at ``expected_ply``.
+        Conflict: the stored game is no longer running at ``expected_ply``, or its board
+            is no longer the message ``clicked`` (posted again since).
     """
     if game.running:
-        return await _update_game(db, game, expected_ply)
+        return await _update_game(db, game, expected_ply, clicked)
     async with db.atomic():
-        stored = await _update_game(db, game, expected_ply)
+        stored = await _update_game(db, game, expected_ply, clicked)
         await apply_result(db, stored)
     return stored
 
 
-async def _update_game(db: Db, game: Game, expected_ply: int) -> Game:
-    row = await db.row(_UPDATE_GAME, {**game_params(game), "expected_ply": expected_ply})
+async def _update_game(db: Db, game: Game, expected_ply: int, clicked: int | None) -> Game:
+    params = {**game_params(game), "expected_ply": expected_ply, "clicked": clicked}
+    row = await db.row(_UPDATE_GAME, params)
     if row is None:
         raise Conflict(f"game {game.id} changed before this write")
     return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"],
                              ping_message_id=row["ping_message_id"])  # fmt: skip
-
-
-async def save_moves(db: Db, steps: list[tuple[Game, int]]) -> Game:
-    """Store several changes of one game in one transaction, each a :func:`save_game`
-    on the ply the one before left (a member's move and the bot's reply); the game as
-    stored after the last.
-
-    Raises:
-        Conflict: the first found the game moved on; nothing was written.
-    """
-    async with db.atomic():
-        for game, expected_ply in steps:
-            stored = await save_game(db, game, expected_ply)
-    return stored
 
 
 async def mark_hinted(db: Db, game_id: int, expected_ply: int) -> None:

@@ -33,11 +33,8 @@ class SqlStore:
     async def get_game(self, game_id: int) -> Game | None:
         return await self._call(games.get_game, game_id)
 
-    async def save_game(self, game: Game, expected_ply: int) -> Game:
-        return await self._call(games.save_game, game, expected_ply)
-
-    async def save_moves(self, steps: list[tuple[Game, int]]) -> Game:
-        return await self._call(games.save_moves, steps)
+    async def save_game(self, game: Game, expected_ply: int, clicked: int | None = None) -> Game:
+        return await self._call(games.save_game, game, expected_ply, clicked)
 
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         await self._call(games.set_game_message, game_id, message_id)

@@ -1,0 +1,48 @@
+"""The core's services built together, each handed what it uses: one place that says
+which service shares what (the store, the policies, the clock, the game locks, the
+timekeeper's alarm), for the composition root and the core tests alike."""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from bot.core.alarm import DeadlineAlarm
+from bot.core.deadlines import Deadlines
+from bot.core.game_messages import GameMessages
+from bot.core.hints import Advisor, advise_here
+from bot.core.lobby import Lobby
+from bot.core.locks import LockRegistry
+from bot.core.opponent import BotOpponent
+from bot.core.policies import PolicyBook
+from bot.core.repository import Repository
+from bot.core.service import Clock, GameService
+
+
+@dataclass(frozen=True, slots=True)
+class Core:
+    games: GameService
+    lobby: Lobby
+    messages: GameMessages
+    deadlines: Deadlines
+
+
+def build_core(
+    repo: Repository, policies: PolicyBook, opponent: BotOpponent, *, bot_user_id: int,
+    clock: Clock = time.time, rng: random.Random | None = None, patience: float = 1.0,
+    advise: Advisor = advise_here,
+) -> Core:  # fmt: skip
+    rng = rng or random.Random()
+    locks, alarm = LockRegistry(), DeadlineAlarm()
+    games = GameService(
+        repo, policies, opponent, bot_user_id=bot_user_id, clock=clock, rng=rng,
+        patience=patience, advise=advise, locks=locks, alarm=alarm,
+    )  # fmt: skip
+    lobby = Lobby(games, repo=repo, policies=policies, clock=clock, alarm=alarm, rng=rng)
+    return Core(
+        games,
+        lobby,
+        GameMessages(games, repo=repo, policies=policies, locks=locks),
+        Deadlines(games, lobby, repo=repo, clock=clock, alarm=alarm),
+    )
