@@ -1,1 +1,43 @@
+"""Every test carries the marker of the layer it exercises, so a maintainer can run what a
+change needs:
+
+- ``core``: the engine, the core and storage without Discord (milliseconds each;
+  PostgreSQL ones also carry ``postgres``);
+- ``emulator``: the bot's real discord.py client against the local Discord emulator;
+- ``slow``: tests that start processes (bots, engine workers, several shards) or play
+  hundreds of games: seconds each.
+
+``pytest -m core`` after a rule or query change, ``pytest -m "not slow"`` before a
+commit, ``pytest`` (all of them, as CI does) before a merge.
+"""
+
+from __future__ import annotations
+
+import pytest
+
 pytest_plugins = ["discord_emulator.fixtures", "core_harness", "pg_server"]
+
+SLOW_MODULES = frozenset({
+    "test_async_and_cli",  # the engine's command line, in a process
+    "test_big_boards",  # hundreds of 4×4 and 5×5 games
+    "test_bot_restart",  # bots started, killed and started again
+    "test_bot_startup",  # a bot process per start-up error
+    "test_census",  # every 3×3 position against the reference
+    "test_cluster",  # three bot processes sharing PostgreSQL
+    "test_engine_pool",  # engine worker processes killed
+    "test_exact_agents",  # 5×5 games against the exact adversary
+    "test_flood",  # 48 channels clicking at once
+    "test_fuzz",  # hostile interactions for half a minute
+    "test_storage_races",  # several processes racing on one database
+})  # fmt: skip
+EMULATOR_PREFIXES = ("test_bot_", "test_emulator", "test_cluster", "test_flood", "test_fuzz",
+                     "test_health", "test_resilience")  # fmt: skip
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        layer = "emulator" if module.startswith(EMULATOR_PREFIXES) else "core"
+        item.add_marker(getattr(pytest.mark, layer))
+        if module in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)

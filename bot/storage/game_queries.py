@@ -1,14 +1,13 @@
-"""SQL for games, challenges, server settings and bot state, written once for SQLite and
-PostgreSQL (see :mod:`bot.storage.sql`). A query that writes more than one row runs in
-``db.atomic()``: its own transaction, or a savepoint of the unit of work it is part of."""
+"""SQL for games and their deadlines, written once for SQLite and PostgreSQL (see
+:mod:`bot.storage.sql`). A query that writes more than one row runs in ``db.atomic()``:
+its own transaction, or a savepoint of the unit of work it is part of."""
 
 from __future__ import annotations
 
-import json
-from dataclasses import asdict, fields
+from dataclasses import fields
 from typing import Any
 
-from bot.core.models import Challenge, Ending, Game
+from bot.core.models import Ending, Game
 from bot.core.repository import Conflict
 from bot.storage.record_queries import apply_result, finished_games_where
 from bot.storage.sql import Db, Row
@@ -23,12 +22,6 @@ GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = (
     f"INSERT INTO games ({', '.join(_GAME_FIELDS)})"
     f" VALUES ({', '.join(':' + f for f in _GAME_FIELDS)}) RETURNING id"
-)
-_CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
-_CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
-_INSERT_CHALLENGE = (
-    f"INSERT INTO challenges ({', '.join(_CHALLENGE_FIELDS[1:])})"
-    f" VALUES ({', '.join(':' + c for c in _CHALLENGE_FIELDS[1:])}) RETURNING id"
 )
 _MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
     "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
@@ -62,10 +55,6 @@ def game_params(game: Game) -> dict[str, Any]:
     params["end_reason"] = game.ending.reason if game.ending else None
     params["result"] = game.ending.result if game.ending else None
     return params
-
-
-def challenge_from_row(row: Row) -> Challenge:
-    return Challenge(**{name: row[name] for name in _CHALLENGE_FIELDS})
 
 
 async def games_where(db: Db, where: str, params: dict[str, Any] | None = None) -> list[Game]:
@@ -218,7 +207,7 @@ async def last_start(db: Db, guild_id: int | None, user_id: int) -> float | None
     return None if value is None else float(value)
 
 
-def _claim(db: Db, table: str, status: str, due: str, columns: str) -> str:
+def claim(db: Db, table: str, status: str, due: str, columns: str) -> str:
     """Claim a batch of rows in ``status`` whose ``due`` time passed and that no other
     process holds: rows another transaction is claiming are skipped, not waited for."""
     return (
@@ -233,20 +222,11 @@ async def games_due(db: Db, now: float) -> list[Game]:
     """Running games whose deadline passed, claimed for a while (see
     :attr:`~bot.storage.sql.Dialect.claim_seconds`), soonest first."""
     rows = await db.rows(
-        _claim(db, "games", "running", "turn_deadline", GAME_COLUMNS),
+        claim(db, "games", "running", "turn_deadline", GAME_COLUMNS),
         {"now": now, "until": now + db.dialect.claim_seconds},
     )
     games = [game_from_row(row) for row in rows]
     return sorted(games, key=lambda g: (g.turn_deadline or 0.0, g.id))
-
-
-async def challenges_due(db: Db, now: float) -> list[Challenge]:
-    """Pending challenges whose time ran out, claimed as :func:`games_due` claims."""
-    rows = await db.rows(
-        _claim(db, "challenges", "pending", "expires_at", _CHALLENGE_COLUMNS),
-        {"now": now, "until": now + db.dialect.claim_seconds},
-    )
-    return sorted((challenge_from_row(row) for row in rows), key=lambda c: (c.expires_at, c.id))
 
 
 _LATER_OF = "CASE WHEN claimed_until > {due} THEN claimed_until ELSE {due} END"
@@ -262,97 +242,3 @@ async def next_deadline(db: Db) -> float | None:
         "  WHERE status = 'pending') AS due"
     )
     return None if value is None else float(value)
-
-
-# --- challenges ---------------------------------------------------------------------------
-
-
-async def _challenges_where(db: Db, where: str, params: dict[str, Any]) -> list[Challenge]:
-    rows = await db.rows(f"SELECT {_CHALLENGE_COLUMNS} FROM challenges {where}", params)
-    return [challenge_from_row(row) for row in rows]
-
-
-async def create_challenge(db: Db, challenge: Challenge) -> Challenge:
-    """Raises: Conflict: the channel already has a pending challenge."""
-    try:
-        async with db.atomic():  # a savepoint: the unit of work survives a Conflict
-            challenge_id = await db.value(_INSERT_CHALLENGE, asdict(challenge))
-    except db.dialect.integrity_errors as exc:
-        raise Conflict(str(exc)) from None
-    return challenge.with_changes(id=challenge_id)
-
-
-async def get_challenge(db: Db, challenge_id: int) -> Challenge | None:
-    found = await _challenges_where(db, "WHERE id = :id", {"id": challenge_id})
-    return found[0] if found else None
-
-
-async def pending_challenge_in(db: Db, channel_id: int) -> Challenge | None:
-    found = await _challenges_where(
-        db, "WHERE channel_id = :channel AND status = 'pending'", {"channel": channel_id}
-    )
-    return found[0] if found else None
-
-
-async def set_challenge_message(db: Db, challenge_id: int, message_id: int) -> None:
-    await db.run("UPDATE challenges SET message_id = :message WHERE id = :id",
-                 {"id": challenge_id, "message": message_id})  # fmt: skip
-
-
-async def close_challenge(
-    db: Db, challenge: Challenge, status: str, game_id: int | None = None
-) -> None:
-    """Raises: Conflict: it was no longer pending."""
-    changed = await db.run(
-        "UPDATE challenges SET status = :status, game_id = :game, claimed_until = NULL"
-        " WHERE id = :id AND status = 'pending'",
-        {"id": challenge.id, "status": status, "game": game_id},
-    )
-    if changed != 1:
-        raise Conflict(f"challenge {challenge.id} is no longer pending")
-
-
-async def accept_challenge(db: Db, challenge: Challenge, game: Game) -> Game:
-    """Under the channel's lock, as a start is: a start checking the channel must not see
-    the game not yet there and then the challenge already gone. The challenge is closed
-    first: its row lock makes a second accept wait, then find it closed."""
-    try:
-        async with db.atomic():
-            await db.serialize(("channel", challenge.channel_id))
-            await close_challenge(db, challenge, "accepted")
-            created = await insert_game(db, game)
-            await db.run("UPDATE challenges SET game_id = :game WHERE id = :id",
-                         {"id": challenge.id, "game": created.id})  # fmt: skip
-    except db.dialect.integrity_errors as exc:
-        raise Conflict(str(exc)) from None
-    return created
-
-
-# --- server settings and bot state ----------------------------------------------------------
-
-
-async def guild_overrides(db: Db, guild_id: int) -> dict[str, object]:
-    value = await db.value("SELECT overrides FROM guild_settings WHERE guild_id = :guild",
-                           {"guild": guild_id})  # fmt: skip
-    return dict(json.loads(value)) if value is not None else {}
-
-
-async def set_guild_overrides(db: Db, guild_id: int, overrides: dict[str, object]) -> None:
-    await db.run(
-        "INSERT INTO guild_settings (guild_id, overrides) VALUES (:guild, :overrides)"
-        " ON CONFLICT (guild_id) DO UPDATE SET overrides = excluded.overrides",
-        {"guild": guild_id, "overrides": json.dumps(overrides, sort_keys=True)},
-    )
-
-
-async def get_meta(db: Db, key: str) -> str | None:
-    value = await db.value("SELECT value FROM meta WHERE key = :key", {"key": key})
-    return None if value is None else str(value)
-
-
-async def set_meta(db: Db, key: str, value: str) -> None:
-    await db.run(
-        "INSERT INTO meta (key, value) VALUES (:key, :value)"
-        " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-        {"key": key, "value": value},
-    )

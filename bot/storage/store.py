@@ -1,5 +1,5 @@
 """Every :class:`~bot.core.repository.Store` method, once for both backends: each is one
-query of :mod:`bot.storage.game_queries` or :mod:`bot.storage.record_queries`, run on
+query of the ``*_queries`` modules, run on
 whatever :class:`~bot.storage.sql.Db` the subclass's ``_call`` provides (SQLite's
 connection on its thread, a pooled PostgreSQL connection, or a transaction's)."""
 
@@ -10,8 +10,10 @@ from typing import Any, TypeVar
 
 from bot.core.models import Challenge, Game
 from bot.core.repository import BotRecord, Rating
+from bot.storage import challenge_queries as challenges
 from bot.storage import game_queries as games
 from bot.storage import record_queries as records
+from bot.storage import setting_queries as settings
 
 T = TypeVar("T")
 
@@ -73,26 +75,26 @@ class SqlStore:
 
     # --- challenges ---
     async def create_challenge(self, challenge: Challenge) -> Challenge:
-        return await self._call(games.create_challenge, challenge)
+        return await self._call(challenges.create_challenge, challenge)
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:
-        return await self._call(games.get_challenge, challenge_id)
+        return await self._call(challenges.get_challenge, challenge_id)
 
     async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
-        return await self._call(games.pending_challenge_in, channel_id)
+        return await self._call(challenges.pending_challenge_in, channel_id)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
-        await self._call(games.set_challenge_message, challenge_id, message_id)
+        await self._call(challenges.set_challenge_message, challenge_id, message_id)
 
     async def close_challenge(self, challenge: Challenge, status: str) -> None:
-        await self._call(games.close_challenge, challenge, status)
+        await self._call(challenges.close_challenge, challenge, status)
 
     async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
-        return await self._call(games.accept_challenge, challenge, game)
+        return await self._call(challenges.accept_challenge, challenge, game)
 
     async def challenges_due(self, now: float) -> list[Challenge]:
         """Pending challenges whose time ran out (claimed as :meth:`games_due` claims)."""
-        return await self._call(games.challenges_due, now)
+        return await self._call(challenges.challenges_due, now)
 
     # --- records ---
     async def finished_games_of(
@@ -114,13 +116,13 @@ class SqlStore:
 
     # --- server settings and bot state ---
     async def guild_overrides(self, guild_id: int) -> dict[str, object]:
-        return await self._call(games.guild_overrides, guild_id)
+        return await self._call(settings.guild_overrides, guild_id)
 
     async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
-        await self._call(games.set_guild_overrides, guild_id, overrides)
+        await self._call(settings.set_guild_overrides, guild_id, overrides)
 
     async def get_meta(self, key: str) -> str | None:
-        return await self._call(games.get_meta, key)
+        return await self._call(settings.get_meta, key)
 
     async def set_meta(self, key: str, value: str) -> None:
-        await self._call(games.set_meta, key, value)
+        await self._call(settings.set_meta, key, value)

@@ -1,0 +1,93 @@
+"""SQL for challenges, written once for SQLite and PostgreSQL (see :mod:`bot.storage.sql`)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, fields
+from typing import Any
+
+from bot.core.models import Challenge, Game
+from bot.core.repository import Conflict
+from bot.storage.game_queries import claim, insert_game
+from bot.storage.sql import Db, Row
+
+_CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
+CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
+_INSERT_CHALLENGE = (
+    f"INSERT INTO challenges ({', '.join(_CHALLENGE_FIELDS[1:])})"
+    f" VALUES ({', '.join(':' + c for c in _CHALLENGE_FIELDS[1:])}) RETURNING id"
+)
+
+
+def challenge_from_row(row: Row) -> Challenge:
+    return Challenge(**{name: row[name] for name in _CHALLENGE_FIELDS})
+
+
+async def _challenges_where(db: Db, where: str, params: dict[str, Any]) -> list[Challenge]:
+    rows = await db.rows(f"SELECT {CHALLENGE_COLUMNS} FROM challenges {where}", params)
+    return [challenge_from_row(row) for row in rows]
+
+
+async def create_challenge(db: Db, challenge: Challenge) -> Challenge:
+    """Raises: Conflict: the channel already has a pending challenge."""
+    try:
+        async with db.atomic():  # a savepoint: the unit of work survives a Conflict
+            challenge_id = await db.value(_INSERT_CHALLENGE, asdict(challenge))
+    except db.dialect.integrity_errors as exc:
+        raise Conflict(str(exc)) from None
+    return challenge.with_changes(id=challenge_id)
+
+
+async def get_challenge(db: Db, challenge_id: int) -> Challenge | None:
+    found = await _challenges_where(db, "WHERE id = :id", {"id": challenge_id})
+    return found[0] if found else None
+
+
+async def pending_challenge_in(db: Db, channel_id: int) -> Challenge | None:
+    found = await _challenges_where(
+        db, "WHERE channel_id = :channel AND status = 'pending'", {"channel": channel_id}
+    )
+    return found[0] if found else None
+
+
+async def set_challenge_message(db: Db, challenge_id: int, message_id: int) -> None:
+    await db.run("UPDATE challenges SET message_id = :message WHERE id = :id",
+                 {"id": challenge_id, "message": message_id})  # fmt: skip
+
+
+async def close_challenge(
+    db: Db, challenge: Challenge, status: str, game_id: int | None = None
+) -> None:
+    """Raises: Conflict: it was no longer pending."""
+    changed = await db.run(
+        "UPDATE challenges SET status = :status, game_id = :game, claimed_until = NULL"
+        " WHERE id = :id AND status = 'pending'",
+        {"id": challenge.id, "status": status, "game": game_id},
+    )
+    if changed != 1:
+        raise Conflict(f"challenge {challenge.id} is no longer pending")
+
+
+async def accept_challenge(db: Db, challenge: Challenge, game: Game) -> Game:
+    """Under the channel's lock, as a start is: a start checking the channel must not see
+    the game not yet there and then the challenge already gone. The challenge is closed
+    first: its row lock makes a second accept wait, then find it closed."""
+    try:
+        async with db.atomic():
+            await db.serialize(("channel", challenge.channel_id))
+            await close_challenge(db, challenge, "accepted")
+            created = await insert_game(db, game)
+            await db.run("UPDATE challenges SET game_id = :game WHERE id = :id",
+                         {"id": challenge.id, "game": created.id})  # fmt: skip
+    except db.dialect.integrity_errors as exc:
+        raise Conflict(str(exc)) from None
+    return created
+
+
+async def challenges_due(db: Db, now: float) -> list[Challenge]:
+    """Pending challenges whose time ran out, claimed as
+    :func:`~bot.storage.game_queries.games_due` claims games."""
+    rows = await db.rows(
+        claim(db, "challenges", "pending", "expires_at", CHALLENGE_COLUMNS),
+        {"now": now, "until": now + db.dialect.claim_seconds},
+    )
+    return sorted((challenge_from_row(row) for row in rows), key=lambda c: (c.expires_at, c.id))
