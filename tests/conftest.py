@@ -27,6 +27,7 @@ SLOW_MODULES = frozenset({
     "test_engine_pool",  # engine worker processes killed
     "test_exact_agents",  # 5×5 games against the exact adversary
     "test_flood",  # 48 channels clicking at once
+    "test_resilience",  # killed workers, dropped gateways, Discord's 5xx retried
     "test_fuzz",  # hostile interactions for half a minute
     "test_storage_races",  # several processes racing on one database
 })  # fmt: skip
