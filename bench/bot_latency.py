@@ -36,8 +36,9 @@ import discord  # noqa: E402
 
 from engine import Board  # noqa: E402
 
-from bot_harness import bot_process_env, cell_buttons, start_bot_process  # noqa: E402
+from bot_harness import bot_process_env, cell_buttons  # noqa: E402
 from discord_emulator import DiscordEmulator, default_spec_path  # noqa: E402
+from pg_server import start_server  # noqa: E402
 
 MARKS = {"❌": "X", "⭕": "O"}
 
@@ -60,6 +61,8 @@ class Tally:
     finished_games: int = 0
     rss: tuple[int, int, int] | None = None
     """(baseline, largest sampled, kernel's peak) RSS of the bot in KB."""
+    problems: list[str] = field(default_factory=list)
+    """The emulator's spec violations and error responses, as lines."""
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -159,27 +162,105 @@ async def wait_until_ready(emu: DiscordEmulator, proc: subprocess.Popen[bytes]) 
     raise SystemExit("the bot did not get ready within 15 s")
 
 
-async def bench(
-    games: int, moves: int, seed: int, validate: bool, think: float, duration: float | None
-) -> None:
+BOTS = ("minimal", "ttt")
+"""The bots a run measures, in the order they run: the minimal discord.py bot
+(bench/minimal_bot.py) first, as the yardstick, then ttt."""
+
+
+def bot_command(kind: str) -> list[str]:
+    if kind == "minimal":
+        return [sys.executable, str(ROOT / "bench" / "minimal_bot.py")]
+    return [sys.executable, "-m", "bot"]
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name; None once it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
+            return stat.read().rpartition(")")[2].split()
+    except OSError:
+        return None
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time (user + system) of a process and every process under it, living or
+    reaped: the bot with its engine workers, the database server with its backends."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat_fields(int(entry))) is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    ticks, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        fields = _stat_fields(pid)
+        if fields is not None:  # utime stime cutime cstime: fields 14-17 of stat(5)
+            ticks += sum(int(x) for x in fields[11:15])
+            todo.extend(children.get(pid, ()))
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def postmaster_pid(data_dir: Path) -> int:
+    return int((data_dir / "postmaster.pid").read_text().split()[0])
+
+
+@dataclass
+class Run:
+    """One bot's figures under the load."""
+
+    bot: str
+    tally: Tally
+    wall: float
+    cpu: float
+    """CPU seconds of the bot's process tree while the load ran."""
+    db_cpu: float | None = None
+    """CPU seconds of the PostgreSQL server (all its processes) meanwhile."""
+
+    @property
+    def interactions(self) -> int:
+        return len(self.tally.latencies) + len(self.tally.start_latencies)
+
+    @property
+    def moves_per_second(self) -> float:
+        return (self.tally.member_moves + self.tally.bot_replies) / self.wall
+
+    def cpu_ms(self, with_database: bool = False) -> float:
+        """CPU per interaction answered, in ms (with the database server's, if asked)."""
+        cpu = self.cpu + ((self.db_cpu or 0.0) if with_database else 0.0)
+        return 1000 * cpu / max(1, self.interactions)
+
+
+async def measure(
+    kind: str, games: int, moves: int, seed: int, validate: bool, think: float,
+    duration: float | None, dsn: str | None = None, pg_data: Path | None = None,
+) -> Run:  # fmt: skip
+    """Run the load against one bot (``kind`` in :data:`BOTS`) in a process of its own,
+    with a fresh emulator; ``dsn`` makes ttt use that PostgreSQL database instead of a
+    SQLite file, ``pg_data`` its server's data folder (to count its CPU)."""
     spec = default_spec_path()
-    validate = validate and spec.is_file()
-    loaded = time.perf_counter()
-    emu = DiscordEmulator(spec_path=spec, validate=validate)
-    loaded = time.perf_counter() - loaded
+    emu = DiscordEmulator(spec_path=spec, validate=validate and spec.is_file())
     tally = Tally()
     rng = random.Random(seed)
+    db_cpu: float | None = None
     with tempfile.TemporaryDirectory() as tmp:
         await emu.start()
         try:
-            env = bot_process_env(emu, Path(tmp) / "ttt.sqlite3", TTT_LOG_LEVEL="WARNING")
-            proc = start_bot_process(env, Path(tmp))
+            extra = {"TTT_LOG_LEVEL": "WARNING"}
+            if dsn is not None:
+                extra["TTT_DATABASE_URL"] = dsn
+            env = bot_process_env(emu, Path(tmp) / "ttt.sqlite3", **extra)
+            proc = subprocess.Popen(
+                bot_command(kind), env=env, cwd=tmp, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, process_group=0,
+            )  # fmt: skip
             try:
                 await wait_until_ready(emu, proc)
                 players = [emu.create_user(f"player{i}") for i in range(games)]
                 channels = [emu.create_channel(emu.guild, f"game-{i}") for i in range(games)]
                 await asyncio.sleep(0.5)
                 baseline = rss_kb(proc.pid)[0]
+                postmaster = postmaster_pid(pg_data) if pg_data is not None else None
+                db_before = tree_cpu_seconds(postmaster) if postmaster else 0.0
+                cpu_before = tree_cpu_seconds(proc.pid)
                 began = time.perf_counter()
                 if duration is not None:
                     until = began + duration
@@ -210,7 +291,6 @@ async def bench(
                     )
                     tally.start_latencies = [r.latency for r in starts if r.latency is not None]
                     tally.unanswered += sum(r.type is None for r in starts)
-                    began = time.perf_counter()
                     await asyncio.gather(
                         *(
                             play(emu, p, r.message, moves, random.Random(rng.random()), tally,
@@ -220,59 +300,135 @@ async def bench(
                         )
                     )  # fmt: skip
                 wall = time.perf_counter() - began
+                cpu = tree_cpu_seconds(proc.pid) - cpu_before
+                if postmaster:
+                    db_cpu = tree_cpu_seconds(postmaster) - db_before
             finally:
                 proc.terminate()
                 await asyncio.to_thread(proc.wait, 10)
         finally:
             await emu.stop()
+    problems = len(emu.violations) + len(emu.error_responses)
+    tally.problems = [f"violation: {v}" for v in emu.violations] + [
+        f"error: {m} {p} -> {status} {body}" for m, p, status, body in emu.error_responses
+    ]
+    assert problems == len(tally.problems)
+    return Run(kind, tally, wall, cpu, db_cpu)
 
-    ms = [x * 1000 for x in tally.latencies]
-    total = tally.member_moves + tally.bot_replies
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(
-        f"bot latency: {games} concurrent games vs hard, member first, "
-        + (f"for {duration:g} s" if duration else f"up to {moves} moves each")
-        + f", {think:g} s mean think time; bot in its own process"
-    )
-    print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
-    print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
-    if validate:
-        state = f"ON ({spec}, loaded in {loaded:.2f} s)"
-    else:
-        state = "OFF (--no-validate)" if spec.is_file() else f"OFF (no spec at {spec})"
-    print(f"validation:  {state}")
+
+def report(run: Run, games: int) -> list[str]:
+    """One bot's figures, as lines."""
+    tally, lines = run.tally, []
     if tally.start_latencies:
         s = [x * 1000 for x in tally.start_latencies]
-        print(
-            f"/ttt start:  {len(s)} commands, p50 {percentile(s, 50):.1f} ms, "
+        lines.append(
+            f"  /ttt start:  {len(s)} commands, p50 {percentile(s, 50):.1f} ms, "
             f"p99 {percentile(s, 99):.1f} ms, max {max(s):.1f} ms"
         )
+    ms = [x * 1000 for x in tally.latencies]
     if ms:
-        print(
-            f"clicks:      {len(ms)} clicks, p50 {percentile(ms, 50):.1f} ms, "
+        lines.append(
+            f"  clicks:      {len(ms)} clicks, p50 {percentile(ms, 50):.1f} ms, "
             f"p99 {percentile(ms, 99):.1f} ms, max {max(ms):.1f} ms"
         )
-    print(
-        f"moves:       {tally.member_moves} member + {tally.bot_replies} bot = {total} in "
-        f"{wall:.2f} s wall clock = {total / wall:.0f} moves/s; "
+    total = tally.member_moves + tally.bot_replies
+    lines.append(
+        f"  moves:       {tally.member_moves} member + {tally.bot_replies} bot = {total} in "
+        f"{run.wall:.2f} s = {run.moves_per_second:.0f} moves/s; "
         f"{tally.finished_games} games finished"
     )
-    print(
-        f"problems:    {tally.unanswered} unanswered, {tally.deferred} deferred, "
-        f"{tally.refused} refused, {len(emu.violations)} violations, "
-        f"{len(emu.error_responses)} error responses"
+    cpu = f"  CPU:         {run.cpu:.2f} s for {run.interactions} interactions = "
+    cpu += f"{run.cpu_ms():.3f} ms per interaction (the bot's processes)"
+    if run.db_cpu is not None:
+        cpu += f"; PostgreSQL {run.db_cpu:.2f} s: {run.cpu_ms(True):.3f} ms with the server"
+    lines.append(cpu)
+    lines.append(
+        f"  problems:    {tally.unanswered} unanswered, {tally.deferred} deferred, "
+        f"{tally.refused} refused, {len(tally.problems)} violations or error responses"
     )
     if tally.rss is not None:
         base, high, peak = tally.rss
         per_game = (high - base) / games
-        print(
-            f"memory:      bot RSS {base / 1024:.1f} MB idle, {high / 1024:.1f} MB with {games} "
+        lines.append(
+            f"  memory:      RSS {base / 1024:.1f} MB idle, {high / 1024:.1f} MB with {games} "
             f"running games (peak {peak / 1024:.1f} MB): {per_game:.1f} KB per running game"
         )
-    for violation in emu.violations:
-        print(f"  violation: {violation}")
-    for method, path, status, body in emu.error_responses:
-        print(f"  error: {method} {path} -> {status} {body}")
+    lines.extend(f"    {problem}" for problem in tally.problems[:20])
+    return lines
+
+
+def comparison(minimal: Run, others: list[Run]) -> list[str]:
+    """Each figure beside the minimal bot's, with the ratio."""
+
+    def p50(run: Run) -> float:
+        return percentile([x * 1000 for x in run.tally.latencies], 50) if run.tally.latencies else 0
+
+    rows = [
+        ("CPU per interaction", lambda r: r.cpu_ms(), "ms"),
+        ("moves/s", lambda r: r.moves_per_second, ""),
+        ("click p50", p50, "ms"),
+    ]
+    lines = [f"{'':22}{'minimal':>12}" + "".join(f"{r.bot:>16}{'ratio':>8}" for r in others)]
+    for label, figure, unit in rows:
+        base = figure(minimal)
+        line = f"{label:22}{base:>9.3f} {unit:2}"
+        for run in others:
+            value = figure(run)
+            line += f"{value:>13.3f} {unit:2}{value / base if base else float('nan'):>7.2f}×"
+        lines.append(line)
+    return lines
+
+
+async def bench(
+    games: int, moves: int, seed: int, validate: bool, think: float, duration: float | None,
+    database: str, bots: tuple[str, ...] = BOTS,
+) -> None:  # fmt: skip
+    spec = default_spec_path()
+    validate = validate and spec.is_file()
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(
+        f"bot latency: {games} concurrent games vs hard, member first, "
+        + (f"for {duration:g} s" if duration else f"up to {moves} moves each")
+        + f", {think:g} s mean think time; each bot in its own process"
+    )
+    print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
+    print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
+    if validate:
+        state = f"ON ({spec})"
+    else:
+        state = "OFF (--no-validate)" if spec.is_file() else f"OFF (no spec at {spec})"
+    print(f"validation:  {state}")
+    print("latency:     from the emulator's INTERACTION_CREATE to the bot's initial response")
+    args = (games, moves, seed, validate, think, duration)
+    runs = []
+    for kind in bots:
+        runs.append(run := await measure(kind, *args))
+        print(f"{run.bot}" + (" (SQLite)" if kind == "ttt" else "") + ":")
+        print("\n".join(report(run, games)))
+    if database == "postgres":
+        with tempfile.TemporaryDirectory() as tmp:
+            server, why = start_server(Path(tmp))
+            if server is None:
+                raise SystemExit(f"no PostgreSQL server could be started: {why}")
+            try:
+                dsn = server.dsn(server.create_database())
+                run = await measure("ttt", *args, dsn=dsn, pg_data=server.data_dir)
+            finally:
+                server.stop()
+        run.bot = "ttt (PostgreSQL)"
+        runs.append(run)
+        print("ttt (PostgreSQL, its server on this machine):")
+        print("\n".join(report(run, games)))
+    if runs[0].bot == "minimal" and len(runs) > 1:
+        print()
+        print("\n".join(comparison(runs[0], runs[1:])))
+    if database == "postgres" and "ttt" in bots:
+        sqlite, postgres = runs[-2], runs[-1]
+        print(
+            f"bot + database server CPU per interaction: SQLite {sqlite.cpu_ms():.3f} ms, "
+            f"PostgreSQL {postgres.cpu_ms(True):.3f} ms: "
+            f"{postgres.cpu_ms(True) / sqlite.cpu_ms():.2f}×"
+        )
 
 
 def main() -> None:
@@ -299,7 +455,22 @@ def main() -> None:
         help="skip the emulator's OpenAPI validation of request bodies (on when the spec "
         "exists): it costs the emulator about 20 ms a request",
     )
+    parser.add_argument(
+        "--database",
+        choices=("sqlite", "postgres"),
+        default="sqlite",
+        help="postgres also runs ttt on a PostgreSQL server of its own (the test helper's: "
+        "the pgserver wheel or the system's pg_ctl) and counts the server's CPU",
+    )
+    parser.add_argument(
+        "--bots",
+        default=",".join(BOTS),
+        help="which bots to run, comma-separated, in order (default: minimal,ttt)",
+    )
     args = parser.parse_args()
+    bots = tuple(args.bots.split(","))
+    if not set(bots) <= set(BOTS):
+        parser.error(f"--bots takes {', '.join(BOTS)}")
     if args.games < 1 or args.moves_per_game < 1:
         parser.error("--games and --moves-per-game must be at least 1")
     asyncio.run(
@@ -310,6 +481,8 @@ def main() -> None:
             not args.no_validate,
             args.think,
             args.duration,
+            args.database,
+            bots,
         )
     )
 

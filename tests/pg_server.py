@@ -58,8 +58,10 @@ def run_async(coro: Coroutine[Any, Any, T]) -> T:
 class PgServer:
     """A running server: its admin DSN, databases made on it, and how it stops."""
 
-    def __init__(self, admin_dsn: str, how: str, stop: Callable[[], None]) -> None:
+    def __init__(self, admin_dsn: str, how: str, stop: Callable[[], None], data_dir: Path) -> None:
         self.admin_dsn = admin_dsn
+        self.data_dir = data_dir
+        """The cluster's folder (its ``postmaster.pid`` names the server's process)."""
         self.how = how
         self.stop = stop
 
@@ -99,7 +101,7 @@ def _from_pgserver(root: Path) -> PgServer:
         import pgserver  # type: ignore[import-not-found, import-untyped, unused-ignore]
 
     server = pgserver.get_server(root / "pgdata", cleanup_mode="delete")
-    return PgServer(server.get_uri(), "pgserver", server.cleanup)
+    return PgServer(server.get_uri(), "pgserver", server.cleanup, root / "pgdata")
 
 
 def _pg_bin() -> Path | None:
@@ -144,7 +146,9 @@ def _from_pg_ctl(root: Path) -> PgServer:
         with contextlib.suppress(subprocess.SubprocessError):
             run(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop")
 
-    return PgServer(f"postgresql://postgres@/postgres?host={data}", f"pg_ctl in {bin_dir}", stop)
+    return PgServer(
+        f"postgresql://postgres@/postgres?host={data}", f"pg_ctl in {bin_dir}", stop, data
+    )
 
 
 def start_server(root: Path) -> tuple[PgServer | None, str]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 import time
 
@@ -10,6 +12,7 @@ import pytest
 from bot.core.models import Ending, Game
 from bot.core.repository import Conflict, DatabaseError
 from bot.storage import MIGRATIONS, SqliteRepository
+from bot.storage import sqlite as sqlite_module
 from engine import Board
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
@@ -41,16 +44,45 @@ async def test_wal_mode_and_schema_version(tmp_path) -> None:
     await repo.open()
     try:
         assert await repo.schema_version() == len(MIGRATIONS)
-        mode = await repo._on_db_thread(
-            lambda: repo.conn.execute("PRAGMA journal_mode").fetchone()[0]
-        )
-        assert mode == "wal"
+        assert repo.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
     finally:
         await repo.close()
     again = SqliteRepository(tmp_path / "ttt.sqlite3")  # migrations run once; reopening is fine
     await again.open()
     assert await again.schema_version() == len(MIGRATIONS)
     await again.close()
+
+
+async def test_the_log_reaches_the_file_by_checkpoints_of_their_own(tmp_path, monkeypatch) -> None:
+    """Queries run on the event loop and never checkpoint; a connection of its own on the
+    database thread copies the log into the file every few seconds, once written to."""
+    monkeypatch.setattr(sqlite_module, "CHECKPOINT_SECONDS", 0.05)
+    path = tmp_path / "ttt.sqlite3"
+    repo = SqliteRepository(path)
+    await repo.open()
+
+    def games_in_the_file_alone() -> int:
+        """The games a copy of the database file holds without its log (0 before the
+        migrations that made the table reach it)."""
+        copy = tmp_path / "copy.sqlite3"
+        copy.write_bytes(path.read_bytes())
+        with contextlib.closing(sqlite3.connect(copy)) as conn:
+            try:
+                return int(conn.execute("SELECT count(*) FROM games").fetchone()[0])
+            except sqlite3.OperationalError:  # no such table
+                return 0
+
+    try:
+        assert repo.conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] == 0
+        await repo.create_game(a_game())
+        assert games_in_the_file_alone() == 0  # still only in the log
+        for _ in range(100):
+            await asyncio.sleep(0.05)
+            if games_in_the_file_alone() == 1:
+                break
+        assert games_in_the_file_alone() == 1
+    finally:
+        await repo.close()
 
 
 async def test_round_trip_and_compare_and_set(tmp_path) -> None:

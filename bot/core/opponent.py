@@ -1,7 +1,9 @@
 """The bot as a player: which engine agent moves, and where the search runs.
 
-3×3 runs on the engine thread (microseconds once warm); larger boards in the engine's
-process pool, where a search may use its whole think time without holding the event loop.
+3×3 runs on the event loop once its agent is warm (microseconds, less than a hop to a
+thread costs); an agent's first 3×3 move, which builds its tables, on the engine thread.
+Larger boards run in the engine's process pool, where a search may use its whole think
+time without holding the event loop.
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from engine import Agent, Board, EnginePool, IllegalMove, choose_move_async, get
 log = logging.getLogger(__name__)
 
 SMALL_BOARD_CELLS = 9
-"""Boards this small are searched on a thread: the answer takes microseconds."""
+"""Boards this small are searched in this process: the answer takes microseconds once
+the agent's tables are built."""
 
 
 class BotOpponent:
@@ -29,6 +32,9 @@ class BotOpponent:
         self.pool = pool
         self.rng = rng or random.Random()
         self._agents: dict[str, Agent] = {}
+        self._warm: set[str] = set()
+        """Difficulties whose agent has moved once, on the engine thread: their tables are
+        built, so their next 3×3 moves run inline."""
 
     async def move(self, board: Board, difficulty: str) -> int:
         """The cell the bot plays. A search past the think time falls back to a quick
@@ -46,7 +52,11 @@ class BotOpponent:
             if agent is None:
                 agent = get_agent(difficulty, seed=self.rng.getrandbits(64), time_budget=think)
                 self._agents[difficulty] = agent
-            return await choose_move_async(board, agent, time_budget=think)
+            if difficulty in self._warm:
+                return agent.choose(board)
+            cell = await choose_move_async(board, agent, time_budget=think)
+            self._warm.add(difficulty)
+            return cell
         except TimeoutError:
             log.warning("%s took longer than %.1f s; playing a quick move", difficulty, think)
         except (ValueError, IllegalMove):
