@@ -111,6 +111,21 @@ async def test_a_board_posted_again_takes_over_from_the_old_one(core: Core) -> N
     assert stored is not None and stored.message_id == 5002
 
 
+async def test_a_taken_square_on_the_old_board_is_refused_as_a_board_posted_again(
+    core: Core,
+) -> None:
+    """The process that posted the board again forgets the old message at once: a click
+    on it is "posted again", not "taken", even where the square is taken."""
+    game_id = await member_game(core, ALICE, BOB)
+    game = await core.repo.get_game(game_id)
+    assert game is not None
+    await core.games.attach_game_message(game, 5000)
+    await core.games.play_turn(game_id, 0, 4, ALICE, message_id=5000)  # remembered
+    await core.messages.repost(BOB, CHANNEL, _post(5002))
+    taken = core.games.play_turn(game_id, 1, 4, BOB, message_id=5000)
+    assert await refusal_key(taken) == "move.moved"
+
+
 def _post(message_id: int):
     async def post(update: GameUpdate) -> int:
         return message_id

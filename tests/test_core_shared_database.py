@@ -12,8 +12,9 @@ import pytest
 from bot.core.models import Ending, GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
+from bot.core.repository import DEADLINES_TOPIC
 
-from core_harness import Core, FakeClock, member_game, open_core
+from core_harness import CHANNEL, Core, FakeClock, member_game, open_core
 
 ALICE, BOB = 101, 102
 
@@ -90,6 +91,50 @@ async def test_a_new_deadline_wakes_the_other_processes_timekeeper(two) -> None:
     second.deadlines.alarm.begin_pass()
     await member_game(first, ALICE, BOB)
     await asyncio.wait_for(second.deadlines.alarm.wait(), 2)
+
+
+async def test_a_deadline_later_than_the_plan_wakes_no_timekeeper(two) -> None:
+    """A start tells the other processes when its deadlines fall (the challenge's in 60 s,
+    the game's turn in 30 s): a timekeeper planning to wake sooner sleeps on, and the
+    process that stored them is not woken by its own word coming back."""
+    first, second = two
+    await first.deadlines.listen()
+    await second.deadlines.listen()
+
+    def sleepers(planned: float) -> list[asyncio.Task[None]]:
+        return [
+            asyncio.create_task(core.deadlines.alarm.sleep_until(first.clock() + planned, 5))
+            for core in (first, second)
+        ]
+
+    asleep = sleepers(planned=20)
+    await asyncio.sleep(0.05)
+    await member_game(first, ALICE, BOB)
+    await asyncio.sleep(0.3)  # the notifications arrive within milliseconds
+    assert not any(task.done() for task in asleep)
+    for task in asleep:
+        task.cancel()
+    first.clock.advance(31)  # the deadlines announced have passed
+    asleep = sleepers(planned=40)  # and the next turn deadline, 30 s away, is sooner
+    await asyncio.sleep(0.05)
+    await member_game(first, 103, 104, channel=CHANNEL + 1)
+    await asyncio.wait_for(asyncio.gather(*asleep), 2)
+
+
+async def test_a_deadline_after_one_announced_is_not_announced_again(two) -> None:
+    """Others were told of the sooner deadline: the pass they make then reads the later
+    ones from the store. A sooner one, or any once the announced one passed, is told."""
+    first, second = two
+    heard: list[str] = []
+    await second.repo.listen(DEADLINES_TOPIC, heard.append)
+    await member_game(first, ALICE, BOB)  # challenge expiry in 60 s, turn in 30 s: both told
+    await member_game(first, 103, 104, channel=CHANNEL + 1)  # 60 s, 30 s again: neither
+    first.clock.advance(31)
+    await member_game(first, 105, 106, channel=CHANNEL + 2)  # the 30 s has passed: told
+    await asyncio.sleep(0.3)
+    now = first.clock()
+    told = [float(word.split()[1]) - now for word in heard]
+    assert told == [60 - 31, 30 - 31, 60, 30]
 
 
 async def test_two_admins_configuring_at_once_lose_neither_change(two) -> None:

@@ -2,18 +2,26 @@
 
 A move pushes its game's deadline later, an ending removes it: neither needs the
 timekeeper, which wakes at its planned time, finds nothing due, and plans again. Only a
-new deadline sooner than that plan (a new game or challenge, a short turn timeout) or a
-word from another process wakes it early, so a click costs the timekeeper nothing.
+new deadline sooner than that plan (a new game or challenge, a short turn timeout) wakes
+it early, whichever process stored it: processes sharing a database tell each other of
+the deadlines they store (:meth:`DeadlineAlarm.announce`, :meth:`DeadlineAlarm.hear`),
+so a click costs the timekeeper nothing and a start costs it a pass only where it is
+sooner; and only a deadline sooner than the last one announced needs a word at all.
 """
 
 from __future__ import annotations
 
 import asyncio
 import math
+import secrets
 
 
 class DeadlineAlarm:
     def __init__(self) -> None:
+        self.origin = secrets.token_hex(8)
+        """This process's name in the words it sends, to know its own when they return."""
+        self._announced = -math.inf
+        """The deadline this process last told the others of."""
         self._event = asyncio.Event()
         self._wake_at = math.inf
         """While a pass runs, every new deadline counts (the pass may have read the
@@ -23,6 +31,31 @@ class DeadlineAlarm:
         """A deadline was stored (None: one went away, which never needs a wake)."""
         if deadline is not None and deadline < self._wake_at:
             self._event.set()
+
+    def announce(self, deadline: float, now: float) -> str | None:
+        """What other processes are told of a deadline stored here (a notification's
+        payload: who stored it, and when it falls), or None if they need no word: they
+        were told of a sooner one still to come, and the pass they make then reads this
+        one from the store. With one turn timeout, that is a word per timeout's length,
+        however many games start meanwhile."""
+        if now < self._announced <= deadline:
+            return None
+        self._announced = deadline
+        return f"{self.origin} {deadline!r}"
+
+    def hear(self, word: str) -> None:
+        """A word from the database: another process's deadline is noted like one of
+        ours; our own, which the database sends back to us too, was noted already. A word
+        without a deadline (an older version's) rings the alarm, as it did then."""
+        origin, _, when = word.partition(" ")
+        if origin == self.origin:
+            return
+        try:
+            deadline = float(when)
+        except ValueError:
+            self.ring()
+            return
+        self.note(deadline)
 
     def ring(self) -> None:
         """Wake the timekeeper whatever it planned (another process started something)."""

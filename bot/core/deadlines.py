@@ -26,9 +26,9 @@ class Deadlines:
         """Rung when a deadline sooner than the timekeeper's plan is stored."""
 
     async def listen(self) -> None:
-        """Wake whenever any process sharing the database starts something with a
-        deadline, so the soonest one is never slept past."""
-        await self.repo.listen(DEADLINES_TOPIC, lambda _payload: self.alarm.ring())
+        """Hear of the deadlines every process sharing the database stores, so the
+        soonest one is never slept past, even where another process stored it."""
+        await self.repo.listen(DEADLINES_TOPIC, self.alarm.hear)
 
     async def next_deadline(self) -> float | None:
         return await self.repo.next_deadline()

@@ -67,7 +67,9 @@ class GameMessages:
                 raise Refusal("repost.none")
             posted = await post(await self.games.update(game))
             await self.repo.move_game_message(game.id, game.message_id, posted)
-            current = await self.repo.get_game(game.id) or game
+            # read again, and so remembered with its new message: a click on the old one
+            # is refused as made on a board posted again, whatever square it was on
+            current = await self.games.read_again(game.id) or game
         return Reposted(await self.games.update(current), game.message_id, posted)
 
     # --- the turn ping -------------------------------------------------------------------

@@ -231,6 +231,8 @@ class Lobby:
 
     async def _deadline_added(self, deadline: float | None) -> None:
         """Wake this process's timekeeper if ``deadline`` is sooner than it planned, and,
-        through the store, every other one."""
+        through the store, every other one's."""
         self.alarm.note(deadline)
-        await self.repo.notify(DEADLINES_TOPIC, "")
+        word = None if deadline is None else self.alarm.announce(deadline, self.clock())
+        if word is not None:
+            await self.repo.notify(DEADLINES_TOPIC, word)

@@ -83,6 +83,15 @@ class GameService:
         """A game the lobby just stored, remembered for its first click."""
         return await self.update(self._stored(game))
 
+    async def read_again(self, game_id: int) -> Game | None:
+        """The game as stored now, remembered in place of what this process last knew
+        (after a change made around the service, such as the board posted again)."""
+        game = await self.repo.get_game(game_id)
+        if game is None:
+            self._recent.pop(game_id, None)
+            return None
+        return self._stored(game)
+
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
         recent = self._recent.get(game.id)

@@ -74,10 +74,11 @@ async def finished_games_of(
 
 
 async def insert_game(db: Db, game: Game) -> Game:
-    async with db.atomic():
+    if game.running:  # one statement: atomic by itself, no savepoint needed
+        return game.with_changes(id=await db.value(_INSERT_GAME, game_params(game)))
+    async with db.atomic():  # an imported record: the game and its result together
         game = game.with_changes(id=await db.value(_INSERT_GAME, game_params(game)))
-        if not game.running:  # an imported record, not a new game
-            await apply_result(db, game)
+        await apply_result(db, game)
     return game
 
 
