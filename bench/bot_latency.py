@@ -368,13 +368,13 @@ def comparison(minimal: Run, others: list[Run]) -> list[str]:
         ("moves/s", lambda r: r.moves_per_second, ""),
         ("click p50", p50, "ms"),
     ]
-    lines = [f"{'':22}{'minimal':>12}" + "".join(f"{r.bot:>16}{'ratio':>8}" for r in others)]
+    lines = [f"{'':22}{'minimal':>12}" + "".join(f"{r.bot:>20}{'ratio':>8}" for r in others)]
     for label, figure, unit in rows:
         base = figure(minimal)
         line = f"{label:22}{base:>9.3f} {unit:2}"
         for run in others:
             value = figure(run)
-            line += f"{value:>13.3f} {unit:2}{value / base if base else float('nan'):>7.2f}×"
+            line += f"{value:>17.3f} {unit:2}{value / base if base else float('nan'):>7.2f}×"
         lines.append(line)
     return lines
 
