@@ -102,10 +102,13 @@ class TTTBot(commands.Bot):
         self.metrics = make_metrics() if settings.health_port else None
         self.responder = Responder(self.metrics.observe if self.metrics else None)
         self.health: HealthServer | None = None
-        # Post-game reviews and hints of 4×4 and 5×5 in a process of their own (started
+        # Post-game reviews of 4×4 and 5×5 in a process of their own (started
         # on the first): a 5×5 review can take minutes, which must hold neither the event
         # loop nor the workers choosing the bot's moves.
         self.reviews = EnginePool(1)
+        # Hints in one of their own (started on the first), so a member asking for one
+        # never waits behind a review: another interpreter (~40 MB) once hints are used.
+        self.hints = EnginePool(1)
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
         self.pool = EnginePool(settings.engine_workers or engine_workers())
@@ -161,14 +164,15 @@ class TTTBot(commands.Bot):
         return await self.reviews.run(review_moves, game.size, game.k, game.moves)
 
     async def hint(self, board: Board) -> Hint:
-        """A hint on a board past 3×3, in the reviews' process: an open 5×5 board can take
-        many seconds, which must not hold the workers choosing the bot's moves.
+        """A hint on a board past 3×3, in a process of its own: an open 5×5 board can take
+        many seconds, which must not hold the workers choosing the bot's moves, nor wait
+        for a review.
 
         Raises:
             TimeoutError: no answer within :data:`bot.core.hints.TIME_LIMIT`.
         """
         deadline = time.time() + hints.TIME_LIMIT
-        return await self.reviews.run(
+        return await self.hints.run(
             hints.hint_for, board.size, board.k, board.x, board.o, deadline=deadline
         )
 
@@ -196,6 +200,7 @@ class TTTBot(commands.Bot):
             await self.health.stop()
         self.pool.close()
         self.reviews.close()
+        self.hints.close()
 
     async def sync_commands_if_changed(self) -> bool:
         """Sync the command tree only when it differs from the last sync (to the dev

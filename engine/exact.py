@@ -278,9 +278,10 @@ def keeps(board: Board, cell: int, target: int) -> bool:
     return -negamax(exact_tables(geo), opp, mine, -target, -target + 1) >= target
 
 
-def keeping_moves(board: Board) -> list[int]:
-    """Every move that keeps the game value of a running ``board``, ascending."""
-    target = board_value(board)
+def keeping_moves(board: Board, value: int | None = None) -> list[int]:
+    """Every move that keeps the game value of a running ``board``, ascending (``value``:
+    that value, when the caller knows it already)."""
+    target = board_value(board) if value is None else value
     return [cell for cell in board.legal_moves() if keeps(board, cell, target)]
 
 

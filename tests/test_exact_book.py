@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import Board, book, exact, get_agent
+from engine import Board, book, exact, get_agent, solve
 from engine.book import BOOK_DEPTH, BOOK_PATH, board_of, canonical, entries, replies
 
 
@@ -74,3 +74,16 @@ def test_boards_the_book_does_not_cover_get_none() -> None:
     assert book.lookup(Board.new(4)) is None
     deep = Board.from_string("XO.XO.XO.XOX" + "." * 13)
     assert deep.move_count > BOOK_DEPTH and book.lookup(deep) is None
+
+
+def test_solve_answers_book_positions_from_the_book_without_searching() -> None:
+    exact.clear_tables()
+    tables = exact.exact_tables(Board.new(5).geometry)
+    for key in sample(20, seed=17):
+        board = board_of(key)
+        # any orientation of it: the book is looked up by the canonical key
+        turned = Board.from_string("".join(reversed(board.to_string())), k=4)
+        assert solve(turned) == entries()[key][1] == solve(board), board.to_string()
+    assert tables.nodes == 0  # not one node searched
+    assert solve(Board.new(5).play(0).play(1).play(24)) in (-1, 0, 1)  # off the book
+    assert tables.nodes > 0
