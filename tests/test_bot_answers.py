@@ -135,3 +135,31 @@ async def test_a_message_behind_the_stored_board_catches_up_on_the_next_click(
     message = emulator.message(message["id"])
     res = await emulator.click(alice, message, cell_id(message, 8))
     assert res.type == 7 and board_of(res.message)[8] == "X"  # and play goes on
+
+
+def _garbled_opponent(data: dict, how: str) -> dict:
+    """``/ttt start opponent:…`` as a broken or hostile client might send it."""
+    start = data["options"][0]
+    if how == "null options":
+        start["options"] = None
+        return data
+    (option,) = [o for o in start["options"] if o["name"] == "opponent"]
+    if how == "missing from resolved":
+        data.pop("resolved", None)
+    else:
+        option["value"] = {"not a snowflake": "abc", "negative": "-5",
+                           "2^64": str(2**64)}[how]  # fmt: skip
+    return data
+
+
+@pytest.mark.parametrize(
+    "how", ["not a snowflake", "negative", "2^64", "missing from resolved", "null options"]
+)
+async def test_a_garbled_opponent_gets_a_private_answer(emulator, bot, how: str) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    data = _garbled_opponent(emulator.command_data("ttt start", {"opponent": bob}), how)
+    res = await emulator.invoke_raw(alice, data)
+    assert res.type is not None, "no answer"
+    assert res.ephemeral and "out of date" in res.content
+    assert await bot.repo.pending_challenge_in(emulator.channel.id) is None
+    assert await bot.repo.running_games() == []

@@ -121,12 +121,58 @@ class Responder:
             raise Refusal("perm.missing", permission_keys=missing)
 
 
+SNOWFLAKE_LIMIT = 1 << 64
+RESOLVED_KINDS = {6: ("users",), 7: ("channels",), 8: ("roles",), 9: ("users", "roles")}
+"""Option types whose value is an id Discord resolves (user, channel, role, mentionable),
+and where in ``resolved`` it must be."""
+
+
+def well_formed(data: object) -> bool:
+    """Whether a slash command's data is shaped as Discord sends it: options a list (or
+    absent), each id option a snowflake that ``resolved`` holds. discord.py trusts this
+    shape and raises outside the tree's error handler when it is not."""
+    if not isinstance(data, dict):
+        return False
+    resolved = data.get("resolved") or {}
+
+    def options_ok(holder: dict[str, object]) -> bool:
+        options = holder.get("options", [])
+        if not isinstance(options, list):
+            return False
+        for option in options:
+            if not isinstance(option, dict):
+                return False
+            kind = option.get("type")
+            if kind in (1, 2) and not options_ok(option):  # a subcommand (group)
+                return False
+            if kind in RESOLVED_KINDS:
+                raw = str(option.get("value"))
+                if not (raw.isascii() and raw.isdigit() and 0 < int(raw) < SNOWFLAKE_LIMIT):
+                    return False
+                if not any(raw in (resolved.get(kind_of) or {}) for kind_of in
+                           RESOLVED_KINDS[kind]):  # fmt: skip
+                    return False
+        return True
+
+    return options_ok(data)
+
+
 class AnsweringTree(app_commands.CommandTree):
     """A command tree that answers the commands it cannot run: one a member's client sent
     from an out-of-date copy of the commands (an unknown subcommand, a group with no
-    subcommand), or an option value that does not convert (a choice that no longer
-    exists). discord.py would only log those, and the member see 'This interaction
-    failed'."""
+    subcommand), an option value that does not convert (a choice that no longer exists),
+    or data Discord would never send (an id that is no snowflake or was not resolved,
+    options that are not a list). discord.py would only log those, and the member see
+    'This interaction failed'."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        """Runs before discord.py reads the options: garbled ones are answered here."""
+        if well_formed(interaction.data):
+            return True
+        log.debug("interaction %s: malformed command data", interaction.id)
+        with contextlib.suppress(discord.HTTPException):
+            await Responder.reply_private(interaction, text("command.outdated", interaction.locale))
+        return False
 
     async def on_error(
         self, interaction: discord.Interaction, error: app_commands.AppCommandError
