@@ -23,7 +23,7 @@ from bot.app import TTTBot
 from bot.core.policy import SERVER_SETTINGS
 from bot.discord_ui import custom_ids
 from bot.settings import Settings
-from bot.storage import SqliteRepository
+from bot.storage import PostgresRepository, SqliteRepository
 
 from discord_emulator import DiscordEmulator, buttons
 
@@ -53,11 +53,16 @@ def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> S
 
 @contextlib.asynccontextmanager
 async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator[TTTBot]:
-    """The bot connected and ready (commands synced if they changed); closed afterwards."""
+    """The bot connected and ready (commands synced if they changed); closed afterwards.
+    On PostgreSQL when ``settings.database_url`` is set, else on the SQLite file."""
     old_base, old_gateway = Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     Route.BASE = emu.api_base
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
-    repo = SqliteRepository(settings.database)
+    repo: SqliteRepository | PostgresRepository = (
+        PostgresRepository(settings.database_url, settings.db_pool_size)
+        if settings.database_url
+        else SqliteRepository(settings.database)
+    )
     await repo.open()
     bot = TTTBot(settings, repo)
     ready = emu.ready_count + 1

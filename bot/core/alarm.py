@@ -46,7 +46,8 @@ class DeadlineAlarm:
     def hear(self, word: str) -> None:
         """A word from the database: another process's deadline is noted like one of
         ours; our own, which the database sends back to us too, was noted already. A word
-        without a deadline (an older version's) rings the alarm, as it did then."""
+        without a deadline (an older version's, or MISSED after notifications were lost)
+        rings the alarm: the pass it makes reads every deadline from the store."""
         origin, _, when = word.partition(" ")
         if origin == self.origin:
             return

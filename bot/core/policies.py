@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from bot.core.policy import BOUNDS, CHOICES, LABELS, MARK_SETTINGS, ServerPolicy, parse_mark
 from bot.core.refusals import Refusal
-from bot.core.repository import POLICY_TOPIC, Repository
+from bot.core.repository import MISSED, POLICY_TOPIC, Repository
 
 CACHE_SECONDS = 60.0
 """How long a cached policy is trusted without a notification: the safety net should one
@@ -34,6 +34,8 @@ class PolicyBook:
     def _forget(self, payload: str) -> None:
         if payload.isdigit():
             self._cache.pop(int(payload), None)
+        elif payload == MISSED:  # changes may have been missed: forget every server's
+            self._cache.clear()
 
     async def policy(self, guild_id: int | None) -> ServerPolicy:
         """The policy in force in a server; None, in direct messages with the bot: the

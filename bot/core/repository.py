@@ -16,9 +16,13 @@ from typing import Protocol
 from bot.core.models import Challenge, Game
 
 DEADLINES_TOPIC = "deadlines"
-"""Notified when a game or challenge with a deadline starts, so every timekeeper wakes."""
+"""Notified when a game or challenge starts with a deadline sooner than the last told
+(see :class:`bot.core.alarm.DeadlineAlarm`), so every timekeeper plans for it."""
 POLICY_TOPIC = "policy"
 """Notified with a server's id when its /ttt config changes."""
+MISSED = "*"
+"""The payload every listener gets when notifications may have been lost meanwhile:
+anything may have changed."""
 
 
 class Conflict(Exception):
@@ -182,7 +186,8 @@ class Repository(Store, Protocol):
 
     async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
         """Call ``callback(payload)`` whenever any process sharing the database (this one
-        included) calls :meth:`notify` on ``topic``."""
+        included) calls :meth:`notify` on ``topic``; and with :data:`MISSED` when
+        notifications may have been lost (the connection they come by was down)."""
 
     async def notify(self, topic: str, payload: str = "") -> None: ...
 

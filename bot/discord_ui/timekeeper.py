@@ -23,6 +23,9 @@ log = logging.getLogger(__name__)
 
 MAX_SLEEP = 60.0
 """Seconds between checks even when nothing is due: a safety net, not the mechanism."""
+RETRY_FIRST, RETRY_MAX = 1.0, 15.0
+"""Seconds before a failed pass is tried again (the database down, say): doubling from
+the first to the most, so a deadline that fell due meanwhile shows soon after it is back."""
 
 
 class Timekeeper(commands.Cog):
@@ -49,6 +52,7 @@ class Timekeeper(commands.Cog):
                 await self.publisher.publish(update)
         except Exception:
             log.exception("could not resume games waiting on the bot")
+        failures = 0
         while True:
             try:
                 alarm.begin_pass()
@@ -60,10 +64,17 @@ class Timekeeper(commands.Cog):
                     if isinstance(item, GameUpdate):
                         await self.pinger.game_changed(item.game)
                 soonest = await deadlines.next_deadline()
-            except Exception:
-                log.exception("timekeeper pass failed; retrying")
-                soonest = None
-                await asyncio.sleep(1)
+                if failures:
+                    log.info("timekeeper passes work again after %d failed", failures)
+                failures = 0
+            except Exception as exc:
+                failures += 1
+                retry = min(RETRY_FIRST * 2 ** (failures - 1), RETRY_MAX)
+                if failures == 1:
+                    log.exception("timekeeper pass failed; retrying in %g s", retry)
+                else:  # the same outage: one line, no traceback
+                    log.warning("timekeeper pass failed again (%s); retrying in %g s", exc, retry)
+                soonest = deadlines.clock() + retry
             now = deadlines.clock()
             delay = MAX_SLEEP if soonest is None else max(0.0, soonest - now)
             await alarm.sleep_until(now + min(delay, MAX_SLEEP), min(delay, MAX_SLEEP))
