@@ -9,6 +9,7 @@ import asyncio
 import logging
 import signal
 import sys
+from pathlib import Path
 
 import aiohttp
 import discord
@@ -18,6 +19,7 @@ from dotenv import find_dotenv, load_dotenv
 from bot import logs
 from bot.app import TTTBot, make_bot
 from bot.core.repository import DatabaseError, Repository
+from bot.health import HealthError
 from bot.settings import Settings, SettingsError
 from bot.storage import SqliteRepository
 
@@ -40,7 +42,9 @@ async def run(settings: Settings, settings_source: str) -> None:
     start with the single line :func:`main` prints.
     """
     repo = open_repository(settings)
+    created = _new_sqlite_files(settings)
     await repo.open()
+    bot: TTTBot | None = None
     try:
         async with make_bot(settings, repo, settings_source=settings_source) as bot:
             loop = asyncio.get_running_loop()
@@ -49,6 +53,19 @@ async def run(settings: Settings, settings_source: str) -> None:
             await bot.start(settings.token)
     finally:
         await repo.close()
+        if bot is None or not bot.signed_in:  # Discord never let it in: leave no new file
+            for path in created:
+                path.unlink(missing_ok=True)
+
+
+def _new_sqlite_files(settings: Settings) -> list[Path]:
+    """The SQLite file and its journals, if this start is about to create them."""
+    if settings.database_url is not None or settings.database == ":memory:":
+        return []
+    database = Path(settings.database)
+    if database.exists():
+        return []
+    return [database, *(Path(f"{database}{suffix}") for suffix in ("-wal", "-shm"))]
 
 
 def open_repository(settings: Settings) -> Repository:
@@ -89,7 +106,7 @@ def main() -> int:
     point_at(settings)
     try:
         asyncio.run(run(settings, source))
-    except DatabaseError as exc:
+    except (DatabaseError, HealthError) as exc:
         print(f"ttt-bot: {exc}", file=sys.stderr)
         return 1
     except discord.LoginFailure:

@@ -102,6 +102,9 @@ class TTTBot(commands.Bot):
         self.metrics = make_metrics() if settings.health_port else None
         self.responder = Responder(self.metrics.observe if self.metrics else None)
         self.health: HealthServer | None = None
+        self.signed_in = False
+        """Whether Discord accepted the token (a start that never got this far created
+        nothing worth keeping)."""
         # Post-game reviews of 4×4 and 5×5 in a process of their own (started
         # on the first): a 5×5 review can take minutes, which must hold neither the event
         # loop nor the workers choosing the bot's moves.
@@ -135,10 +138,6 @@ class TTTBot(commands.Bot):
         config = ConfigController(games.policies, responder, self)
         self.games = games
         self.router = ComponentRouter(game_controller, records, responder)
-        if settings.health_port is not None:
-            self.health = HealthServer(self, repo, self.metrics, host=settings.health_host,
-                                       port=settings.health_port)  # fmt: skip
-            await self.health.start()
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config, moderation))
         await games.policies.listen()
@@ -147,10 +146,23 @@ class TTTBot(commands.Bot):
     async def start(self, token: str, *, reconnect: bool = True) -> None:
         """Sign in (which runs :meth:`setup_hook`), say what was set up, sync the commands
         if they changed, then hold the gateway connection until :meth:`close`. Nothing is
-        logged before Discord accepted the token."""
+        logged before Discord accepted the token; the health server (TTT_HEALTH_PORT)
+        serves from before the sign-in, so /healthz answers while the bot connects."""
+        settings = self.settings
+        if settings.health_port is not None and self.health is None:
+            self.health = HealthServer(self, self.repo, self.metrics, host=settings.health_host,
+                                       port=settings.health_port)  # fmt: skip
+            await self.health.start()
         await self.login(token)
+        self.signed_in = True
         assert self.user is not None
         log.info("signed in as %s (id %s)", self.user, self.user.id)
+        count, ids = self.settings.shard_count, self.settings.shard_ids
+        if count is not None:
+            mine = "all" if ids is None else ", ".join(map(str, ids))
+            log.info("gateway shards: %s of %d", mine, count)
+        if self.health is not None:
+            log.info("health: %s", self.health.describe())
         if self.settings_source:
             log.info("settings: %s", self.settings_source)
         log.info("database: %s", await self.repo.describe())

@@ -70,6 +70,10 @@ def shard_latencies(client: discord.Client) -> dict[int, float]:
     return {0: client.latency}
 
 
+class HealthError(Exception):
+    """The health server could not start; the message is one line for the operator."""
+
+
 class HealthServer:
     def __init__(
         self,
@@ -87,15 +91,30 @@ class HealthServer:
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
+        """Serve from now on: before the bot signs in, so that /healthz answers while it
+        connects or waits for its turn to IDENTIFY (/readyz says it is not ready yet).
+
+        Raises:
+            HealthError: the address cannot be listened on (a port in use, say).
+        """
         app = web.Application()
         app.router.add_get("/healthz", self.healthz)
         app.router.add_get("/readyz", self.readyz)
         app.router.add_get("/metrics", self.metrics_page)
         self._runner = web.AppRunner(app, access_log=None)
         await self._runner.setup()
-        await web.TCPSite(self._runner, self.host, self.port).start()
-        log.info("health: http://%s:%d/healthz, /readyz, /metrics%s", self.host, self.port,
-                 "" if self.metrics else " (install the metrics extra for /metrics)")  # fmt: skip
+        try:
+            await web.TCPSite(self._runner, self.host, self.port).start()
+        except OSError as exc:
+            await self._runner.cleanup()
+            raise HealthError(
+                f"cannot serve health checks on {self.host}:{self.port} (TTT_HEALTH_HOST, "
+                f"TTT_HEALTH_PORT): {exc.strerror or exc}"
+            ) from None
+
+    def describe(self) -> str:
+        extra = "" if self.metrics else " (install the metrics extra for /metrics)"
+        return f"http://{self.host}:{self.port}/healthz, /readyz, /metrics{extra}"
 
     async def stop(self) -> None:
         if self._runner is not None:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import shlex
+from pathlib import Path
+
 import pytest
+from dotenv import dotenv_values
 
 from bot.settings import Settings, SettingsError
 
 from bot_harness import TOKEN, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, find_button
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.mark.parametrize(
@@ -217,3 +223,35 @@ async def test_default_difficulty(emulator: DiscordEmulator, tmp_path) -> None:
     async with running_bot(emulator, settings):
         res = await start(emulator, emulator.create_user("alice"))
         assert "the bot (unbeatable)" in res.content
+
+
+def image_environment() -> dict[str, str]:
+    """The variables the Dockerfile's ENV instructions set."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        if line.startswith("ENV "):
+            found |= dict(pair.split("=", 1) for pair in shlex.split(line[4:]))
+    return found
+
+
+def test_an_env_file_made_from_the_example_keeps_the_images_settings() -> None:
+    """docker run --env-file and compose's env_file set every KEY=VALUE line of the file
+    over the image's ENV (an empty value too): the example must set none the image does,
+    and an empty value must mean the default."""
+    image = image_environment()
+    assert image["TTT_DATABASE"] == "/data/ttt.sqlite3" and image["TTT_HEALTH_PORT"] == "8080"
+    from_file = {k: v or "" for k, v in dotenv_values(ROOT / ".env.example").items()}
+    assert not from_file.keys() & image.keys(), "the example overrides the image's settings"
+    settings = Settings.from_env(image | from_file | {"DISCORD_TOKEN": TOKEN})
+    assert settings.database == "/data/ttt.sqlite3"
+    assert (settings.health_host, settings.health_port) == ("0.0.0.0", 8080)
+    assert settings.policy == Settings.from_env({"DISCORD_TOKEN": TOKEN}).policy  # defaults
+
+
+def test_an_empty_value_means_the_default() -> None:
+    empty = {name: "" for name in ("TTT_DATABASE", "TTT_HEALTH_PORT", "TTT_TURN_TIMEOUT",
+                                   "TTT_DB_POOL_SIZE", "TTT_LOG_LEVEL")}  # fmt: skip
+    assert Settings.from_env(empty | {"DISCORD_TOKEN": TOKEN}) == Settings.from_env(
+        {"DISCORD_TOKEN": TOKEN}
+    )

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.storage import MIGRATIONS
+from bot.storage import MIGRATIONS, SqliteRepository
 
 from bot_harness import (
     BotProcess,
@@ -213,6 +213,23 @@ def test_an_unreachable_discord_is_one_line(tmp_path: Path) -> None:
     env = offline_env(tmp_path)
     code, lines = run_bot(env, tmp_path)
     assert_one_line(code, lines, f"cannot reach Discord at {env['DISCORD_API_BASE']}")
+    assert list(tmp_path.iterdir()) == []  # no database file left behind
+
+
+async def test_an_unreachable_discord_leaves_an_existing_database_alone(tmp_path: Path) -> None:
+    env = offline_env(tmp_path)
+    database = Path(env["TTT_DATABASE"])
+    earlier = SqliteRepository(database)  # the games of an earlier run
+    await earlier.open()
+    await earlier.set_meta("commands", "kept")
+    await earlier.close()
+    code, _ = await asyncio.to_thread(run_bot, env, tmp_path)
+    again = SqliteRepository(database)
+    await again.open()
+    try:
+        assert code != 0 and await again.get_meta("commands") == "kept"
+    finally:
+        await again.close()
 
 
 async def test_a_bot_with_only_the_required_settings_starts(

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-import aiohttp
+import asyncio
+import contextlib
+import os
 
-from bot_harness import board_of, cell_id, free_port, running_bot, settings_for
+import aiohttp
+import pytest
+
+from bot_harness import (
+    TOKEN,
+    BotProcess,
+    board_of,
+    cell_id,
+    free_port,
+    running_bot,
+    settings_for,
+)
 from discord_emulator import DiscordEmulator
 
 
@@ -50,3 +63,31 @@ async def test_health_readiness_and_metrics(emulator: DiscordEmulator, tmp_path)
 async def test_no_health_port_no_server(emulator: DiscordEmulator, tmp_path) -> None:
     async with running_bot(emulator, settings_for(emulator, tmp_path / "ttt.sqlite3")) as bot:
         assert bot.health is None and bot.responder.observe is None
+
+
+@pytest.mark.slow
+async def test_healthz_answers_while_discord_does_not(tmp_path) -> None:
+    """A Discord that accepts connections and never answers (the process still signing
+    in): the process is alive, so /healthz says so; /readyz says it is not ready."""
+    silent = await asyncio.start_server(lambda reader, writer: None, "127.0.0.1", 0)
+    port, health = silent.sockets[0].getsockname()[1], free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
+    env |= {
+        "DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
+        "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/",
+        "TTT_DATABASE": str(tmp_path / "ttt.sqlite3"), "TTT_HEALTH_PORT": str(health),
+    }  # fmt: skip
+    bot = BotProcess(env, tmp_path)
+    try:
+        for _ in range(200):
+            with contextlib.suppress(aiohttp.ClientError):
+                if await get(health, "/healthz") == (200, "ok\n"):
+                    break
+            assert bot.proc.poll() is None, bot.stderr
+            await asyncio.sleep(0.05)
+        assert await get(health, "/healthz") == (200, "ok\n")
+        status, body = await get(health, "/readyz")
+        assert status == 503 and "gateway: not ready" in body
+    finally:
+        await bot.stop()
+        silent.close()
