@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncIterator
+import os
+import signal
+from collections.abc import AsyncIterator, Iterator
 from urllib.parse import urlsplit
 
 import asyncpg
@@ -68,3 +70,54 @@ async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
         (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
         assert game.ending == Ending("timeout", "O") and game.moves == ()
     assert not emulator.violations
+
+
+def server_processes(pg_server) -> list[int]:
+    """The PostgreSQL server's postmaster and every process it started."""
+    postmaster = int((pg_server.data_dir / "postmaster.pid").read_text().split()[0])
+    children = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            with contextlib.suppress(OSError), open(f"/proc/{entry}/stat") as file:
+                if int(file.read().rpartition(")")[2].split()[1]) == postmaster:
+                    children.append(int(entry))
+    return [postmaster, *children]
+
+
+@contextlib.contextmanager
+def frozen(pg_server) -> Iterator[None]:
+    """The server stopped dead (SIGSTOP): connections stay open, nothing answers."""
+    processes = server_processes(pg_server)
+    for pid in processes:
+        os.kill(pid, signal.SIGSTOP)
+    try:
+        yield
+    finally:
+        for pid in processes:
+            os.kill(pid, signal.SIGCONT)
+
+
+async def test_a_frozen_database_still_gets_every_interaction_answered_in_time(
+    emulator: DiscordEmulator, pg_server, pg_database: str, tmp_path
+) -> None:
+    """Queries time out: each interaction gets the apology within Discord's 3 s (the
+    emulator records a violation otherwise), and the bot plays on once the server does."""
+    settings = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database)
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    elsewhere = emulator.create_channel(emulator.guild, "elsewhere")
+    async with running_bot(emulator, settings):
+        start = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard"})
+        board = start.message
+        with frozen(pg_server):
+            answers = await asyncio.gather(
+                emulator.click(alice, board, cell_id(board, 4)),
+                emulator.invoke(bob, "ttt start", {"first": "me"}, channel=elsewhere),
+                emulator.invoke(alice, "ttt stats"),
+            )
+            for res in answers:
+                assert res.type is not None and res.ephemeral, res
+            await asyncio.sleep(0.5)
+        assert board_of(emulator.message(board["id"])) == "." * 9  # nothing was stored
+        res = await emulator.click(alice, board, cell_id(board, 4))
+        assert res.type == 7 and board_of(res.message)[4] == "X"
+    assert not emulator.violations, emulator.violations

@@ -37,6 +37,11 @@ from bot.storage.sql import Dialect, Params, Row
 from bot.storage.store import SqlStore
 
 T = TypeVar("T")
+QUERY_TIMEOUT = 2.0
+"""Seconds any pooled query (and the wait for a pooled connection) may take: a server
+that accepts connections but does not answer (frozen, or cut off by the network) then
+fails the interaction in time for its apology to reach Discord within its 3 s. Work
+that may wait longer (migrations, IDENTIFY turns, LISTEN) has connections of its own."""
 __all__ = ["PostgresRepository", "PostgresTransaction", "lock_key", "name_of"]
 
 POSTGRES = Dialect(
@@ -154,13 +159,31 @@ class PostgresRepository(SqlStore):
         return self._pool
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        async with self.pool.acquire() as conn:
-            return await fn(PostgresDb(conn), *args)
+        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
+            try:
+                return await fn(PostgresDb(conn), *args)
+            except TimeoutError:
+                conn.terminate()  # see atomic()
+                raise
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[PostgresTransaction]:
-        async with self.pool.acquire() as conn, conn.transaction(isolation="read_committed"):
-            yield PostgresTransaction(conn)
+        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
+            transaction, started = conn.transaction(isolation="read_committed"), False
+            try:
+                await transaction.start()
+                started = True
+                yield PostgresTransaction(conn)
+            except BaseException as exc:
+                if isinstance(exc, TimeoutError):
+                    # The server does not answer: a ROLLBACK would wait as long again, and
+                    # the pool for the cancelled query. Cut the connection instead: the
+                    # server rolls the transaction back when it sees it gone.
+                    conn.terminate()
+                elif started:  # a BEGIN that failed left nothing to roll back
+                    await transaction.rollback()
+                raise
+            await transaction.commit()
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -179,7 +202,8 @@ class PostgresRepository(SqlStore):
                 await session.close()
             self._pool = await asyncpg.create_pool(
                 self.dsn, min_size=1, max_size=self.pool_size, timeout=10,
-                server_settings={"application_name": "ttt-bot"}, reset=_keep_session,
+                command_timeout=QUERY_TIMEOUT, reset=_keep_session,
+                server_settings={"application_name": "ttt-bot"},
             )  # fmt: skip
         except Exception as exc:  # any failure here means: this database cannot be used
             await self.close()
@@ -196,7 +220,7 @@ class PostgresRepository(SqlStore):
             await pool.close()
 
     async def schema_version(self) -> int:
-        async with self.pool.acquire() as conn:
+        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
             return await schema_version(conn)
 
     async def describe(self) -> str:
@@ -210,7 +234,7 @@ class PostgresRepository(SqlStore):
         await self._listener.listen(topic, callback)
 
     async def notify(self, topic: str, payload: str = "") -> None:
-        async with self.pool.acquire() as conn:
+        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
             await notify(conn, topic, payload)
 
 

@@ -193,7 +193,10 @@ class SqliteRepository(SqlStore):
             raise DatabaseError(f"cannot open database {self.path}: {exc}") from None
         conn.row_factory = sqlite3.Row  # the queries read columns by name
         try:
-            conn.execute("PRAGMA busy_timeout = 5000")
+            # Only another program writing the file (the sqlite3 shell, a backup) makes a
+            # query wait for a lock, and a query here holds the event loop: one second,
+            # then it fails (an apology) rather than stall every interaction.
+            conn.execute("PRAGMA busy_timeout = 1000")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             # Migrations that rebuild a table need foreign keys off; a check after them
