@@ -26,8 +26,10 @@ ENV TTT_DATABASE=/data/ttt.sqlite3 \
 VOLUME /data
 EXPOSE 8080
 
+# /healthz answers from start-up (also while the bot connects); on TTT_HEALTH_PORT, so a
+# container on the host's network with a port of its own is checked on that one.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
-    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=4).status != 200)"]
+    CMD ["python", "-c", "import os, sys, urllib.request; port = os.environ.get('TTT_HEALTH_PORT') or '8080'; sys.exit(urllib.request.urlopen(f'http://127.0.0.1:{port}/healthz', timeout=4).status != 200)"]
 
 # SIGTERM (docker stop) lets moves in flight finish, then exits 0.
 STOPSIGNAL SIGTERM

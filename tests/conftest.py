@@ -26,6 +26,7 @@ SLOW_MODULES = frozenset({
     "test_bot_startup",  # a bot process per start-up error
     "test_census",  # every 3×3 position against the reference
     "test_cluster",  # three bot processes sharing PostgreSQL
+    "test_docker_stack",  # the image built, five containers (only with -m docker)
     "test_engine_pool",  # engine worker processes killed
     "test_exact_agents",  # 5×5 games against the exact adversary
     "test_flood",  # 48 channels clicking at once
@@ -34,11 +35,16 @@ SLOW_MODULES = frozenset({
     "test_storage_races",  # several processes racing on one database
 })  # fmt: skip
 EMULATOR_PREFIXES = ("test_bot_", "test_emulator", "test_cluster", "test_flood", "test_fuzz",
-                     "test_health", "test_resilience")  # fmt: skip
+                     "test_health", "test_resilience", "test_docker")  # fmt: skip
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    docker_asked = "docker" in (config.getoption("-m") or "")
     for item in items:
+        if item.get_closest_marker("docker") and not docker_asked:
+            item.add_marker(
+                pytest.mark.skip(reason="builds images and containers: pytest -m docker")
+            )
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
         layer = "emulator" if module.startswith(EMULATOR_PREFIXES) else "core"
         item.add_marker(getattr(pytest.mark, layer))
