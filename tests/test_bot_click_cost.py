@@ -18,13 +18,13 @@ LIMIT = 2.0
 
 async def test_a_click_costs_at_most_twice_what_a_minimal_discord_py_bot_pays() -> None:
     load = {"games": 10, "moves": 1000, "seed": 3, "validate": False, "think": 0.0,
-            "duration": 6.0}  # fmt: skip
+            "duration": 4.0}  # fmt: skip
     minimal = await measure("minimal", **load)
     ttt = await measure("ttt", **load)
     for run in (minimal, ttt):
-        assert run.interactions > 200, f"{run.bot}: only {run.interactions} interactions"
+        assert run.interactions > 150, f"{run.bot}: only {run.interactions} interactions"
         assert run.tally.unanswered == 0 and not run.tally.problems, run.tally.problems
-        assert run.tally.finished_games > 20  # whole games, moves by both sides
+        assert run.tally.finished_games > 15  # whole games, moves by both sides
     ratio = ttt.cpu_ms() / minimal.cpu_ms()
     assert ratio <= LIMIT, (
         f"ttt used {ttt.cpu_ms():.3f} ms of CPU per interaction, {ratio:.2f}× the minimal "

@@ -16,7 +16,7 @@ import pytest
 
 from bot.core.models import Ending
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import BotProcess, board_of, bot_process_env, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 
 pytestmark = pytest.mark.postgres
@@ -42,23 +42,56 @@ async def out_of_reach(pg_server, dsn: str, listener_too: bool) -> AsyncIterator
         await admin.close()
 
 
-@pytest.mark.parametrize("listener_too", [True, False], ids=["all", "queries only"])
+async def keep_clicking(emu: DiscordEmulator, member, board: dict, seconds: float) -> int:
+    """Click a free square of ``board`` again and again for ``seconds`` (a member who does
+    not give up); every click must be answered (the emulator enforces the 3 s)."""
+    clicks, end = 0, asyncio.get_running_loop().time() + seconds
+    while asyncio.get_running_loop().time() < end:
+        current = emu.message(board["id"])
+        free = board_of(current).find(".")
+        if free < 0:
+            break
+        res = await emu.click(member, current, cell_id(current, free))
+        assert res.type is not None, "a click went unanswered"
+        clicks += 1
+        await asyncio.sleep(0.2)
+    return clicks
+
+
+@pytest.mark.parametrize(
+    ("listener_too", "outage"), [(True, 6.0), (False, 4.0)], ids=["all", "queries only"]
+)
 async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
-    emulator: DiscordEmulator, pg_server, pg_database: str, tmp_path, listener_too: bool
-) -> None:
-    """The timeout shows by the timekeeper's retries (the queries only: the notifications
-    never stopped), or by the notification connection's return (everything cut)."""
+    emulator: DiscordEmulator, pg_server, pg_database: str, tmp_path, listener_too: bool,
+    outage: float,
+) -> None:  # fmt: skip
+    """Members keep clicking through the outage: each click is answered in time, and the
+    boards equal the store afterwards. The turn timeout that fell due meanwhile shows by
+    the timekeeper's retries (the queries only: the notifications never stopped), or by
+    the notification connection's return (everything cut)."""
     settings = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database,
                             turn_timeout=3.0)  # fmt: skip
     alice = emulator.create_user("alice")
+    players = [emulator.create_user(f"player{i}") for i in range(4)]
+    channels = [emulator.create_channel(emulator.guild, f"game-{i}") for i in range(4)]
     async with running_bot(emulator, settings) as bot:
         start = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard"})
         board = start.message
+        boards = [
+            (await emulator.invoke(p, "ttt start", {"first": "me"}, channel=c)).message
+            for p, c in zip(players, channels, strict=True)
+        ]
         async with out_of_reach(pg_server, pg_database, listener_too):
             res = await emulator.click(alice, board, cell_id(board, 4))
             assert res.type is not None and res.ephemeral  # the apology, in time
             assert board_of(emulator.message(board["id"])) == "." * 9  # nothing shown
-            await asyncio.sleep(4)  # the turn's deadline passes while out of reach
+            clicks = await asyncio.gather(
+                *(
+                    keep_clicking(emulator, p, b, outage)
+                    for p, b in zip(players, boards, strict=True)
+                )
+            )  # the turn's deadline passes while out of reach
+            assert min(clicks) >= 3
         back = asyncio.get_running_loop().time()
         for _ in range(200):
             if "ran out of time" in emulator.message(board["id"])["content"]:
@@ -69,6 +102,22 @@ async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
         assert shown_after < 5, f"the timeout showed {shown_after:.1f} s after the database"
         (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
         assert game.ending == Ending("timeout", "O") and game.moves == ()
+
+        async def seen_and_stored() -> list[tuple[str, str]]:
+            pairs = []
+            for player, shown in zip(players, boards, strict=True):
+                stored = await bot.repo.running_games_in(int(shown["channel_id"]))
+                stored += await bot.repo.finished_games_of(emulator.guild.id, player.id)
+                (game,) = [g for g in stored if g.message_id == int(shown["id"])]
+                pairs.append((board_of(emulator.message(shown["id"])), game.board.to_string()))
+            return pairs
+
+        for _ in range(100):  # what each member sees is what is stored
+            pairs = await seen_and_stored()
+            if all(seen == stored for seen, stored in pairs):
+                break
+            await asyncio.sleep(0.05)
+        assert all(seen == stored for seen, stored in pairs), pairs
     assert not emulator.violations
 
 
@@ -121,3 +170,20 @@ async def test_a_frozen_database_still_gets_every_interaction_answered_in_time(
         res = await emulator.click(alice, board, cell_id(board, 4))
         assert res.type == 7 and board_of(res.message)[4] == "X"
     assert not emulator.violations, emulator.violations
+
+
+async def test_a_sigterm_on_postgresql_logs_no_warning(
+    emulator: DiscordEmulator, pg_database: str, tmp_path
+) -> None:
+    """A deploy stops every process with SIGTERM: that is no lost connection."""
+    env = bot_process_env(emulator, tmp_path / "unused.sqlite3", TTT_DATABASE_URL=pg_database)
+    bot = BotProcess(env, tmp_path)
+    try:
+        await bot.wait_until_ready(emulator, 1)
+        res = await emulator.invoke(emulator.create_user("alice"), "ttt start", {"first": "me"})
+        assert res.type == 4
+    finally:
+        code = await bot.stop(signal.SIGTERM)
+    assert code == 0, bot.stderr
+    assert bot.lines[-1].endswith("bot: stopped"), bot.stderr
+    assert not [line for line in bot.lines if "WARNING" in line or "ERROR" in line], bot.stderr
