@@ -15,6 +15,8 @@ import pytest
 from bot.core.repository import MISSED, POLICY_TOPIC
 from bot.storage import PostgresRepository
 
+from core_harness import GUILD, FakeClock, open_core
+
 pytestmark = pytest.mark.postgres
 
 
@@ -74,3 +76,37 @@ async def test_a_clean_stop_is_quiet(pg_database: str, caplog: pytest.LogCapture
     await repo.listen(POLICY_TOPIC, lambda _payload: None)
     await repo.close()
     assert our_lines(caplog, logging.WARNING) == []
+
+
+async def test_after_the_outage_a_config_change_elsewhere_is_seen_at_once(
+    pg_server, pg_database: str
+) -> None:
+    """Two processes' cores on one database; the second's notification connection is cut
+    and comes back: a /ttt config change the first makes then holds in the second at
+    once, though it cached the server's settings before (no minute-long wait)."""
+    clock = FakeClock()
+    first, second = await open_core(pg_database, clock), await open_core(pg_database, clock)
+    try:
+        await second.games.policies.listen()
+        assert (await second.games.policies.policy(GUILD)).emoji_set == "classic"  # cached
+        name = urlsplit(pg_database).path.lstrip("/")
+        admin = await asyncpg.connect(pg_server.admin_dsn)
+        try:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE application_name = 'ttt-bot listener' AND datname = $1", name
+            )  # fmt: skip
+        finally:
+            await admin.close()
+        listener = second.repo._listener
+        await until(lambda: not listener.connected)
+        await until(lambda: listener.connected)  # back by itself
+        await first.games.policies.configure(GUILD, {"emoji_set": "hearts"})
+        for _ in range(100):  # the notification arrives within milliseconds
+            if (await second.games.policies.policy(GUILD)).emoji_set == "hearts":
+                break
+            await asyncio.sleep(0.01)
+        assert (await second.games.policies.policy(GUILD)).emoji_set == "hearts"
+    finally:
+        await first.repo.close()
+        await second.repo.close()
