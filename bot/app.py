@@ -110,7 +110,8 @@ class TTTBot(commands.Bot):
         # loop nor the workers choosing the bot's moves.
         self.reviews = EnginePool(1)
         # Hints in one of their own (started on the first), so a member asking for one
-        # never waits behind a review: another interpreter (~40 MB) once hints are used.
+        # never waits behind a review: another interpreter once hints are used (27 MB
+        # after a book hint; an open-board search's table can take it to ~250 MB).
         self.hints = EnginePool(1)
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
