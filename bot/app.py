@@ -158,7 +158,7 @@ class TTTBot(commands.Bot):
         self.signed_in = True
         assert self.user is not None
         log.info("signed in as %s (id %s)", self.user, self.user.id)
-        count, ids = self.settings.shard_count, self.settings.shard_ids
+        count, ids = settings.shard_count, settings.shard_ids
         if count is not None:
             mine = "all" if ids is None else ", ".join(map(str, ids))
             log.info("gateway shards: %s of %d", mine, count)

@@ -91,8 +91,8 @@ class Listener:
                 try:
                     conn = await self._connect()
                 except Exception as exc:  # down, starting up, refusing: try again later
-                    log.debug("notification connection: %s; next try in %g s", exc, delay)
                     delay = min(2 * delay, RECONNECT_MAX)
+                    log.debug("notification connection: %s; next try in %g s", exc, delay)
                     continue
                 self._conn = conn
                 log.info("the PostgreSQL notification connection is back")
