@@ -11,6 +11,7 @@ import asyncio
 import pytest
 
 from bot.discord_ui import custom_ids
+
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons
 from discord_emulator.state import DEFAULT_PERMISSIONS, PERM_USE_EXTERNAL_APPS
@@ -188,4 +189,31 @@ async def test_an_expired_token_and_the_board_catching_up(
         assert emulator.is_ephemeral(why["id"]) and "over" in why["content"], why["content"]
     assert any("token used after expiry" in v for v in emulator.violations)
     emulator.violations.clear()
+    assert channel_requests(emulator, dm) == []
+
+
+@pytest.mark.postgres
+async def test_two_processes_on_postgresql_share_a_game_between_friends(
+    emulator: DiscordEmulator, tmp_path, pg_database: str
+) -> None:
+    """The clicks reach the process of shard 0 (DMs are shard 0's); once it is gone, the
+    other shows the turn timeout through the token the first one kept."""
+    emulator.shard_count = 2
+    common = {"database_url": pg_database, "shard_count": 2, "turn_timeout": 2.0}
+    first = settings_for(emulator, tmp_path / "a", shard_ids=(0,), **common)
+    second = settings_for(emulator, tmp_path / "b", shard_ids=(1,), **common)
+    alice, bob = installed(emulator, "alice"), emulator.create_user("bob")
+    dm = emulator.open_private(alice, bob)
+    async with running_bot(emulator, second):
+        async with running_bot(emulator, first):
+            board = await challenge_accepted(emulator, alice, bob, dm)
+            res = await emulator.click(alice, board, cell_id(board, 4))
+            assert res.type == 7 and board_of(res.message) == "....X...."
+        shown_by_first = len(emulator.requests)
+        timed_out = await emulator.wait_for_message(
+            lambda m: m["id"] == board["id"] and "ran out of time" in m["content"], timeout=10
+        )
+    assert f"<@{bob.id}> ran out of time" in timed_out["content"]
+    later = emulator.requests[shown_by_first:]
+    assert [r.method for r in later if "/webhooks/" in r.path] == ["PATCH"]
     assert channel_requests(emulator, dm) == []
