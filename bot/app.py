@@ -32,6 +32,7 @@ from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import AnsweringTree, Responder
 from bot.discord_ui.router import ComponentRouter
 from bot.discord_ui.timekeeper import Timekeeper
@@ -130,8 +131,9 @@ class TTTBot(commands.Bot):
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
-        publisher = Publisher(self, games, lobby, pinger)
-        game_controller = GameController(games, lobby, responder, publisher, pinger)
+        tokens = ReplyTokens(self, repo)
+        publisher = Publisher(self, games, lobby, pinger, tokens)
+        game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
         records = RecordsController(
             RecordsService(repo, self.user.id, self.review), games.policies, responder

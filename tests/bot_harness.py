@@ -19,7 +19,7 @@ import discord
 import yarl
 from discord.http import Route
 
-from bot.app import TTTBot
+from bot.app import TTTBot, make_bot
 from bot.core.policy import SERVER_SETTINGS
 from bot.discord_ui import custom_ids
 from bot.settings import Settings
@@ -64,12 +64,13 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
         else SqliteRepository(settings.database)
     )
     await repo.open()
-    bot = TTTBot(settings, repo)
+    bot = make_bot(settings, repo)  # sharded when settings.shard_count says so
     ready = emu.ready_count + 1
     task = asyncio.create_task(bot.start(settings.token))
     try:
         await emu.wait_until_ready(timeout=10, count=ready)
-        await emu.wait_for_commands(timeout=10)
+        if settings.shard_ids is None or 0 in settings.shard_ids:  # shard 0's process syncs
+            await emu.wait_for_commands(timeout=10)
         yield bot
     finally:
         await bot.close()

@@ -113,8 +113,8 @@ async def test_what_a_dm_refuses_privately(
     emulator: DiscordEmulator, bot, locale: str, challenge: str, config: str, leaderboard: str,
     private: str,
 ) -> None:  # fmt: skip
-    (ttt,) = emulator.commands()  # servers and the bot's DMs; installed to servers only
-    assert (ttt["contexts"], ttt["integration_types"]) == ([0, 1], [0])
+    (ttt,) = emulator.commands()  # everywhere, installed to servers and to members' accounts
+    assert (ttt["contexts"], ttt["integration_types"]) == ([0, 1, 2], [0, 1])
     alice, bob = emulator.create_user("alice", locale=locale), emulator.create_user("bob")
     dm = emulator.open_dm(alice)
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob}, channel=dm)

@@ -78,10 +78,10 @@ class GameMessages:
         """The member to mention now that the turn passed to them: in a running game
         between members, on a server with the turn ping on, unless they are the one who
         just acted (who accepted a challenge and moves first is watching already)."""
-        if not game.running or game.bot_side is not None:
-            return None  # the bot answers at once: no ping in its games
+        if not game.running or game.bot_side is not None or game.guest:
+            return None  # the bot answers at once; a guest can post nothing of its own
         mover = game.player(game.board.to_move)
-        if mover == actor_id or not (await self.policies.policy(game.guild_id)).turn_ping:
+        if mover == actor_id or not (await self.policies.policy(game.settings_guild)).turn_ping:
             return None
         return mover
 

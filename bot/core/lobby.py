@@ -44,20 +44,23 @@ class Lobby:
     async def start_bot_game(
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
         first: First, size: int = 3, role_ids: Collection[int] = (), locale: str | None = None,
+        guest: bool = False,
     ) -> GameUpdate:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
+        ``guest``: where only the member's own install reaches (see ``Game.guest``); no
+        server's settings apply there.
 
         Raises:
             Refusal: the server's start rules say no (see :func:`check_start`).
         """
-        policy = await self.policies.policy(guild_id)
+        policy = await self.policies.policy(None if guest else guild_id)
         locale = policy.public_locale(locale)
         human_x = self._first_is_me(first)
         human, bot = (user_id, self.games.bot_user_id)
         game = rules.new_game(
             guild_id=guild_id, channel_id=channel_id, size=size, now=self.clock(),
             player_x=human if human_x else bot, player_o=bot if human_x else human,
-            bot_side="O" if human_x else "X", difficulty=difficulty, locale=locale,
+            bot_side="O" if human_x else "X", difficulty=difficulty, locale=locale, guest=guest,
         )  # fmt: skip
         if human_x:
             game = rules.start_clock(game, self.clock(), policy.turn_timeout)
@@ -76,20 +79,20 @@ class Lobby:
     async def challenge(
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int | None,
         first: First, size: int = 3, rematch_of: int | None = None,
-        role_ids: Collection[int] = (), locale: str | None = None,
+        role_ids: Collection[int] = (), locale: str | None = None, guest: bool = False,
     ) -> Challenge:  # fmt: skip
         """Challenge a member, or anyone in the channel (``opponent_id`` None: an open
         challenge); it waits for an answer until it expires.
 
         Raises:
-            Refusal: in direct messages (only the member and the bot are there), a
+            Refusal: in a DM with the bot (only the member and the bot are there), a
                 self-challenge, or the server's start rules say no.
         """
-        if guild_id is None:
+        if guild_id is None and not guest:
             raise Refusal("dm.no_challenge")
         if opponent_id == user_id:
             raise Refusal("start.self")
-        policy = await self.policies.policy(guild_id)
+        policy = await self.policies.policy(None if guest else guild_id)
         locale = policy.public_locale(locale)
         x_player: XChoice = (
             "challenger" if first == "me" else "opponent" if first == "opponent" else "random"
@@ -98,7 +101,7 @@ class Lobby:
         challenge = rules.new_challenge(
             guild_id=guild_id, channel_id=channel_id, challenger_id=user_id,
             opponent_id=opponent_id, x_player=x_player, size=size, now=now,
-            timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale,
+            timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale, guest=guest,
         )  # fmt: skip
         async with self.repo.atomic() as tx:
             await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
@@ -144,7 +147,7 @@ class Lobby:
             challenge, accepted_by=user_id, challenger_x=challenger_x, now=now,
             message_id=message_id,
         )  # fmt: skip
-        policy = await self.policies.policy(challenge.guild_id)
+        policy = await self.policies.policy(challenge.settings_guild)
         game = rules.start_clock(game, now, policy.turn_timeout)
         taker = challenge.opponent_id is None
         if taker and policy.start_role is not None and policy.start_role not in role_ids:
@@ -221,12 +224,12 @@ class Lobby:
             return await self.start_bot_game(
                 guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
                 role_ids=role_ids, user_id=user_id, difficulty=self.games.level(game), first=first,
-                locale=game.locale,
+                locale=game.locale, guest=game.guest,
             )  # fmt: skip
         return await self.challenge(
             guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
             role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
-            first=first, rematch_of=game.id, locale=game.locale,
+            first=first, rematch_of=game.id, locale=game.locale, guest=game.guest,
         )  # fmt: skip
 
     async def _deadline_added(self, deadline: float | None) -> None:

@@ -85,6 +85,10 @@ class Game:
     the turn passes."""
     stopped_by: int | None = None
     """The moderator who ended it (``Ending("stopped")``)."""
+    guest: bool = False
+    """Started where only a member's own install of ttt reaches (a DM between members,
+    a group DM, a server that did not add the bot): its messages can only be shown
+    through interaction tokens, and it counts in the players' personal records."""
 
     _board: Board | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a
@@ -109,9 +113,16 @@ class Game:
         return self.ending is None
 
     @property
+    def settings_guild(self) -> int | None:
+        """The server whose settings apply: None in DMs and for a guest, where no
+        server's install does."""
+        return None if self.guest else self.guild_id
+
+    @property
     def records_scope(self) -> int:
-        """The key of the records this game counts in: its server, or :data:`DM_SCOPE`."""
-        return DM_SCOPE if self.guild_id is None else self.guild_id
+        """The key of the records this game counts in: its server, or :data:`DM_SCOPE`
+        (direct messages, and every game of a guest)."""
+        return DM_SCOPE if self.guild_id is None or self.guest else self.guild_id
 
     def player(self, mark: str) -> int:
         return self.player_x if mark == "X" else self.player_o
@@ -179,6 +190,13 @@ class Challenge:
     game_id: int | None = None
     rematch_of: int | None = None
     locale: str | None = None
+    guest: bool = False
+    """As :attr:`Game.guest`: shown only through interaction tokens."""
+
+    @property
+    def settings_guild(self) -> int | None:
+        """As :attr:`Game.settings_guild`."""
+        return None if self.guest else self.guild_id
 
     @property
     def pending(self) -> bool:

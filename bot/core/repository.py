@@ -152,6 +152,18 @@ class Store(Protocol):
     async def forget_player(self, user_id: int) -> int:
         """Delete a member's finished games, ratings and records; return the game count."""
 
+    # --- interaction tokens (games shown only through them; see Game.guest) ---
+    async def keep_token(
+        self, kind: str, item_id: int, token: str, expires_at: float, now: float
+    ) -> None:
+        """Keep the token of the latest interaction that showed a game or challenge
+        (``kind``), unless one that expires later is kept; expired ones are deleted."""
+
+    async def token_of(self, kind: str, item_id: int, now: float) -> str | None:
+        """The kept token of a game or challenge, if still valid at ``now``."""
+
+    async def forget_token(self, kind: str, item_id: int) -> None: ...
+
     # --- server settings and bot state ---
     async def guild_overrides(self, guild_id: int) -> dict[str, object]: ...
 

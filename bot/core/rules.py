@@ -19,6 +19,7 @@ def new_game(
     message_id: int | None = None,
     rematch_of: int | None = None,
     locale: str | None = None,
+    guest: bool = False,
 ) -> Game:
     """A running game with no moves and no clock yet (see :func:`start_clock`)."""
     board = Board.new(size)
@@ -26,7 +27,7 @@ def new_game(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=message_id,
         size=board.size, k=board.k, player_x=player_x, player_o=player_o,
         bot_side=bot_side, difficulty=difficulty, moves=(), turn_deadline=None,
-        created_at=now, updated_at=now, rematch_of=rematch_of, locale=locale,
+        created_at=now, updated_at=now, rematch_of=rematch_of, locale=locale, guest=guest,
     )  # fmt: skip
 
 
@@ -42,6 +43,7 @@ def new_challenge(
     timeout: float,
     rematch_of: int | None = None,
     locale: str | None = None,
+    guest: bool = False,
 ) -> Challenge:
     """A pending challenge that expires ``timeout`` seconds from ``now``."""
     board = Board.new(size)
@@ -49,7 +51,7 @@ def new_challenge(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
         challenger_id=challenger_id, opponent_id=opponent_id, x_player=x_player,
         size=board.size, k=board.k, status="pending", expires_at=now + timeout,
-        created_at=now, rematch_of=rematch_of, locale=locale,
+        created_at=now, rematch_of=rematch_of, locale=locale, guest=guest,
     )  # fmt: skip
 
 
@@ -65,7 +67,7 @@ def accepted_game(
         now=now, player_x=challenger if challenger_x else opponent,
         player_o=opponent if challenger_x else challenger,
         message_id=message_id or challenge.message_id, rematch_of=challenge.rematch_of,
-        locale=challenge.locale,
+        locale=challenge.locale, guest=challenge.guest,
     )  # fmt: skip
 
 

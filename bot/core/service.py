@@ -76,7 +76,7 @@ class GameService:
 
     async def update(self, game: Game) -> GameUpdate:
         """``game`` with what showing it needs (its server's marks)."""
-        policy = await self.policies.policy(game.guild_id)
+        policy = await self.policies.policy(game.settings_guild)
         return GameUpdate(game, policy.marks, hints=policy.hints)
 
     async def started(self, game: Game) -> GameUpdate:
@@ -380,7 +380,7 @@ class GameService:
 
     async def advance(self, game: Game, cell: int) -> Game:
         """``game`` after ``cell`` is played, under its server's turn timeout."""
-        policy = await self.policies.policy(game.guild_id)
+        policy = await self.policies.policy(game.settings_guild)
         return rules.advance(game, cell, self.clock(), policy.turn_timeout)
 
     async def _save(self, before: Game, after: Game) -> Game:

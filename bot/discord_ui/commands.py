@@ -48,11 +48,12 @@ SIZE_CHOICES: list[app_commands.Choice[int]] = [
 ]
 
 
-# Servers and the bot's DMs (where a member plays the bot); installed to servers only: a
-# user install would reach servers the bot is not in. Discord applies contexts to the
-# whole group: the subcommands meaningless in a DM say so there (``server_only``).
-@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=False)
-@app_commands.allowed_installs(guilds=True, users=False)
+# Everywhere: servers and the bot's DMs through a server install; DMs between members,
+# group DMs and servers that never added ttt through a member's own install (User
+# Install). Discord applies contexts to the whole group: the subcommands that need a
+# server that added ttt say so elsewhere (``server_only``).
+@app_commands.allowed_contexts(guilds=True, dms=True, private_channels=True)
+@app_commands.allowed_installs(guilds=True, users=True)
 class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController,

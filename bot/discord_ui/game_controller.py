@@ -15,7 +15,15 @@ from bot.core.service import First, GameService
 from bot.discord_ui import render_game, render_hint
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick, HintClick
 from bot.discord_ui.publisher import Publisher
-from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale, role_ids
+from bot.discord_ui.reply_tokens import ReplyTokens
+from bot.discord_ui.responder import (
+    NO_MENTIONS,
+    Responder,
+    is_guest,
+    public_locale,
+    role_ids,
+    settings_guild,
+)
 from bot.discord_ui.turn_pinger import TurnPinger
 from bot.i18n import text
 
@@ -30,13 +38,14 @@ IN_FLIGHT = 5.0
 class GameController:
     def __init__(
         self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher,
-        pinger: TurnPinger,
+        pinger: TurnPinger, tokens: ReplyTokens,
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
         self.responder = responder
         self.publisher = publisher
         self.pinger = pinger
+        self.tokens = tokens
 
     # --- commands -----------------------------------------------------------------------
 
@@ -56,7 +65,8 @@ class GameController:
             if open_challenge and opponent is not None:
                 raise Refusal("start.open_and_named")
             self.responder.require_channel_permissions(interaction)
-            rules = await self.games.policies.policy(interaction.guild_id)
+            guest = is_guest(interaction)
+            rules = await self.games.policies.policy(settings_guild(interaction))
             vs_bot = not open_challenge and (
                 opponent is None or opponent.id == self.games.bot_user_id
             )
@@ -71,6 +81,7 @@ class GameController:
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
                 "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
+                "guest": guest,
             }  # fmt: skip
             for attempt in (1, 2):
                 try:
@@ -104,15 +115,18 @@ class GameController:
 
     async def on_help(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
-            rules = await self.games.policies.policy(interaction.guild_id)
+            rules = await self.games.policies.policy(settings_guild(interaction))
             locale = interaction.locale
             default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
             timeouts = {"challenge": int(rules.challenge_timeout), "turn": int(rules.turn_timeout)}
             message = text("help", locale, default=default, **timeouts)
-            dm = interaction.guild_id is None
+            guest = is_guest(interaction)
+            dm = interaction.guild_id is None and not guest
             more = [] if dm else ["help.open"]
             more += ["help.hint"] if rules.hints else []
-            more += ["help.dm"] if dm else ["help.moderation"]  # what works here
+            # what works here, then where each command works
+            more += ["help.dm"] if dm else ["help.guest"] if guest else ["help.moderation"]
+            more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
 
@@ -156,6 +170,7 @@ class GameController:
                 )
             elif not await self._update_game(interaction, update):
                 return  # the board was deleted meanwhile: the game is abandoned, no ping
+            await self._shown_by(interaction, update.game)
             await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
@@ -164,6 +179,7 @@ class GameController:
                 interaction.user.id, game_id=game_id, message_id=_clicked(interaction)
             )
             await self._update_game(interaction, update)
+            await self._shown_by(interaction, update.game)
             await self.pinger.game_changed(update.game)
 
     async def on_hint(self, interaction: discord.Interaction, click: HintClick) -> None:
@@ -198,6 +214,9 @@ class GameController:
                 click.challenge_id, interaction.user.id, message_id, role_ids(interaction)
             )
             await self._update_game(interaction, update)
+            if update.game.guest:
+                await self.tokens.forget("challenge", click.challenge_id)
+            await self._shown_by(interaction, update.game)
             await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
@@ -210,6 +229,8 @@ class GameController:
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
+            if challenge.guest:
+                await self.tokens.forget("challenge", challenge.id)
 
     async def _catch_up(
         self, interaction: discord.Interaction, game_id: int, refusal: Refusal
@@ -225,7 +246,8 @@ class GameController:
         current = await self.games.current(game_id)
         if current is None or current.game.message_id != interaction.message.id:
             return
-        if self.games.clock() - current.game.updated_at >= IN_FLIGHT:
+        # A guest's game may have ended while no token could show it: catch up at once.
+        if current.game.guest or self.games.clock() - current.game.updated_at >= IN_FLIGHT:
             log.info("game %s: its message was behind the stored board; brought up to date",
                      game_id)  # fmt: skip
             await self._update_game(interaction, current)
@@ -248,6 +270,7 @@ class GameController:
             raise Refusal("start.not_posted") from None  # the member still gets an answer
         if response.message_id is not None:
             await self.games.attach_game_message(update.game, response.message_id)
+        await self._shown_by(interaction, update.game)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
         view = render_game.challenge_view(challenge, challenge.locale or public_locale(interaction))
@@ -266,6 +289,18 @@ class GameController:
             raise Refusal("start.not_posted") from None
         if response.message_id is not None:
             await self.lobby.attach_challenge_message(challenge, response.message_id)
+        if challenge.guest:
+            await self.tokens.keep("challenge", challenge.id, interaction)
+
+    async def _shown_by(self, interaction: discord.Interaction, game: Game) -> None:
+        """After ``interaction``'s answer showed a guest's game: keep its token while the
+        game runs (a timeout is shown through it), forget it once the game is over."""
+        if not game.guest:
+            return
+        if game.running:
+            await self.tokens.keep("game", game.id, interaction)
+        else:
+            await self.tokens.forget("game", game.id)
 
     async def _edit(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         """Answer a click on the game's message by showing the game as it is now."""

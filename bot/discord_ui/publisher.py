@@ -1,5 +1,6 @@
 """Showing a change nobody clicked for (a timeout, an expiry, /ttt resign, a bot move
-resumed after a crash): the game's or challenge's own message is edited over REST."""
+resumed after a crash): the game's or challenge's own message is edited over REST, or,
+where only a member's own install reaches, through its latest interaction token."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.service import GameService
 from bot.discord_ui import render_game
+from bot.discord_ui.reply_tokens import Kind, ReplyTokens
 from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
@@ -20,12 +22,14 @@ NO_MENTIONS = discord.AllowedMentions.none()
 
 class Publisher:
     def __init__(
-        self, client: discord.Client, games: GameService, lobby: Lobby, pinger: TurnPinger
-    ) -> None:
+        self, client: discord.Client, games: GameService, lobby: Lobby, pinger: TurnPinger,
+        tokens: ReplyTokens,
+    ) -> None:  # fmt: skip
         self.client = client
         self.games = games
         self.lobby = lobby
         self.pinger = pinger
+        self.tokens = tokens
 
     async def publish(self, item: GameUpdate | Challenge) -> None:
         """Edit the message of a game or challenge that changed, in the server's language."""
@@ -38,6 +42,9 @@ class Publisher:
         else:
             content = render_game.challenge_content(item, locale)
             view = render_game.challenge_view(item, locale)
+        if target.guest:
+            await self._publish_as_guest(target, content, view)
+            return
         channel = self.client.get_partial_messageable(target.channel_id)
         try:
             if target.message_id is None:
@@ -72,10 +79,26 @@ class Publisher:
             log.warning("could not update message %s in channel %s: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
 
+    async def _publish_as_guest(
+        self, target: Game | Challenge, content: str | None,
+        view: discord.ui.View | discord.ui.LayoutView | None,
+    ) -> None:  # fmt: skip
+        kind: Kind = "game" if isinstance(target, Game) else "challenge"
+        shown = await self.tokens.edit(kind, target.id, target.message_id, content=content,
+                                       view=view)  # fmt: skip
+        closed = target.ending is not None if isinstance(target, Game) else not target.pending
+        if closed:
+            await self.tokens.forget(kind, target.id)
+        if not shown:
+            log.info("%s %s: no valid token to show its change; its message shows it at the "
+                     "next click", kind, target.id)  # fmt: skip
+
     async def retire(self, update: GameUpdate, message_id: int) -> None:
         """Turn an old board of the game (posted again since) into a pointer to the live
         one: its buttons off, so a click there never lands on a board nobody watches."""
         game = update.game
+        if game.guest:
+            return  # never posted again: /ttt board needs a server that added ttt
         live = render_game.message_link(game.guild_id, game.channel_id, game.message_id)
         locale = render_game.server_locale(self.client, game)
         content, view = render_game.retired_message(update, live, locale)
@@ -88,8 +111,9 @@ class Publisher:
             log.info("game %s: old board %s not disabled (%s)", game.id, message_id, exc)
 
     async def message_gone(self, game: Game) -> bool:
-        """True if Discord says the game's message no longer exists."""
-        if game.message_id is None:
+        """True if Discord says the game's message no longer exists (never known for a
+        guest's game: the bot cannot read that channel)."""
+        if game.message_id is None or game.guest:
             return False
         channel = self.client.get_partial_messageable(game.channel_id)
         try:

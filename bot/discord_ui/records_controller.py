@@ -15,7 +15,7 @@ from bot.core.review import instant
 from bot.discord_ui import custom_ids, render_records
 from bot.discord_ui.custom_ids import ForgetClick
 from bot.discord_ui.render_game import Unlistened
-from bot.discord_ui.responder import NO_MENTIONS, Responder
+from bot.discord_ui.responder import NO_MENTIONS, Responder, settings_guild
 from bot.i18n import text
 
 
@@ -26,14 +26,15 @@ class RecordsController:
         self.responder = responder
 
     async def _colour(self, interaction: discord.Interaction) -> int:
-        return (await self.policies.policy(interaction.guild_id)).embed_colour
+        return (await self.policies.policy(settings_guild(interaction))).embed_colour
 
     async def on_stats(
         self, interaction: discord.Interaction, member: discord.abc.User | None
     ) -> None:
         async with self.responder.answering(interaction):
             user = member or interaction.user
-            stats = await self.records.stats(interaction.guild_id, user.id, interaction.user.id)
+            scope = settings_guild(interaction)
+            stats = await self.records.stats(scope, user.id, interaction.user.id)
             embed = render_records.stats_embed(
                 user.mention, stats, interaction.locale, await self._colour(interaction)
             )
@@ -58,7 +59,8 @@ class RecordsController:
     ) -> None:
         async with self.responder.answering(interaction):
             user = member or interaction.user
-            games = await self.records.history(interaction.guild_id, user.id, interaction.user.id)
+            scope = settings_guild(interaction)
+            games = await self.records.history(scope, user.id, interaction.user.id)
             embed = render_records.history_embed(
                 user.mention, user.id, games, interaction.locale, await self._colour(interaction)
             )
@@ -70,12 +72,12 @@ class RecordsController:
         """The Review button (any finished game) or /ttt review (the caller's last game)."""
         async with self.responder.answering(interaction):
             game = await self.records.review_target(
-                interaction.guild_id, interaction.user.id, game_id
+                settings_guild(interaction), interaction.user.id, game_id
             )
             if not instant(game):  # seconds on 4×4 and 5×5: say so, answer when done
                 await interaction.response.defer(ephemeral=True, thinking=True)
             review = await self.records.analyze(game)
-            marks = (await self.policies.policy(game.guild_id)).marks
+            marks = (await self.policies.policy(game.settings_guild)).marks
             content = render_records.review_text(review, interaction.locale, marks)
             if interaction.response.is_done():
                 await interaction.followup.send(

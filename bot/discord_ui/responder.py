@@ -35,20 +35,42 @@ def public_locale(interaction: discord.Interaction) -> discord.Locale | None:
     return interaction.guild_locale if interaction.guild_id is not None else interaction.locale
 
 
+def is_guest(interaction: discord.Interaction) -> bool:
+    """Whether only a member's own install of ttt reaches here: a DM or group DM between
+    members, or a server that did not add ttt. The bot can then neither post nor edit in
+    the channel: everything it shows is an interaction's answer (see ``reply_tokens``)."""
+    if interaction.context.private_channel:
+        return True
+    return interaction.guild_id is not None and not interaction.is_guild_integration()
+
+
+def settings_guild(interaction: discord.Interaction) -> int | None:
+    """The server whose settings and records apply: None in DMs and for a guest."""
+    return None if is_guest(interaction) else interaction.guild_id
+
+
 class ServerOnly(app_commands.CheckFailure):
     """A subcommand that means nothing in a DM with the bot (a server's settings or
     leaderboard) was used there. Discord's command contexts apply to the whole /ttt
     group, so this check, answered by :class:`AnsweringTree`, stands in for them."""
 
 
+class NotAddedHere(app_commands.CheckFailure):
+    """A server-only subcommand in a server that did not add ttt (a member's own install
+    brought it there): it has no settings, leaderboard or boards of its own."""
+
+
 def _in_a_server(interaction: discord.Interaction) -> bool:
-    if interaction.guild_id is None:
+    if interaction.guild_id is None or interaction.context.private_channel:
         raise ServerOnly()
+    if is_guest(interaction):
+        raise NotAddedHere()
     return True
 
 
 server_only = app_commands.check(_in_a_server)
-"""Decorates a /ttt subcommand that works in servers only (a private refusal in a DM)."""
+"""Decorates a /ttt subcommand that works in servers that added ttt only (a private
+refusal in DMs and where only a member's own install reaches)."""
 
 
 def role_ids(interaction: discord.Interaction) -> list[int]:
@@ -111,9 +133,15 @@ class Responder:
         Raises:
             Refusal: ``perm.missing``.
         """
-        if interaction.guild_id is None:
+        if interaction.guild_id is None and not interaction.context.private_channel:
             # A DM with the bot: Discord's app_permissions there lack View Channel and
             # Send Messages, yet the bot may always post and edit its messages there.
+            return
+        if is_guest(interaction):
+            # Nothing is posted on the bot's account here; but where the server denies
+            # members' own apps public answers, nobody else would see the game.
+            if interaction.guild_id is not None and not interaction.permissions.use_external_apps:
+                raise Refusal("guest.external_apps")
             return
         granted = interaction.app_permissions
         missing = [key for attr, key in CHANNEL_PERMISSIONS if not getattr(granted, attr)]
@@ -179,9 +207,10 @@ class AnsweringTree(app_commands.CommandTree):
     ) -> None:
         if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
             message = text("command.outdated", interaction.locale)
-        elif isinstance(error, ServerOnly):
+        elif isinstance(error, ServerOnly | NotAddedHere):
             name = interaction.command.name if interaction.command else "ttt"
-            refusal = Refusal("dm.server_only", group_key="name.ttt", command_key=f"name.{name}")
+            key = "dm.server_only" if isinstance(error, ServerOnly) else "guest.server_only"
+            refusal = Refusal(key, group_key="name.ttt", command_key=f"name.{name}")
             message = refusal_text(refusal, interaction.locale)
         elif isinstance(error, app_commands.TransformerError):
             message = text("command.bad_option", interaction.locale, value=str(error.value)[:80])

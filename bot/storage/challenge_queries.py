@@ -19,7 +19,8 @@ _INSERT_CHALLENGE = (
 
 
 def challenge_from_row(row: Row) -> Challenge:
-    return Challenge(**{name: row[name] for name in _CHALLENGE_FIELDS})
+    values = {name: row[name] for name in _CHALLENGE_FIELDS}
+    return Challenge(**values | {"guest": bool(values["guest"])})
 
 
 async def _challenges_where(db: Db, where: str, params: dict[str, Any]) -> list[Challenge]:

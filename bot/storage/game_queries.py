@@ -16,7 +16,7 @@ _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
-    "ping_message_id", "stopped_by",
+    "ping_message_id", "stopped_by", "guest",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = (
@@ -43,7 +43,7 @@ def game_from_row(row: Row) -> Game:
         ending=None if reason is None else Ending(reason, result if result in ("X", "O") else None),
         finished_at=row["finished_at"], rematch_of=row["rematch_of"], locale=row["locale"],
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
-        stopped_by=row["stopped_by"],
+        stopped_by=row["stopped_by"], guest=bool(row["guest"]),
     )  # fmt: skip
 
 

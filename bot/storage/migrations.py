@@ -229,4 +229,19 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN claimed_until REAL;
     ALTER TABLE challenges ADD COLUMN claimed_until REAL;
     """,
+    # 9: games and challenges where only a member's own install of ttt reaches (DMs
+    # between users, group DMs, servers that did not add the bot): shown only through
+    # interaction tokens, kept with their expiry so any process can use them.
+    """
+    ALTER TABLE games ADD COLUMN guest INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE challenges ADD COLUMN guest INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE reply_tokens (
+        kind TEXT NOT NULL CHECK (kind IN ('game', 'challenge')),
+        item_id INTEGER NOT NULL,
+        token TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (kind, item_id)
+    );
+    CREATE INDEX reply_tokens_expiry ON reply_tokens(expires_at);
+    """,
 )

@@ -113,6 +113,20 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE games ADD COLUMN stopped_by BIGINT;
     ALTER TABLE challenges ALTER COLUMN opponent_id DROP NOT NULL;
     """,
+    # 4: as SQLite's 9: games and challenges shown only through interaction tokens (a
+    # member's own install), and those tokens with their expiry.
+    """
+    ALTER TABLE games ADD COLUMN guest BOOLEAN NOT NULL DEFAULT FALSE;
+    ALTER TABLE challenges ADD COLUMN guest BOOLEAN NOT NULL DEFAULT FALSE;
+    CREATE TABLE reply_tokens (
+        kind TEXT NOT NULL CHECK (kind IN ('game', 'challenge')),
+        item_id BIGINT NOT NULL,
+        token TEXT NOT NULL,
+        expires_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (kind, item_id)
+    );
+    CREATE INDEX reply_tokens_expiry ON reply_tokens(expires_at);
+    """,
 )
 
 

@@ -65,10 +65,10 @@ async def apply_result(db: Db, game: Game) -> None:
 
 def finished_games_where(guild_id: int | None, limit: int | None) -> str:
     """The WHERE clause for a member's (``:user``) finished games in a server (``:guild``;
-    None: in direct messages), newest first: two index range reads (one per side) rather
-    than an OR, which the planner may answer with a scan. ``IS NULL`` keeps the index
-    usable where ``IS NOT DISTINCT FROM`` would not."""
-    guild = "guild_id IS NULL" if guild_id is None else "guild_id = :guild"
+    None: the personal ones, in direct messages and as a guest), newest first: two index
+    range reads (one per side) rather than an OR, which the planner may answer with a
+    scan. ``IS NULL`` keeps the index usable where ``IS NOT DISTINCT FROM`` would not."""
+    guild = "(guild_id IS NULL OR guest)" if guild_id is None else "guild_id = :guild AND NOT guest"
     side = f"SELECT id FROM games WHERE status = 'finished' AND {{col}} = :user AND {guild}"
     where = (
         f"WHERE id IN ({side.format(col='player_x')} UNION ALL "

@@ -14,6 +14,7 @@ from bot.storage import challenge_queries as challenges
 from bot.storage import game_queries as games
 from bot.storage import record_queries as records
 from bot.storage import setting_queries as settings
+from bot.storage import token_queries as tokens
 
 T = TypeVar("T")
 
@@ -120,6 +121,18 @@ class SqlStore:
 
     async def set_guild_overrides(self, guild_id: int, overrides: dict[str, object]) -> None:
         await self._call(settings.set_guild_overrides, guild_id, overrides)
+
+    # --- interaction tokens ---
+    async def keep_token(
+        self, kind: str, item_id: int, token: str, expires_at: float, now: float
+    ) -> None:
+        await self._call(tokens.keep_token, kind, item_id, token, expires_at, now)
+
+    async def token_of(self, kind: str, item_id: int, now: float) -> str | None:
+        return await self._call(tokens.token_of, kind, item_id, now)
+
+    async def forget_token(self, kind: str, item_id: int) -> None:
+        await self._call(tokens.forget_token, kind, item_id)
 
     async def get_meta(self, key: str) -> str | None:
         return await self._call(settings.get_meta, key)

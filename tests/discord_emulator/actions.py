@@ -6,10 +6,17 @@ import asyncio
 import secrets
 from typing import TYPE_CHECKING, Any
 
-from .commands import CONTEXT_BOT_DM, CONTEXT_GUILD, build_command_data
+from .commands import (
+    CONTEXT_BOT_DM,
+    CONTEXT_GUILD,
+    CONTEXT_PRIVATE_CHANNEL,
+    build_command_data,
+    install_owners,
+)
 from .interactions import InteractionRecord, InteractionResult
 from .state import (
     DEFAULT_PERMISSIONS,
+    PERM_USE_EXTERNAL_APPS,
     EmuChannel,
     EmuGuild,
     EmuUser,
@@ -41,24 +48,30 @@ class InteractionActions:
             "entitlement_sku_ids": [],
             "attachment_size_limit": 10 * 1024 * 1024,
         }
+        owners = rec.owners
+        if channel.recipients:  # a (group) DM between users: no member, no guild
+            return payload | {"user": rec.user.to_dict(), "context": CONTEXT_PRIVATE_CHANNEL,
+                              "authorizing_integration_owners": owners}  # fmt: skip
         if channel.guild_id is None:
             # a DM with the bot: the user, no member, no guild; the guild-install owner is "0"
             return payload | {
                 "user": rec.user.to_dict(),
-                "authorizing_integration_owners": {"0": "0"},
+                "authorizing_integration_owners": owners,
                 "context": CONTEXT_BOT_DM,
             }
         guild = self.guilds[channel.guild_id]
         permissions = (
             rec.user.permissions if rec.user.permissions is not None else DEFAULT_PERMISSIONS
         )
+        # Without Use External Apps, a member's own install may only answer them privately.
+        rec.forced_ephemeral = "0" not in owners and not permissions & PERM_USE_EXTERNAL_APPS
         member = member_dict(rec.user, guild) | {"permissions": str(permissions)}
         return payload | {
             "guild_id": str(guild.id),
             "guild": {"id": str(guild.id), "locale": guild.locale, "features": []},
             "member": member,
             "guild_locale": guild.locale,
-            "authorizing_integration_owners": {"0": str(guild.id)},
+            "authorizing_integration_owners": owners,
             "context": CONTEXT_GUILD,
         }
 
@@ -73,7 +86,10 @@ class InteractionActions:
     def _new_record(
         self: DiscordEmulator, user: EmuUser, itype: int, channel: EmuChannel, name: str
     ) -> InteractionRecord:
-        if channel.guild_id is None:
+        if channel.recipients:
+            if user not in channel.recipients:
+                raise ValueError(f"{user.name} is not in this DM")
+        elif channel.guild_id is None:
             if channel.recipient is None or user.id != channel.recipient.id:
                 raise ValueError(f"{user.name} is not in this DM with the bot")
         elif user.id not in self.guilds[channel.guild_id].member_ids:
@@ -86,6 +102,7 @@ class InteractionActions:
             guild_id=channel.guild_id,
             channel_id=channel.id,
             name=name,
+            issued=self.now(),
         )
         return rec
 
@@ -102,6 +119,7 @@ class InteractionActions:
         ch = self._channel(channel)
         data = build_command_data(self, self._guild_of(ch), ch, command, options or {})
         rec = self._new_record(user, 2, ch, command)
+        rec.owners = install_owners(self, ch, user)
         rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
         return await self._run(rec, wait_final)
 
@@ -117,6 +135,7 @@ class InteractionActions:
         clients cache command definitions). Build ``data`` with :meth:`command_data`."""
         ch = self._channel(channel)
         rec = self._new_record(user, 2, ch, str(data.get("name", "?")))
+        rec.owners = install_owners(self, ch, user)
         rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
         return await self._run(rec, False)
 
@@ -167,6 +186,12 @@ class InteractionActions:
                 raise PermissionError(f"button {custom_id!r} on message {mid} is disabled")
         rec = self._new_record(user, 3, ch, custom_id)
         rec.source_message_id = mid
+        # A click is authorised by the installs that made the message: anyone in the
+        # channel may click a member's user-installed app's message.
+        meta = current.get("interaction_metadata") or {}
+        rec.owners = dict(meta.get("authorizing_integration_owners") or {}) or install_owners(
+            self, ch, user, command=False
+        )
         data: dict[str, Any] = {"custom_id": custom_id, "component_type": 2}
         if button is not None and "id" in button:
             data["id"] = button["id"]  # the clicked component's id, as Discord sends it

@@ -122,6 +122,26 @@ def usable_in(cmd: dict[str, Any], context: int) -> bool:
     return context in contexts
 
 
+def install_owners(
+    emu: DiscordEmulator, channel: EmuChannel, user: EmuUser, *, command: bool = True
+) -> dict[str, str]:
+    """``authorizing_integration_owners`` of an interaction of ``user`` in ``channel``: the
+    server's install where the bot is there ("0": its id, "0": "0" in a DM with the bot),
+    and the user's own ("1": their id) where they installed the app. A command nobody's
+    install reaches is one Discord's client does not offer (CommandError)."""
+    owners: dict[str, str] = {}
+    if channel.bot_present:
+        owners["0"] = str(channel.guild_id or 0)
+    if user.installed and command:
+        owners["1"] = str(user.id)
+    if not owners:
+        raise CommandError(
+            f"{user.name} has not installed the app and it is not in this "
+            f"{'server' if channel.guild_id else 'DM'}: Discord offers no command of it here"
+        )
+    return owners
+
+
 def build_command_data(
     emu: DiscordEmulator,
     guild: EmuGuild | None,
@@ -141,9 +161,20 @@ def build_command_data(
     if cmd is None:
         synced = sorted(c["name"] for c in commands)
         raise CommandError(f"/{parts[0]} is not a synced command (synced: {synced})")
-    context = CONTEXT_GUILD if guild is not None else CONTEXT_BOT_DM
+    context = (
+        CONTEXT_PRIVATE_CHANNEL if channel.recipients
+        else CONTEXT_GUILD if guild is not None else CONTEXT_BOT_DM
+    )  # fmt: skip
+    installs = cmd.get("integration_types") or [0]
+    if not channel.bot_present and 1 not in installs:
+        raise CommandError(
+            f"/{parts[0]} is not offered where the bot is not: its integration_types are "
+            f"{installs} (a user install needs 1)"
+        )
     if not usable_in(cmd, context):
-        where = "a server" if guild is not None else "a DM with the bot"
+        where = {CONTEXT_GUILD: "a server", CONTEXT_BOT_DM: "a DM with the bot"}.get(
+            context, "a DM between users"
+        )
         raise CommandError(
             f"/{parts[0]} cannot be used in {where}: its contexts are {cmd.get('contexts')}"
             f" (dm_permission {cmd.get('dm_permission')}), so Discord's client does not offer it"

@@ -41,3 +41,9 @@ def unknown_webhook() -> ApiError:
 
 def unknown_channel() -> ApiError:
     return ApiError(404, 10003, "Unknown Channel")
+
+
+def missing_access() -> ApiError:
+    """What Discord answers a bot on a channel or server it is not in (a DM between
+    users, a server that reaches the app only through a member's own install)."""
+    return ApiError(403, 50001, "Missing Access")

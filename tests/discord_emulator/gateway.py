@@ -248,7 +248,9 @@ class Gateway:
             self.shards[shard_id] = session
             session.conn = conn
             session.dispatch("READY", emu.ready_payload(session.session_id, (shard_id, count)))
-            guilds = [g for g in emu.guilds.values() if self.shard_of(g.id) == shard_id]
+            guilds = [
+                g for g in emu.guilds.values() if g.has_bot and self.shard_of(g.id) == shard_id
+            ]
             for i, guild in enumerate(guilds):
                 done = emu._mark_ready if i == len(guilds) - 1 else None
                 session.dispatch("GUILD_CREATE", emu.guild_create_payload(guild), after=done)

@@ -21,6 +21,8 @@ EPHEMERAL, LOADING, SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, COMPONENTS_V2 = (
     4096,
     1 << 15,
 )
+USER_INSTALL_FOLLOWUPS = 5
+"""Follow-ups Discord allows an interaction authorised only by a user install."""
 CREATE_FLAGS = EPHEMERAL | SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | COMPONENTS_V2
 
 
@@ -35,6 +37,8 @@ class InteractionRecord:
     name: str
     source_message_id: int | None = None
     created: float = field(default_factory=time.monotonic)
+    issued: float = 0.0
+    """When its token was issued, on the emulator's token clock (``emu.now()``)."""
     response_type: int | None = None
     response_at: float | None = None
     original_message_id: int | None = None
@@ -44,6 +48,17 @@ class InteractionRecord:
     responded: asyncio.Event = field(default_factory=asyncio.Event)
     changed: asyncio.Event = field(default_factory=asyncio.Event)
     payload: dict[str, Any] = field(default_factory=dict)
+    owners: dict[str, str] = field(default_factory=dict)
+    """``authorizing_integration_owners``: "0" for the server's (or bot DM's) install,
+    "1" for a user's own."""
+    forced_ephemeral: bool = False
+    """Only a member's own install reaches a server where they lack Use External Apps:
+    Discord makes every response and follow-up ephemeral."""
+
+    @property
+    def user_only(self) -> bool:
+        """Authorised by a user install alone: at most 5 follow-ups."""
+        return "0" not in self.owners
 
     def describe(self) -> str:
         kind = {2: "command", 3: "component", 5: "modal submit"}.get(self.type, str(self.type))
@@ -135,8 +150,7 @@ def _metadata(rec: InteractionRecord) -> dict[str, Any]:
         "id": str(rec.id),
         "type": rec.type,
         "user": rec.user.to_dict(),
-        # the guild install's owner: the server, or "0" in a DM with the bot
-        "authorizing_integration_owners": {"0": str(rec.guild_id or 0)},
+        "authorizing_integration_owners": dict(rec.owners),
     }
     if rec.type == 2:
         meta["name"] = rec.name
@@ -148,6 +162,8 @@ def _metadata(rec: InteractionRecord) -> dict[str, Any]:
 
 def _create(emu: DiscordEmulator, rec: InteractionRecord, data: dict[str, Any], flags: int) -> int:
     body = dict(data)
+    if rec.forced_ephemeral:
+        flags |= EPHEMERAL
     body["flags"] = flags
     msg_type = 20 if rec.type == 2 else 0
     ephemeral = bool(flags & EPHEMERAL)
@@ -259,7 +275,7 @@ def webhook_record(emu: DiscordEmulator, application_id: str, token: str) -> Int
             "Unknown Webhook",
             violation=f"webhook call with unknown token {token[:12]}...",
         )
-    if time.monotonic() - rec.created > emu.token_lifetime:
+    if emu.now() - rec.issued > emu.token_lifetime:
         raise ApiError(
             401,
             50027,
@@ -327,6 +343,13 @@ def webhook_followup(
         msg = emu.edit_message(original, body, clear_loading=True)
         rec.bump()
         return msg
+    if rec.user_only and len(rec.followup_ids) >= USER_INSTALL_FOLLOWUPS:
+        # Discord documents the limit, not the error's code
+        raise ApiError(
+            400, 30000, f"Maximum number of follow-up messages reached ({USER_INSTALL_FOLLOWUPS})",
+            violation=f"{rec.describe()}: follow-up number {len(rec.followup_ids) + 1} of an "
+            "interaction authorised by a user install alone",
+        )  # fmt: skip
     flags = int(body.get("flags") or 0) & CREATE_FLAGS
     mid = _create(emu, rec, body, flags)
     rec.followup_ids.append(mid)

@@ -12,8 +12,8 @@ from aiohttp import web
 
 from . import interactions as ix
 from .commands import check_command_definitions, command_object, store_commands
-from .errors import ApiError, unknown_channel, unknown_message
-from .state import DEFAULT_PERMISSIONS, member_dict
+from .errors import ApiError, missing_access, unknown_channel, unknown_message
+from .state import DEFAULT_PERMISSIONS, EmuGuild, member_dict
 from .validation import BodyError, check_message_body, discord_errors
 
 if TYPE_CHECKING:
@@ -326,6 +326,8 @@ class RestApi:
         cid = int(req.params["cid"])
         if cid not in self.emu.channels:
             raise unknown_channel()
+        if not self.emu.channels[cid].bot_present:
+            raise missing_access()  # a DM between users, or a server without the bot
         return cid
 
     def _message_id(self, req: Req) -> int:
@@ -364,29 +366,31 @@ class RestApi:
         return None
 
     # -- guilds -----------------------------------------------------------
-    async def get_guild(self, req: Req) -> Any:
+    def _guild(self, req: Req) -> EmuGuild:
         guild = self.emu.guilds.get(int(req.params["guild_id"]))
         if guild is None:
             raise ApiError(404, 10004, "Unknown Guild")
+        if not guild.has_bot:
+            raise missing_access()
+        return guild
+
+    async def get_guild(self, req: Req) -> Any:
+        guild = self._guild(req)
         return guild.base_dict()
 
     async def get_guild_channels(self, req: Req) -> Any:
-        guild = self.emu.guilds.get(int(req.params["guild_id"]))
-        if guild is None:
-            raise ApiError(404, 10004, "Unknown Guild")
+        guild = self._guild(req)
         return [c.to_dict() for c in guild.channels]
 
     async def get_emoji(self, req: Req) -> Any:
-        guild = self.emu.guilds.get(int(req.params["guild_id"]))
-        if guild is None:
-            raise ApiError(404, 10004, "Unknown Guild")
+        guild = self._guild(req)
         emoji = guild.emojis.get(int(req.params["emoji_id"]))
         if emoji is None:
             raise ApiError(404, 10014, "Unknown Emoji")
         return emoji
 
     async def get_member(self, req: Req) -> Any:
-        guild = self.emu.guilds.get(int(req.params["guild_id"]))
+        guild = self._guild(req)
         uid = int(req.params["user_id"])
         if guild is None or uid not in guild.member_ids:
             raise ApiError(404, 10007, "Unknown Member")

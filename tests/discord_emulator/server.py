@@ -27,6 +27,7 @@ from .interactions import LOADING, InteractionRecord
 from .rest import RequestRecord, RestApi
 from .state import (
     DM_APP_PERMISSIONS,
+    USER_APP_PERMISSIONS,
     EmuChannel,
     EmuGuild,
     EmuUser,
@@ -61,6 +62,8 @@ class DiscordEmulator(InteractionActions):
         self.interaction_deadline = interaction_deadline
         self.heartbeat_interval = heartbeat_interval
         self.token_lifetime = token_lifetime
+        self.clock_offset = 0.0
+        """Seconds added to the clock that interaction tokens expire by (:meth:`advance`)."""
         self.spec_path = Path(spec_path) if spec_path is not None else default_spec_path()
         self.validator: SpecValidator | None = None
         if validate:
@@ -158,17 +161,32 @@ class DiscordEmulator(InteractionActions):
     def bot_user(self) -> dict[str, Any]:
         return self._bot.to_dict()
 
+    def now(self) -> float:
+        """The clock interaction tokens expire by: monotonic, plus :meth:`advance`."""
+        return time.monotonic() + self.clock_offset
+
+    def advance(self, seconds: float) -> None:
+        """Move the token clock on: interactions created more than ``token_lifetime``
+        (15 minutes) before it are then refused on their webhook, as Discord does."""
+        self.clock_offset += seconds
+
     def violation(self, text: str) -> None:
         log.warning("discord emulator violation: %s", text)
         self.violations.append(text)
 
     # -- world -----------------------------------------------------------
-    def create_guild(self, name: str = "Test", *, locale: str = "en-US") -> EmuGuild:
-        guild = EmuGuild(self.snowflakes.next(), name, self.owner.id, locale=locale)
-        guild.member_ids += [self._bot.id, self.owner.id]
+    def create_guild(
+        self, name: str = "Test", *, locale: str = "en-US", with_bot: bool = True
+    ) -> EmuGuild:
+        """A server; ``with_bot=False``: one that never added the bot (no gateway event,
+        403 on its routes; members reach the app there through their own installs)."""
+        guild = EmuGuild(self.snowflakes.next(), name, self.owner.id, locale=locale,
+                         has_bot=with_bot)  # fmt: skip
+        guild.member_ids += [self._bot.id, self.owner.id] if with_bot else [self.owner.id]
         self.guilds[guild.id] = guild
         self.create_channel(guild.id, "general", dispatch=False)
-        self.gateway.dispatch("GUILD_CREATE", self.guild_create_payload(guild))
+        if with_bot:
+            self.gateway.dispatch("GUILD_CREATE", self.guild_create_payload(guild))
         return guild
 
     def create_channel(
@@ -176,10 +194,13 @@ class DiscordEmulator(InteractionActions):
     ) -> EmuChannel:
         guild = self.guilds[guild_id.id if isinstance(guild_id, EmuGuild) else int(guild_id)]
         channel = EmuChannel(self.snowflakes.next(), guild.id, name, position=len(guild.channels))
+        if not guild.has_bot:
+            channel.bot_present = False
+            channel.app_permissions = USER_APP_PERMISSIONS
         guild.channels.append(channel)
         self.channels[channel.id] = channel
         self._channel_order[channel.id] = []
-        if dispatch:
+        if dispatch and guild.has_bot:
             self.gateway.dispatch("CHANNEL_CREATE", channel.to_dict())
         return channel
 
@@ -198,6 +219,20 @@ class DiscordEmulator(InteractionActions):
             recipient=user,
         )  # fmt: skip
         self._dms[user.id] = channel
+        self.channels[channel.id] = channel
+        self._channel_order[channel.id] = []
+        return channel
+
+    def open_private(self, *users: EmuUser, name: str = "") -> EmuChannel:
+        """A DM between two users, or a group DM of three or more (Discord allows 10): the
+        bot is not in it. Only a member who installed the app to their account can run its
+        commands there; everyone in it can click its messages."""
+        if len(users) < 2 or len(users) > 10 or any(u.bot for u in users):
+            raise ValueError("a DM needs 2 users and a group DM at most 10, none of them bots")
+        channel = EmuChannel(
+            self.snowflakes.next(), None, name, type=1 if len(users) == 2 else 3,
+            app_permissions=USER_APP_PERMISSIONS, recipients=list(users), bot_present=False,
+        )  # fmt: skip
         self.channels[channel.id] = channel
         self._channel_order[channel.id] = []
         return channel
@@ -239,12 +274,17 @@ class DiscordEmulator(InteractionActions):
         ]
         for guild in {g.id: g for g in targets}.values():
             guild.member_ids.append(user.id)
+            if not guild.has_bot:
+                continue
             member = member_dict(user, guild) | {"guild_id": str(guild.id)}
             self.gateway.dispatch("GUILD_MEMBER_ADD", member, intent=INTENT_GUILD_MEMBERS)
         return user
 
     def ready_payload(self, session_id: str, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
-        guilds = [g for g in self.guilds if self.gateway.shard_of(g) == shard[0]]
+        guilds = [
+            g for g, guild in self.guilds.items()
+            if guild.has_bot and self.gateway.shard_of(g) == shard[0]
+        ]  # fmt: skip
         return {
             "v": 10,
             "user": self.bot_user | {"verified": True, "mfa_enabled": False, "email": None},
@@ -340,8 +380,9 @@ class DiscordEmulator(InteractionActions):
     def delete_message(self, message_id: int) -> None:
         msg = self._messages.pop(int(message_id))
         self._channel_order[int(msg["channel_id"])].remove(int(message_id))
-        if self._ephemeral_for.pop(int(message_id), None) is None:
-            channel = self.channels.get(int(msg["channel_id"]))
+        channel = self.channels.get(int(msg["channel_id"]))
+        gone = self._ephemeral_for.pop(int(message_id), None)
+        if gone is None and (channel is None or channel.bot_present):
             payload = {"id": msg["id"], "channel_id": msg["channel_id"]}
             if channel is not None and channel.guild_id is not None:
                 payload["guild_id"] = str(channel.guild_id)
@@ -349,6 +390,8 @@ class DiscordEmulator(InteractionActions):
 
     def _gateway_message(self, event: str, msg: dict[str, Any]) -> None:
         channel = self.channels.get(int(msg["channel_id"]))
+        if channel is not None and not channel.bot_present:
+            return  # the bot is in neither the DM nor the server: no events from there
         payload = copy.deepcopy(msg)
         if channel is not None and channel.guild_id is not None:
             payload["guild_id"] = str(channel.guild_id)

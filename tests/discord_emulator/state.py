@@ -24,6 +24,9 @@ PERM_READ_MESSAGE_HISTORY = 1 << 16
 PERM_MENTION_EVERYONE = 1 << 17
 PERM_USE_EXTERNAL_EMOJIS = 1 << 18
 PERM_USE_APPLICATION_COMMANDS = 1 << 31
+PERM_USE_EXTERNAL_APPS = 1 << 50
+"""Lets a member's own apps answer publicly in a server that did not install them
+(enabled by default; without it Discord makes such an app's responses ephemeral)."""
 DEFAULT_PERMISSIONS = (
     PERM_ADD_REACTIONS
     | PERM_VIEW_CHANNEL
@@ -33,6 +36,7 @@ DEFAULT_PERMISSIONS = (
     | PERM_READ_MESSAGE_HISTORY
     | PERM_USE_EXTERNAL_EMOJIS
     | PERM_USE_APPLICATION_COMMANDS
+    | PERM_USE_EXTERNAL_APPS
 )
 DM_APP_PERMISSIONS = (
     PERM_ATTACH_FILES | PERM_EMBED_LINKS | PERM_MENTION_EVERYONE | PERM_USE_EXTERNAL_EMOJIS
@@ -40,6 +44,9 @@ DM_APP_PERMISSIONS = (
 """What Discord sends as ``app_permissions`` in a DM with the bot: no View Channel or Send
 Messages bit, though the bot can post there ("ATTACH_FILES | EMBED_LINKS |
 MENTION_EVERYONE ... and additionally USE_EXTERNAL_EMOJIS for DMs with the app's bot user")."""
+USER_APP_PERMISSIONS = PERM_ATTACH_FILES | PERM_EMBED_LINKS | PERM_MENTION_EVERYONE
+"""``app_permissions`` where only a member's own install reaches: (group) DMs between
+users, and (here) servers that did not add the bot."""
 
 
 class SnowflakeGenerator:
@@ -74,6 +81,9 @@ class EmuUser:
     role_ids: list[int] = field(default_factory=list)
     permissions: int | None = None
     """The member's permissions in interactions (default: an ordinary member's)."""
+    installed: bool = False
+    """The user installed the app to their account (User Install): its commands then
+    work in DMs between users, group DMs and servers that never added the bot."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -109,12 +119,26 @@ class EmuChannel:
     take bits away to play a channel where the bot lacks a permission)."""
     recipient: EmuUser | None = None
     """The user a DM channel is with (the bot being the other end)."""
+    recipients: list[EmuUser] = field(default_factory=list)
+    """The users of a DM (type 1) or group DM (type 3) between users: the bot is not in
+    it, and only a member's own install of the app reaches it."""
+    bot_present: bool = True
+    """False in a private channel between users and in a server without the bot: every
+    channel route answers 403 Missing Access, and no gateway event is sent for it."""
 
     @property
     def is_dm(self) -> bool:
         return self.guild_id is None
 
     def to_dict(self) -> dict[str, Any]:
+        if self.recipients:  # a DM or group DM between users, as an interaction carries it
+            data: dict[str, Any] = {
+                "id": str(self.id), "type": self.type, "last_message_id": None, "flags": 0,
+                "recipients": [u.to_dict() for u in self.recipients],
+            }  # fmt: skip
+            if self.type == 3:
+                data["name"] = self.name or None
+            return data
         if self.recipient is not None:  # Discord's DM channel object
             return {
                 "id": str(self.id),
@@ -152,6 +176,9 @@ class EmuGuild:
     """Roles besides @everyone, by id (see DiscordEmulator.create_role)."""
     emojis: dict[int, dict[str, Any]] = field(default_factory=dict)
     """The server's custom emoji objects, by id (see DiscordEmulator.create_emoji)."""
+    has_bot: bool = True
+    """False for a server that never added the bot: members reach the app there only
+    through their own installs."""
 
     def role_dict(self, role_id: int, name: str) -> dict[str, Any]:
         return self.everyone_role() | {"id": str(role_id), "name": name, "position": 1,

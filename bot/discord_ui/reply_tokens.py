@@ -1,0 +1,74 @@
+"""Interaction tokens: how a game is shown where only a member's own install reaches.
+
+In a DM between members, a group DM, or a server that did not add ttt, the bot may not
+post or edit in the channel (Discord answers 403 Missing Access): every message is an
+interaction's answer, and a change nobody clicked for (a turn timeout, an expiry,
+``/ttt resign``) is shown through the webhook of the latest interaction that showed the
+game, which Discord accepts for 15 minutes after that interaction. Each click brings a
+fresh token, so a game lasts as long as its players click; a change that falls due after
+the last token expired is stored, and its board shows it at the next click on it.
+
+The tokens are kept in the store (any process, or a restarted one, can use them). They
+are credentials: never logged, forgotten when their game or challenge closes.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Literal
+
+import discord
+
+from bot.core.repository import Store
+from bot.core.service import Clock
+
+log = logging.getLogger(__name__)
+
+Kind = Literal["game", "challenge"]
+MARGIN = 60.0
+"""Seconds before Discord's 15 minutes that a token stops being used: the clocks of
+Discord and of this machine, and a request in flight."""
+
+
+class ReplyTokens:
+    def __init__(self, client: discord.Client, store: Store, clock: Clock = time.time) -> None:
+        self.client = client
+        self.store = store
+        self.clock = clock
+
+    async def keep(self, kind: Kind, item_id: int, interaction: discord.Interaction) -> None:
+        """Remember the token of an interaction whose answer showed the game or challenge
+        (its original message is the board)."""
+        expires = interaction.expires_at.timestamp() - MARGIN
+        await self.store.keep_token(kind, item_id, interaction.token, expires, self.clock())
+
+    async def forget(self, kind: Kind, item_id: int) -> None:
+        await self.store.forget_token(kind, item_id)
+
+    async def edit(
+        self, kind: Kind, item_id: int, message_id: int | None, *, content: str | None,
+        view: discord.ui.View | discord.ui.LayoutView | None,
+    ) -> bool:  # fmt: skip
+        """Edit the item's message through its latest token; False when none is valid
+        (or Discord no longer accepts it, which then forgets it)."""
+        token = await self.store.token_of(kind, item_id, self.clock())
+        application_id = self.client.application_id
+        if token is None or message_id is None or application_id is None:
+            return False
+        webhook = discord.Webhook.partial(application_id, token, client=self.client)
+        try:
+            # By id: an interaction's webhook may edit the message its answer showed.
+            mentions = discord.AllowedMentions.none()
+            if isinstance(view, discord.ui.LayoutView):  # a 5×5 board: no content at all
+                await webhook.edit_message(message_id, view=view, allowed_mentions=mentions)
+            else:
+                await webhook.edit_message(
+                    message_id, content=content, view=view, allowed_mentions=mentions
+                )
+        except discord.HTTPException as exc:
+            log.info("%s %s: its token was refused (%s %s)", kind, item_id, exc.status, exc.code)
+            if exc.status in (401, 404):
+                await self.forget(kind, item_id)
+            return False
+        return True
