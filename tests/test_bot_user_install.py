@@ -199,6 +199,7 @@ async def test_two_processes_on_postgresql_share_a_game_between_friends(
     """The clicks reach the process of shard 0 (DMs are shard 0's); once it is gone, the
     other shows the turn timeout through the token the first one kept."""
     emulator.shard_count = 2
+    emulator.max_concurrency = 2  # both shards may IDENTIFY at once: no 5 s turn to wait
     common = {"database_url": pg_database, "shard_count": 2, "turn_timeout": 2.0}
     first = settings_for(emulator, tmp_path / "a", shard_ids=(0,), **common)
     second = settings_for(emulator, tmp_path / "b", shard_ids=(1,), **common)
