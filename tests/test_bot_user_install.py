@@ -29,6 +29,21 @@ def installed(emu: DiscordEmulator, name: str, **kwargs):
     return user
 
 
+def friends_dm(emu: DiscordEmulator):
+    """alice (who installed ttt) and bob, and the DM between them."""
+    alice, bob = installed(emu, "alice"), emu.create_user("bob")
+    return alice, bob, emu.open_private(alice, bob)
+
+
+async def until(condition, what: str, timeout: float = 2.0) -> None:
+    """Wait for an async ``condition`` of the store to hold."""
+    for _ in range(int(timeout / 0.02)):
+        if await condition():
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"still not so after {timeout} s: {what}")
+
+
 def button(message: dict, kind: type) -> str:
     return next(
         b["custom_id"]
@@ -63,8 +78,7 @@ async def test_friends_play_a_challenge_to_a_win_in_their_dm(
 ) -> None:
     (ttt,) = emulator.commands()
     assert (ttt["contexts"], ttt["integration_types"]) == ([0, 1, 2], [0, 1])
-    alice, bob = installed(emulator, "alice"), emulator.create_user("bob")
-    dm = emulator.open_private(alice, bob)
+    alice, bob, dm = friends_dm(emulator)
     board = await challenge_accepted(emulator, alice, bob, dm)
     # only the member to move may move, and privately told so
     res = await emulator.click(bob, board, cell_id(board, 4))
@@ -138,8 +152,7 @@ async def test_a_timeout_is_shown_through_the_token_and_a_restart_plays_on(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3", turn_timeout=1.5)
-    alice, bob = installed(emulator, "alice"), emulator.create_user("bob")
-    dm = emulator.open_private(alice, bob)
+    alice, bob, dm = friends_dm(emulator)
     async with running_bot(emulator, settings):
         board = await challenge_accepted(emulator, alice, bob, dm)
         res = await emulator.click(alice, board, cell_id(board, 4))
@@ -153,12 +166,11 @@ async def test_a_timeout_is_shown_through_the_token_and_a_restart_plays_on(
         timed_out = await emulator.wait_for_message(
             lambda m: m["id"] == board["id"] and "ran out of time" in m["content"], timeout=10
         )
-        for _ in range(50):  # then forgotten: the game is over
-            if await bot.repo.token_of("game", game_id(board), 0) is None:
-                break
-            await asyncio.sleep(0.02)
-        else:
-            raise AssertionError("the token of a finished game is still kept")
+
+        async def forgotten() -> bool:  # then forgotten: the game is over
+            return await bot.repo.token_of("game", game_id(board), 0) is None
+
+        await until(forgotten, "the token of a finished game is forgotten", timeout=1.0)
     assert f"<@{alice.id}> ran out of time" in timed_out["content"]
     assert channel_requests(emulator, dm) == []
     webhook = [r.path for r in emulator.requests if r.method == "PATCH" and "/webhooks/" in r.path]
@@ -169,16 +181,17 @@ async def test_an_expired_token_and_the_board_catching_up(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3", turn_timeout=1.5)
-    alice, bob = installed(emulator, "alice"), emulator.create_user("bob")
-    dm = emulator.open_private(alice, bob)
+    alice, bob, dm = friends_dm(emulator)
     async with running_bot(emulator, settings) as bot:
         board = await challenge_accepted(emulator, alice, bob, dm)
         emulator.advance(16 * 60)  # every token issued so far is past Discord's 15 minutes
-        gid = game_id(board)
-        for _ in range(100):  # the timeout falls due; Discord refuses the old token
-            if (game := await bot.repo.get_game(gid)) is not None and not game.running:
-                break
-            await asyncio.sleep(0.05)
+
+        async def ended() -> bool:  # the timeout falls due; Discord refuses the old token
+            game = await bot.repo.get_game(game_id(board))
+            return game is not None and not game.running
+
+        await until(ended, "the game ended by its deadline", timeout=5.0)
+        game = await bot.repo.get_game(game_id(board))
         assert game is not None and game.ending is not None and game.ending.reason == "timeout"
         assert "ran out of time" not in emulator.message(board["id"])["content"]
         # a click on the stale board brings it up to date, and says why privately
@@ -203,8 +216,7 @@ async def test_two_processes_on_postgresql_share_a_game_between_friends(
     common = {"database_url": pg_database, "shard_count": 2, "turn_timeout": 2.0}
     first = settings_for(emulator, tmp_path / "a", shard_ids=(0,), **common)
     second = settings_for(emulator, tmp_path / "b", shard_ids=(1,), **common)
-    alice, bob = installed(emulator, "alice"), emulator.create_user("bob")
-    dm = emulator.open_private(alice, bob)
+    alice, bob, dm = friends_dm(emulator)
     async with running_bot(emulator, second):
         async with running_bot(emulator, first):
             board = await challenge_accepted(emulator, alice, bob, dm)
