@@ -1,6 +1,6 @@
 """How long a member waits for a post-game review or a hint on the big boards.
 
-    .venv/bin/python bench/exact_latency.py --games 8
+    .venv/bin/python bench/exact_latency.py --games 8 [--cold-start]
 
 The answers are worked out as the bot works them out: in an engine worker process of
 their own (``engine.EnginePool``), the time measured from the request to the answer, so
@@ -15,6 +15,9 @@ click after start-up). Positions come from seeded games on 5×5 (and 4×4):
 - hints in late positions (12 marks or more);
 - a hint in a game against ``hard`` asked while a review of a member game is running
   (what the member who asked waits for when the two share a worker).
+
+Each line also says how often the answer listed every best square: a 5×5 hint or review
+lists those proven within its time (``bot.core.hints.SECONDS``, ``bot.core.review.SECONDS``).
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bot.core import hints
 from bot.core.review import review_moves
-from engine import Board, EnginePool, get_agent
+from engine import Board, EnginePool, get_agent, known
 from engine.bench import machine_line
 
 
@@ -75,6 +78,8 @@ class Timed:
     def __init__(self, name: str) -> None:
         self.name = name
         self.seconds: list[float] = []
+        self.partial = 0
+        """Answers where other squares may have been as good (the time ran out first)."""
 
     def line(self) -> str:
         if not self.seconds:
@@ -82,7 +87,8 @@ class Timed:
         s = self.seconds
         return (
             f"  {self.name:44} {len(s):4} answers  p50 {percentile(s, 50):7.3f} s  "
-            f"p99 {percentile(s, 99):7.3f} s  max {max(s):7.3f} s"
+            f"p99 {percentile(s, 99):7.3f} s  max {max(s):7.3f} s  "
+            f"every best square: {1 - self.partial / len(s):4.0%}"
         )
 
 
@@ -90,13 +96,19 @@ async def timed(record: Timed, pool: EnginePool, fn: Callable[..., Any], *args: 
     began = time.perf_counter()
     result = await pool.run(fn, *args)
     record.seconds.append(time.perf_counter() - began)
+    answers = result if isinstance(result, list) else [result]  # a review: its verdicts
+    record.partial += any(not answer.complete for answer in answers)
     return result
 
 
-async def run(games: int, seed: int, size: int, separate_hints: bool) -> list[Timed]:
+async def run(games: int, seed: int, size: int, separate_hints: bool, warm: bool) -> list[Timed]:
     rng = random.Random(seed)
     reviews = EnginePool(1)
     hint_pool = EnginePool(1) if separate_hints else reviews
+    if warm:  # as the bot does at start-up (TTT_WARM_WORKERS)
+        began = time.perf_counter()
+        await asyncio.gather(reviews.run(known.load), hint_pool.run(known.load))
+        print(f"  workers started with the tables in {time.perf_counter() - began:.2f} s")
     first_review, first_hint = Timed("first review after start-up"), Timed("first hint")
     member_reviews, bot_reviews = Timed("review: member vs member"), Timed("review: vs hard")
     easy_hints, book_hints = Timed("hint vs easy (≤ 8 marks)"), Timed("hint vs hard (≤ 8 marks)")
@@ -158,13 +170,19 @@ def main() -> None:
         action="store_true",
         help="hints in the reviews' worker (as before hints had a worker of their own)",
     )
+    parser.add_argument(
+        "--cold-start",
+        action="store_true",
+        help="start the workers at the first request (TTT_WARM_WORKERS=false)",
+    )
     args = parser.parse_args()
     print(f"exact latency: reviews and hints in engine workers, {args.games} games a kind")
     print(machine_line())
     print("hints: " + ("in the reviews' worker" if args.shared_worker else "a worker of their own"))
     for size in (int(s) for s in args.sizes.split(",")):
         print(f"{size}×{size}:")
-        for record in asyncio.run(run(args.games, args.seed, size, not args.shared_worker)):
+        runs = run(args.games, args.seed, size, not args.shared_worker, not args.cold_start)
+        for record in asyncio.run(runs):
             print(record.line())
 
 

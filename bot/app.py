@@ -40,7 +40,7 @@ from bot.discord_ui.turn_pinger import TurnPinger
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
-from engine import Board, EnginePool
+from engine import Board, EnginePool, known
 
 log = logging.getLogger(__name__)
 
@@ -106,14 +106,15 @@ class TTTBot(commands.Bot):
         self.signed_in = False
         """Whether Discord accepted the token (a start that never got this far created
         nothing worth keeping)."""
-        # Post-game reviews of 4×4 and 5×5 in a process of their own (started
-        # on the first): a 5×5 review can take minutes, which must hold neither the event
-        # loop nor the workers choosing the bot's moves.
+        # Post-game reviews of 4×4 and 5×5 in a process of their own: a 5×5 review takes
+        # up to a second, which must hold neither the event loop nor the workers choosing
+        # the bot's moves.
         self.reviews = EnginePool(1)
-        # Hints in one of their own (started on the first), so a member asking for one
-        # never waits behind a review: another interpreter once hints are used (27 MB
-        # after a book hint; an open-board search's table can take it to ~250 MB).
+        # Hints in one of their own, so a member asking for one never waits behind a
+        # review. Both are started at start-up when settings.warm_workers (~40 MB each
+        # with the 5×5 tables read; a search's table can take one to ~250 MB).
         self.hints = EnginePool(1)
+        self.warming: asyncio.Task[None] | None = None
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
         self.pool = EnginePool(settings.engine_workers or engine_workers())
@@ -145,6 +146,19 @@ class TTTBot(commands.Bot):
         await self.add_cog(TicTacToe(game_controller, records, config, moderation))
         await games.policies.listen()
         await self.add_cog(Timekeeper(core.deadlines, publisher, pinger))
+        if settings.warm_workers:
+            self.warming = asyncio.create_task(self.warm_exact_workers())
+
+    async def warm_exact_workers(self) -> None:
+        """Start the hint and review workers with the 5×5 tables read, so the first hint
+        or review after a start is answered as fast as any later one."""
+        began = time.perf_counter()
+        try:
+            await asyncio.gather(self.hints.run(known.load), self.reviews.run(known.load))
+        except Exception:  # a worker that cannot start is started again on first use
+            log.exception("could not start the hint and review workers ahead of use")
+        else:
+            log.info("hint and review workers ready in %.1f s", time.perf_counter() - began)
 
     async def start(self, token: str, *, reconnect: bool = True) -> None:
         """Sign in (which runs :meth:`setup_hook`), say what was set up, sync the commands
@@ -213,6 +227,8 @@ class TTTBot(commands.Bot):
         await super().close()
         if self.health is not None:
             await self.health.stop()
+        if self.warming is not None:
+            self.warming.cancel()
         self.pool.close()
         self.reviews.close()
         self.hints.close()

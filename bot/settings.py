@@ -51,6 +51,9 @@ class Settings:
     engine_workers: int | None = None
     """Processes searching 4×4 and 5×5 moves; None: one fewer than the CPUs (at least 1),
     so the event loop keeps a core."""
+    warm_workers: bool = True
+    """Start the hint and review workers (and read the 5×5 tables into them) at start-up,
+    so the first hint or review answers within a second; False: on first use."""
     shard_count: int | None = None
     shard_ids: tuple[int, ...] | None = None
     """The gateway shards this process runs (with ``shard_count``); None: all of them."""
@@ -156,6 +159,7 @@ class Settings:
             db_pool_size=_bounded(get("TTT_DB_POOL_SIZE"), "TTT_DB_POOL_SIZE", 1, 100)
             or defaults.db_pool_size,
             engine_workers=_bounded(get("TTT_ENGINE_WORKERS"), "TTT_ENGINE_WORKERS", 1, 256),
+            warm_workers=_flag(get("TTT_WARM_WORKERS"), "TTT_WARM_WORKERS", True),
             shard_count=shard_count,
             shard_ids=shard_ids,
             health_port=_bounded(get("TTT_HEALTH_PORT"), "TTT_HEALTH_PORT", 1, 65535),

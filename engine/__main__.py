@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine arena|ladder|bench|book``."""
+"""Command line: ``python -m engine arena|ladder|bench|book|sparse``."""
 
 from __future__ import annotations
 
@@ -47,10 +47,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     bench.add_argument("--think", type=float, default=2.0, help="think time on 5×5 (s)")
     bench.add_argument("--searches", type=int, default=20, help="concurrent 5×5 searches")
-    book = sub.add_parser("book", help="regenerate the 5×5 opening book (engine/data)")
-    book.add_argument("--depth", type=int, default=None, help="marks the book reaches")
-    book.add_argument("--workers", type=int, default=2)
-    book.add_argument("--out", default=None, help="where to write it (default: the engine's)")
+    for name, what in (("book", "opening book"), ("sparse", "sparse table")):
+        table = sub.add_parser(name, help=f"regenerate the 5×5 {what} (engine/data)")
+        table.add_argument("--depth", type=int, default=None, help="marks it reaches")
+        table.add_argument("--workers", type=int, default=2)
+        table.add_argument("--out", default=None, help="where to write it (default: the engine's)")
     args = parser.parse_args(argv)
 
     try:
@@ -58,13 +59,13 @@ def main(argv: list[str] | None = None) -> int:
             from engine.arena import run_arena
 
             print(run_arena(args.x, args.o, args.games, args.seed, args.size, args.k).format())
-        elif args.command == "book":
-            from engine import book as opening_book
+        elif args.command in ("book", "sparse"):
+            from engine import book, sparse
 
             forwarded = ["--workers", str(args.workers)]
             forwarded += [] if args.depth is None else ["--depth", str(args.depth)]
             forwarded += [] if args.out is None else ["--out", args.out]
-            return opening_book.main(forwarded)
+            return (book.main if args.command == "book" else sparse.main)(forwarded)
         elif args.command == "ladder":
             print(_ladder(args.games, args.seed, args.size, args.think))
         else:

@@ -144,9 +144,12 @@ def generate(depth: int = BOOK_DEPTH, workers: int = 2, log: bool = True) -> Ent
     return book
 
 
-def write(book: Entries, path: Path, depth: int) -> None:
+HEADER = "# ttt 5x5 (four in a row) opening book: python -m engine book"
+
+
+def write(book: Entries, path: Path, depth: int, header: str = HEADER) -> None:
     lines = [
-        "# ttt 5x5 (four in a row) opening book: python -m engine book",
+        header,
         f"# {len(book)} positions with at most {depth} marks; canonical orientation;",
         "# <board, row-major> <move> <exact value for the side to move>",
     ]

@@ -20,6 +20,8 @@ against an independent solver, with and without pairing proofs.
 
 from __future__ import annotations
 
+import math
+import time
 from dataclasses import dataclass, field
 
 from engine.board import Board
@@ -33,6 +35,12 @@ MAX_ENTRIES = 2_000_000
 """A table past this many entries is emptied and refilled (about 250 MB at most)."""
 CHUNK = 10
 """Bits per lookup when mapping a position through a symmetry."""
+CLOCK_EVERY = 1024
+"""Nodes between looks at the clock when a search has a deadline (about 40 ms)."""
+
+
+class OutOfTime(Exception):
+    """A search given a deadline passed it (what it had proven stays in the table)."""
 
 
 @dataclass
@@ -53,6 +61,8 @@ class ExactTables:
     """key -> (best move + 1) << 4 | bound flag << 2 | (value + 1)."""
     completions: dict[int, int] = field(default_factory=dict)
     nodes: int = 0
+    deadline: float = math.inf
+    """``time.monotonic()`` past which a search raises :class:`OutOfTime`."""
 
 
 _TABLES: dict[tuple[int, int], ExactTables] = {}
@@ -126,6 +136,8 @@ def negamax(tables: ExactTables, me: int, opp: int, alpha: int, beta: int) -> in
     """Game value (-1, 0, +1) for the mover of a running position: exact when strictly
     inside ``(alpha, beta)``, else a bound on the side it crossed."""
     tables.nodes += 1
+    if not tables.nodes % CLOCK_EVERY and time.monotonic() > tables.deadline:
+        raise OutOfTime
     geo = tables.geo
     empty = geo.full & ~(me | opp)
     if _wins(tables, me) & empty:
@@ -264,9 +276,13 @@ def board_value(board: Board) -> int:
     return negamax(exact_tables(board.geometry), me, opp, -1, 1)
 
 
-def keeps(board: Board, cell: int, target: int) -> bool:
+def keeps(board: Board, cell: int, target: int, deadline: float | None = None) -> bool:
     """True if playing ``cell`` leaves the mover a value of at least ``target`` (a
-    null-window test: cheaper than the child's exact value)."""
+    null-window test: cheaper than the child's exact value).
+
+    Raises:
+        OutOfTime: ``deadline`` (a ``time.monotonic()`` value) passed first.
+    """
     geo = board.geometry
     me, opp = board.sides()
     mine = me | 1 << cell
@@ -275,7 +291,12 @@ def keeps(board: Board, cell: int, target: int) -> bool:
     if mine | opp == geo.full:
         return target <= 0
     # value >= target  <=>  the opponent's value <= -target
-    return -negamax(exact_tables(geo), opp, mine, -target, -target + 1) >= target
+    tables = exact_tables(geo)
+    tables.deadline = math.inf if deadline is None else deadline
+    try:
+        return -negamax(tables, opp, mine, -target, -target + 1) >= target
+    finally:
+        tables.deadline = math.inf
 
 
 def keeping_moves(board: Board, value: int | None = None) -> list[int]:
@@ -283,6 +304,31 @@ def keeping_moves(board: Board, value: int | None = None) -> list[int]:
     that value, when the caller knows it already)."""
     target = board_value(board) if value is None else value
     return [cell for cell in board.legal_moves() if keeps(board, cell, target)]
+
+
+def best_move(board: Board) -> tuple[int, int]:
+    """The exact value of a running ``board`` for the side to move and one move that
+    keeps it, in about the time of :func:`board_value` (the search at the root, keeping
+    the move that set the value)."""
+    geo = board.geometry
+    me, opp = board.sides()
+    tables = exact_tables(geo)
+    empty = geo.full & ~(me | opp)
+    wins = _wins(tables, me) & empty
+    if wins:
+        return 1, wins.bit_length() - 1
+    threats = _wins(tables, opp) & empty
+    moves = [cell for cell in tables.order if (threats or empty) >> cell & 1]
+    best, chosen = -2, moves[0]
+    for cell in moves:
+        mine = me | 1 << cell
+        full = mine | opp == geo.full
+        value = 0 if full else -negamax(tables, opp, mine, -1, -max(best, -1))
+        if value > best:
+            best, chosen = value, cell
+            if best == 1:
+                break
+    return best, chosen
 
 
 def first_keeping(board: Board, preference: list[list[int]]) -> int:

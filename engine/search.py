@@ -159,6 +159,18 @@ def move_scores(board: Board) -> dict[int, int]:
     return scores
 
 
+@dataclass(frozen=True, slots=True)
+class BestMoves:
+    """The game value of a running position for the side to move, and its best moves."""
+
+    value: int
+    """+1 win, 0 draw, -1 loss under perfect play."""
+    moves: tuple[int, ...]
+    """Best moves, ascending; never empty. Each is proven."""
+    complete: bool
+    """True when ``moves`` holds every best move; False when the time ran out first."""
+
+
 def best_moves(board: Board) -> list[int]:
     """Every move with the best depth-aware score: fastest win, else draw, else slowest
     loss. On boards past :data:`DEPTH_AWARE_CELLS`: every move that keeps the game value
@@ -166,11 +178,21 @@ def best_moves(board: Board) -> list[int]:
     over."""
     if board.is_over():
         return []
+    return list(best_moves_within(board).moves)
+
+
+def best_moves_within(board: Board, seconds: float | None = None) -> BestMoves:
+    """The game value of a running ``board`` and its best moves (as :func:`best_moves`).
+    On 5×5, with ``seconds``, only those proven within about that long (at least one:
+    see :func:`engine.known.keeping_within`); 3×3 and 4×4 are always complete."""
+    from engine import known  # here: known imports book, which imports this module
+
     if board.size * board.size > DEPTH_AWARE_CELLS:
-        return exact.keeping_moves(board, solve(board))
+        return known.keeping_within(board, seconds)
     scores = move_scores(board)
     top = max(scores.values())
-    return [cell for cell, score in scores.items() if score == top]
+    best = tuple(cell for cell, score in scores.items() if score == top)
+    return BestMoves((top > 0) - (top < 0), best, True)
 
 
 def score(board: Board) -> int:
@@ -188,12 +210,12 @@ def score(board: Board) -> int:
 def solve(board: Board) -> int:
     """The exact game value for the side to move: +1 win, 0 draw, -1 loss (a finished
     game: 0 for a draw, else -1). Exact on every board size the engine offers; on 5×5
-    the opening book's value where it holds the position (seconds of search spared on a
-    sparse board)."""
+    the opening book's or the sparse table's value where one holds the position (seconds
+    of search spared on a sparse board)."""
     if board.size * board.size > DEPTH_AWARE_CELLS:
-        from engine import book  # here: book imports expectimax, which imports this module
+        from engine import known  # here: known imports book, which imports this module
 
-        known = book.value(board)
-        return exact.board_value(board) if known is None else known
+        found = None if board.is_over() else known.value(board)
+        return exact.board_value(board) if found is None else found
     value = score(board)
     return (value > 0) - (value < 0)

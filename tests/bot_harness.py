@@ -44,8 +44,9 @@ def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> S
     """Settings for a bot on ``emu``; ``overrides`` may name process settings and server
     policy defaults alike (``turn_timeout=1.5``)."""
     base = Settings(
-        token=emu.token, database=str(database), api_base=emu.api_base, gateway_url=emu.gateway_url
-    )
+        token=emu.token, database=str(database), api_base=emu.api_base, gateway_url=emu.gateway_url,
+        warm_workers=False,  # two interpreters a bot; the tests that need them ask
+    )  # fmt: skip
     policy = {k: v for k, v in overrides.items() if k in SERVER_SETTINGS}
     process = {k: v for k, v in overrides.items() if k not in SERVER_SETTINGS}
     return dataclasses.replace(base, policy=dataclasses.replace(base.policy, **policy), **process)
@@ -88,8 +89,9 @@ def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[
         DISCORD_API_BASE=emu.api_base,
         DISCORD_GATEWAY_URL=emu.gateway_url,
         TTT_DATABASE=str(database),
-        **extra,
+        TTT_WARM_WORKERS="0",  # two interpreters a bot; the tests that need them ask
     )
+    env.update(extra)
     return env
 
 

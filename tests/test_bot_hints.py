@@ -4,11 +4,14 @@ records, and who is refused, in the clicker's language."""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.discord_ui import custom_ids
+from bot.i18n import text as text_of
 from bot.settings import Settings, SettingsError
-from engine import Board
+from engine import Board, sparse
 
 import exact_reference
 from bot_harness import TOKEN, board_of, cell_id, running_bot, settings_for
@@ -178,3 +181,33 @@ def test_the_hint_custom_id_round_trips() -> None:
     assert custom_ids.parse(biggest) == custom_ids.HintClick(2**63 - 1, 999)
     assert len(biggest) < 100
     assert custom_ids.parse("ttt:h:12") is None and custom_ids.parse("ttt:h:12:3:4") is None
+
+
+@pytest.mark.slow
+async def test_the_hint_worker_starts_with_the_bot_and_an_open_5x5_hint_lists_every_square(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", warm_workers=True)
+    async with running_bot(emulator, settings) as bot:
+        assert bot.warming is not None
+        await asyncio.wait_for(bot.warming, 60)
+        assert bot.hints.worker_pids() and bot.reviews.worker_pids()  # before any click
+        alice = emulator.create_user("alice")
+        res = await emulator.invoke(
+            alice, "ttt start", {"first": "me", "size": 5, "difficulty": "easy"}
+        )
+        res = await emulator.click(alice, res.message, cell_id(res.message, 0))
+        text = board_of(res.message)
+        board = Board.from_string(text, 4)
+        assert board.move_count == 2
+        res = await emulator.click(alice, res.message, hint_button(res.message)["custom_id"],  # type: ignore[index]
+                                   wait_final=True)  # fmt: skip
+        content = res.followups[0]["content"] if res.followups else res.content
+        # two marks: every reply's value is in the sparse table, so the hint is complete
+        keeping = set()
+        for cell in board.legal_moves():
+            value, _ = sparse.lookup(board.play(cell))  # type: ignore[misc]
+            if -value == sparse.lookup(board)[0]:  # type: ignore[index]
+                keeping.add(cell)
+        assert set(lit(content, 5)) == keeping
+        assert text_of("hint.partial") not in content

@@ -1,9 +1,10 @@
 """Hints: the best squares for the member to move against the bot, and why. Pure: no I/O.
 
 The squares are the engine's exact answer: on 3×3 and 4×4 the moves with the best
-depth-aware score (the fastest win, else a draw, else the slowest loss), on 5×5 every
-move that keeps the game value (the opening book's values where it holds every reply,
-which spares seconds of search on an open board). A square that wins at once is always
+depth-aware score (the fastest win, else a draw, else the slowest loss), on 5×5 the
+moves that keep the game value, as many as are proven within :data:`SECONDS` (every one
+whose position the opening book or the sparse table holds, and always at least one:
+see :func:`engine.search.best_moves_within`). A square that wins at once is always
 preferred. Each square is then told apart by what it does on the board: it completes
 a line, it stops the bot's line, it makes two threats at once, or it simply keeps what
 the position is worth.
@@ -15,7 +16,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from engine import Board, best_moves, book, solve
+from engine import Board
+from engine.search import best_moves_within
 
 Reason = Literal["win", "block", "fork", "value"]
 REASONS: tuple[Reason, ...] = ("win", "block", "fork", "value")
@@ -24,9 +26,12 @@ REASONS: tuple[Reason, ...] = ("win", "block", "fork", "value")
 INSTANT_CELLS = 9
 """Boards up to this size are answered on the spot (microseconds); larger ones away
 from the event loop (a 4×4 search takes up to a second, an open 5×5 board much longer)."""
+SECONDS = 0.4
+"""Seconds a 5×5 hint spends proving more best squares once it has one: a member asks
+and waits, so a hint answers within a second and says when other squares may be as good."""
 TIME_LIMIT = 30.0
-"""Seconds a search for a hint may take before the member is told to ask again later
-(an open 5×5 board that the opening book does not cover)."""
+"""Seconds a hint's worker may take before the member is told to ask again later (a
+worker that died and had to be replaced, say)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,7 +49,9 @@ class Hint:
     value: int
     """The game value for that side under perfect play: +1 win, 0 draw, -1 loss."""
     squares: tuple[Square, ...]
-    """Every best square, ascending by cell; never empty."""
+    """Best squares, ascending by cell; never empty."""
+    complete: bool = True
+    """False when other squares may be as good (an open 5×5 board: see :data:`SECONDS`)."""
 
     def cells(self, reason: Reason | None = None) -> tuple[int, ...]:
         """The best squares (with ``reason`` only, when one is given)."""
@@ -75,9 +82,10 @@ def hint_for(size: int, k: int, x: int, o: int) -> Hint:
     legal = board.legal_moves()
     wins = [cell for cell in legal if geo.is_win(me | 1 << cell, cell)]
     if wins:
-        value, best = 1, wins
+        value, best, complete = 1, wins, True
     else:
-        value, best = _best(board, legal)
+        found = best_moves_within(board, SECONDS)
+        value, best, complete = found.value, list(found.moves), found.complete
     blocks = _completions(board, opp)
     squares = []
     for cell in best:
@@ -91,20 +99,7 @@ def hint_for(size: int, k: int, x: int, o: int) -> Hint:
         else:
             reason = "value"
         squares.append(Square(cell, reason))
-    return Hint(board.to_move, value, tuple(squares))
-
-
-def _best(board: Board, legal: list[int]) -> tuple[int, list[int]]:
-    """The game value and the engine's best moves, from the book when it holds the
-    value of every reply (5×5), else by exact search."""
-    values = {}
-    for cell in legal:
-        theirs = book.value(board.play(cell))
-        if theirs is None:
-            return solve(board), best_moves(board)
-        values[cell] = -theirs
-    top = max(values.values())
-    return top, [cell for cell, value in values.items() if value == top]
+    return Hint(board.to_move, value, tuple(squares), complete)
 
 
 def _completions(board: Board, marks: int) -> int:

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 from bot.core.models import Game
-from engine import Board, best_moves, solve, to_rowcol
+from engine import Board, solve, to_rowcol
+from engine.search import best_moves_within
 
 INSTANT_CELLS = 9
-"""Boards up to this size are reviewed in microseconds; larger ones (4×4 exactly in
-about a second, 5×5 in seconds to a few minutes for a game between two members) must be
-reviewed away from the event loop (see :class:`bot.core.records.RecordsService`)."""
+"""Boards up to this size are reviewed in microseconds; larger ones (4×4 and 5×5, up
+to about a second) away from the event loop (see :class:`bot.core.records.RecordsService`)."""
+SECONDS = 0.3
+"""Seconds a 5×5 review spends, over the whole game, proving more best squares for its
+mistakes once it has one for each (the values of the moves are always all worked out)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +30,9 @@ class MoveVerdict:
     """Where the move was a mistake, the moves that kept the value (on 3×3 and 4×4 the
     fastest win, else draw, else slowest loss); empty otherwise: working them out for
     every move of a 5×5 game would take minutes and nobody reads them."""
+    complete: bool = True
+    """False when other moves may have kept the value too (a 5×5 review lists the best
+    moves proven within :data:`SECONDS`)."""
 
     @property
     def mistake(self) -> bool:
@@ -51,12 +58,17 @@ def review_moves(size: int, k: int, moves: tuple[int, ...]) -> list[MoveVerdict]
     a process pool can run it."""
     board = Board.new(size, k)
     verdicts = []
+    deadline = time.monotonic() + SECONDS
     for number, cell in enumerate(moves, start=1):
         before = solve(board)
         after_board = board.play(cell)
         after = _value_for_mover(after_board, board.to_move)
-        best = tuple(best_moves(board)) if after < before else ()
-        verdicts.append(MoveVerdict(number, board.to_move, cell, before, after, best))
+        best: tuple[int, ...] = ()
+        complete = True
+        if after < before:
+            found = best_moves_within(board, max(0.0, deadline - time.monotonic()))
+            best, complete = found.moves, found.complete
+        verdicts.append(MoveVerdict(number, board.to_move, cell, before, after, best, complete))
         board = after_board
     return verdicts
 

@@ -36,6 +36,8 @@ def hint_text(game: Game, hint: Hint, locale: object = None, marks: Marks = CLAS
         if cells:
             squares = ", ".join(f"**{cell_name(c, size)}**" for c in cells)
             lines.append(text(f"hint.{reason}", locale, squares=squares, verdict=verdict))
+    if not hint.complete:
+        lines.append(text("hint.partial", locale))
     lines.append(text("hint.legend", locale, last=chr(ord("A") + size - 1), size=size))
     lines.append(text("hint.marked", locale))
     return "\n".join(lines)

@@ -163,7 +163,8 @@ def review_text(review: Review, locale: object = None, marks: Marks = CLASSIC) -
         )
         if v.mistake:
             names = [cell_name(c, game.size) for c in v.best]
-            squares = ", ".join(names[:BEST_SHOWN]) + (", …" if len(names) > BEST_SHOWN else "")
+            more = len(names) > BEST_SHOWN or not v.complete  # "…": maybe others as good
+            squares = ", ".join(names[:BEST_SHOWN]) + (", …" if more else "")
             line += text("review.best", locale, squares=squares)
         lines.append(line)
     mistakes = sum(v.mistake for v in verdicts)
