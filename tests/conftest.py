@@ -4,8 +4,10 @@ change needs:
 - ``core``: the engine, the core and storage without Discord (milliseconds each;
   PostgreSQL ones also carry ``postgres``);
 - ``emulator``: the bot's real discord.py client against the local Discord emulator;
-- ``slow``: tests that start processes (bots, engine workers, several shards) or play
-  hundreds of games: seconds each.
+- ``slow``: tests that start processes (bots, engine workers, several shards), play
+  hundreds of games, check the engine against an independent solver, or wait for a
+  timer (a turn timeout, an expiry): seconds each. Whole modules are listed below;
+  single tests carry ``@pytest.mark.slow`` with the reason.
 
 ``pytest -m core`` after a rule or query change, ``pytest -m "not slow"`` before a
 commit, ``pytest`` (all of them, as CI does) before a merge.
@@ -18,6 +20,7 @@ import pytest
 pytest_plugins = ["discord_emulator.fixtures", "core_harness", "pg_server"]
 
 SLOW_MODULES = frozenset({
+    "test_agents",  # the levels play hundreds of games against each other
     "test_async_and_cli",  # the engine's command line, in a process
     "test_big_boards",  # hundreds of 4×4 and 5×5 games
     "test_bot_restart",  # bots started, killed and started again
@@ -29,6 +32,8 @@ SLOW_MODULES = frozenset({
     "test_docker_stack",  # the image built, five containers (only with -m docker)
     "test_engine_pool",  # engine worker processes killed
     "test_exact_agents",  # 5×5 games against the exact adversary
+    "test_exact_reference",  # 5×5 positions against the independent solver
+    "test_exact_sparse",  # the sparse table against its children and the solver
     "test_flood",  # 48 channels clicking at once
     "test_resilience",  # killed workers, dropped gateways, Discord's 5xx retried
     "test_fuzz",  # hostile interactions for half a minute

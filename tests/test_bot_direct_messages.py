@@ -133,6 +133,7 @@ async def test_what_a_dm_refuses_privately(
     assert res.type == 4 and not res.ephemeral and f"<@{bob.id}>" in res.content
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_a_timeout_and_a_restart_are_shown_in_the_dm(
     emulator: DiscordEmulator, tmp_path
 ) -> None:

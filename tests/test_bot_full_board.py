@@ -149,6 +149,7 @@ async def test_a_5x5_challenge_becomes_a_layout_and_a_command_repaints_it(
         assert patch["flags"] == IS_COMPONENTS_V2 and patch["content"] is None
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_a_5x5_move_whose_answer_expired_is_shown_over_rest(
     emulator: DiscordEmulator, tmp_path
 ) -> None:

@@ -54,6 +54,7 @@ async def test_anyone_but_the_challenger_may_take_an_open_challenge(emulator, bo
     assert res.type == 7 and board_of(res.message) == "....X...."
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_an_open_challenge_in_french_is_withdrawn_then_expires(emulator, bot) -> None:
     guild = emulator.create_guild("Le serveur", locale="fr")
     channel = guild.channels[0]

@@ -174,6 +174,7 @@ async def test_forget_me_waits_for_a_running_game(emulator: DiscordEmulator, bot
     assert done.ephemeral and "Finish or resign your running game first" in done.content
 
 
+@pytest.mark.slow  # starts the review worker and waits out the patience
 async def test_a_4x4_game_is_reviewed_after_a_thinking_answer(emulator, bot) -> None:
     alice = emulator.create_user("alice")
     res = await emulator.invoke(

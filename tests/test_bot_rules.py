@@ -105,6 +105,7 @@ async def test_resign_command_updates_the_game(emulator: DiscordEmulator, bot) -
     assert res.type == 4 and not res.ephemeral
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_turn_timeout_loses_the_game(emulator: DiscordEmulator, bot) -> None:
     alice = emulator.create_user("alice")
     res = await emulator.invoke(alice, "ttt start", {"first": "me"})

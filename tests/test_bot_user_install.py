@@ -148,6 +148,7 @@ async def test_a_member_without_use_external_apps_is_told_privately(
     assert res.type == 4 and not res.ephemeral
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_a_timeout_is_shown_through_the_token_and_a_restart_plays_on(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
@@ -177,6 +178,7 @@ async def test_a_timeout_is_shown_through_the_token_and_a_restart_plays_on(
     assert webhook and webhook[-1].endswith(f"/messages/{board['id']}")
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_an_expired_token_and_the_board_catching_up(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
@@ -205,6 +207,7 @@ async def test_an_expired_token_and_the_board_catching_up(
     assert channel_requests(emulator, dm) == []
 
 
+@pytest.mark.slow  # two bots on PostgreSQL, a timeout waited out
 @pytest.mark.postgres
 async def test_two_processes_on_postgresql_share_a_game_between_friends(
     emulator: DiscordEmulator, tmp_path, pg_database: str

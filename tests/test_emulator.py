@@ -274,6 +274,7 @@ async def test_channel_message_edit_and_fetch(emulator: DiscordEmulator, bot: Em
         await channel.fetch_message(msg.id)
 
 
+@pytest.mark.slow  # waits seconds for a timer
 async def test_deadline_and_double_ack(emulator: DiscordEmulator, bot: EmuBot) -> None:
     emulator.interaction_deadline = 0.5
     alice = emulator.create_user("alice")

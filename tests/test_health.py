@@ -35,6 +35,7 @@ def metric(page: str, name: str) -> float:
     raise AssertionError(f"no {name} in:\n{page}")
 
 
+@pytest.mark.slow  # seconds: readiness waits on a database that went away
 async def test_health_readiness_and_metrics(emulator: DiscordEmulator, tmp_path) -> None:
     port = free_port()
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3", health_port=port)

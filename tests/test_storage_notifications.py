@@ -33,6 +33,7 @@ def our_lines(caplog: pytest.LogCaptureFixture, level: int) -> list[str]:
             if r.name.startswith("bot.") and r.levelno == level]  # fmt: skip
 
 
+@pytest.mark.slow  # waits seconds for the listener to reconnect
 async def test_a_lost_notification_connection_comes_back(
     pg_server, pg_database: str, caplog: pytest.LogCaptureFixture
 ) -> None:
