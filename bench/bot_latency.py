@@ -214,6 +214,9 @@ class Run:
     """CPU seconds of the bot's process tree while the load ran."""
     db_cpu: float | None = None
     """CPU seconds of the PostgreSQL server (all its processes) meanwhile."""
+    db_transactions: int | None = None
+    """Transactions the server committed or rolled back meanwhile (each statement outside
+    a transaction is one)."""
 
     @property
     def interactions(self) -> int:
@@ -241,6 +244,7 @@ async def measure(
     tally = Tally()
     rng = random.Random(seed)
     db_cpu: float | None = None
+    db_transactions: int | None = None
     with tempfile.TemporaryDirectory() as tmp:
         await emu.start()
         try:
@@ -260,6 +264,7 @@ async def measure(
                 baseline = rss_kb(proc.pid)[0]
                 postmaster = postmaster_pid(pg_data) if pg_data is not None else None
                 db_before = tree_cpu_seconds(postmaster) if postmaster else 0.0
+                xacts_before = await transactions(dsn) if dsn is not None else 0
                 cpu_before = tree_cpu_seconds(proc.pid)
                 began = time.perf_counter()
                 if duration is not None:
@@ -303,6 +308,8 @@ async def measure(
                 cpu = tree_cpu_seconds(proc.pid) - cpu_before
                 if postmaster:
                     db_cpu = tree_cpu_seconds(postmaster) - db_before
+                if dsn is not None:
+                    db_transactions = await transactions(dsn) - xacts_before
             finally:
                 proc.terminate()
                 await asyncio.to_thread(proc.wait, 10)
@@ -313,7 +320,24 @@ async def measure(
         f"error: {m} {p} -> {status} {body}" for m, p, status, body in emu.error_responses
     ]
     assert problems == len(tally.problems)
-    return Run(kind, tally, wall, cpu, db_cpu)
+    return Run(kind, tally, wall, cpu, db_cpu, db_transactions)
+
+
+async def transactions(dsn: str) -> int:
+    """The database's committed and rolled-back transactions so far (the statistics
+    reach the view within a second, so this waits that long first)."""
+    import asyncpg  # the postgres extra: only with --database postgres
+
+    await asyncio.sleep(1.1)
+    conn = await asyncpg.connect(dsn)
+    try:
+        query = (
+            "SELECT xact_commit + xact_rollback FROM pg_stat_database "
+            "WHERE datname = current_database()"
+        )
+        return int(await conn.fetchval(query))
+    finally:
+        await conn.close()
 
 
 def report(run: Run, games: int) -> list[str]:
@@ -342,6 +366,11 @@ def report(run: Run, games: int) -> list[str]:
     if run.db_cpu is not None:
         cpu += f"; PostgreSQL {run.db_cpu:.2f} s: {run.cpu_ms(True):.3f} ms with the server"
     lines.append(cpu)
+    if run.db_transactions is not None:
+        per = run.db_transactions / max(1, run.interactions)
+        lines.append(
+            f"  database:    {run.db_transactions} transactions, {per:.2f} per interaction"
+        )
     lines.append(
         f"  problems:    {tally.unanswered} unanswered, {tally.deferred} deferred, "
         f"{tally.refused} refused, {len(tally.problems)} violations or error responses"

@@ -52,6 +52,9 @@ def main(argv: list[str] | None = None) -> int:
         table.add_argument("--depth", type=int, default=None, help="marks it reaches")
         table.add_argument("--workers", type=int, default=2)
         table.add_argument("--out", default=None, help="where to write it (default: the engine's)")
+    sub.choices["sparse"].add_argument(
+        "--progress", default=None, help="append searched positions here; take them up again"
+    )
     args = parser.parse_args(argv)
 
     try:
@@ -65,6 +68,8 @@ def main(argv: list[str] | None = None) -> int:
             forwarded = ["--workers", str(args.workers)]
             forwarded += [] if args.depth is None else ["--depth", str(args.depth)]
             forwarded += [] if args.out is None else ["--out", args.out]
+            if args.command == "sparse" and args.progress is not None:
+                forwarded += ["--progress", args.progress]
             return (book.main if args.command == "book" else sparse.main)(forwarded)
         elif args.command == "ladder":
             print(_ladder(args.games, args.seed, args.size, args.think))

@@ -92,17 +92,36 @@ def derived(key: int, table: Entries) -> tuple[int, int]:
     return chosen, best
 
 
-def generate(depth: int = SPARSE_DEPTH, workers: int = 2, log: bool = True) -> Entries:
+def generate(
+    depth: int = SPARSE_DEPTH, workers: int = 2, log: bool = True, progress: Path | None = None
+) -> Entries:
+    """The table for ``depth``. With ``progress``, each searched position is appended to
+    that file as it comes (``key move value``), and those already there are not searched
+    again: a generation of hours can be stopped and taken up later."""
     by_marks = levels(depth)
     table: Entries = {}
+    if progress is not None and progress.exists():
+        for line in progress.read_text().splitlines():
+            fields = line.split()
+            if len(fields) == 3:  # a stop in mid-write leaves the last line cut short
+                key, move, value = map(int, fields)
+                table[key] = (move, value)
     began = time.perf_counter()
-    with ProcessPoolExecutor(workers) as pool:
-        keys = sorted(by_marks[depth])
-        for done, (key, move, value) in enumerate(pool.map(searched, keys, chunksize=8), 1):
-            table[key] = (move, value)
-            if log and done % 500 == 0:
-                spent = time.perf_counter() - began
-                print(f"{done}/{len(keys)} searched in {spent:.0f} s", file=sys.stderr)
+    keys = sorted(by_marks[depth] - table.keys())
+    saved = None if progress is None else progress.open("a")
+    try:
+        with ProcessPoolExecutor(workers) as pool:
+            found = pool.map(searched, keys, chunksize=8)
+            for done, (key, move, value) in enumerate(found, 1):
+                table[key] = (move, value)
+                if saved is not None:
+                    saved.write(f"{key} {move} {value}\n")
+                if log and done % 500 == 0:
+                    spent = time.perf_counter() - began
+                    print(f"{done}/{len(keys)} searched in {spent:.0f} s", file=sys.stderr)
+    finally:
+        if saved is not None:
+            saved.close()
     for marks in range(depth - 1, -1, -1):
         for key in sorted(by_marks[marks]):
             table[key] = derived(key, table)
@@ -114,9 +133,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--depth", type=int, default=SPARSE_DEPTH)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--out", type=Path, default=SPARSE_PATH)
+    parser.add_argument(
+        "--progress", type=Path, default=None,
+        help="append searched positions here and take them up again after a stop",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     began = time.perf_counter()
-    table = generate(args.depth, args.workers)
+    table = generate(args.depth, args.workers, progress=args.progress)
     write(table, args.out, args.depth, HEADER)
     print(f"{len(table)} positions, {args.out.stat().st_size} bytes, "
           f"{time.perf_counter() - began:.0f} s", file=sys.stderr)  # fmt: skip

@@ -121,3 +121,16 @@ def test_out_of_time_every_listed_move_keeps_the_value_and_complete_tells_the_tr
         else:
             assert hurried.moves == everything.moves
     assert partial >= 1  # some position needed more than one proof
+
+
+def test_a_stopped_generation_is_taken_up_from_its_progress_file(tmp_path) -> None:
+    held = sparse.entries()
+    ones = sorted(sparse.levels(1)[1])
+    progress = tmp_path / "progress"
+    lines = [f"{key} {held[key][0]} {held[key][1]}" for key in ones]
+    progress.write_text("\n".join(lines) + "\n123 4")  # the last line cut short by a stop
+    table = sparse.generate(depth=1, workers=1, log=False, progress=progress)
+    assert {key: table[key] for key in ones} == {key: held[key] for key in ones}
+    empty = canonical(Board.new(5))[0]
+    assert table[empty] == sparse.derived(empty, held)
+    assert len(table) == len(ones) + 1
