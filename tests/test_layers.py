@@ -5,6 +5,7 @@ bot/core/          no Discord, no HTTP client, no database driver, no storage or
 bot/storage/       no Discord, no UI
 bot/discord_ui/    never storage, no database driver
 bot/i18n/          no core, storage or UI
+bot/pictures/      draws from plain values: nothing else of the bot, no Discord, no database
 SQL                only under bot/storage/ (imports of a driver, and SQL text)
 """
 
@@ -26,6 +27,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bot/storage": (*DISCORD, "bot.discord_ui", "bot.app", "bot.i18n"),
     "bot/discord_ui": (*DRIVERS, "bot.storage", "bot.app"),
     "bot/i18n": (*DRIVERS, "bot.core", "bot.storage", "bot.discord_ui", "bot.app"),
+    "bot/pictures": (*DISCORD, *DRIVERS, "bot.core", "bot.storage", "bot.discord_ui", "bot.app",
+                     "bot.i18n"),
 }  # fmt: skip
 SQL = re.compile(r"\b(SELECT\s.+\sFROM|INSERT\s+INTO|UPDATE\s+\w+\s+SET|DELETE\s+FROM|"
                  r"CREATE\s+(TABLE|INDEX))\b", re.IGNORECASE | re.DOTALL)  # fmt: skip
