@@ -470,3 +470,90 @@ async def test_a_dm_with_the_bot(emulator: DiscordEmulator, bot: EmuBot) -> None
         await emulator.invoke(bob, "ttt where", channel=dm)
     res = await emulator.invoke(alice, "setup")
     assert res.content == "set up"
+
+
+def png_bytes(width: int, height: int) -> bytes:
+    """A real PNG of that size (the emulator reads an image's size from its header)."""
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), (43, 45, 49)).save(out, format="PNG")
+    return out.getvalue()
+
+
+async def test_files_are_kept_and_embeds_show_them(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    channel = bot.get_channel(emulator.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    picture = png_bytes(120, 80)
+    embed = discord.Embed(title="bracket").set_image(url="attachment://bracket.png")
+    sent = await channel.send(embed=embed, file=discord.File(io.BytesIO(picture), "bracket.png"))
+    stored = emulator.message(sent.id)
+    (attachment,) = stored["attachments"]
+    assert (attachment["filename"], attachment["size"]) == ("bracket.png", len(picture))
+    assert (attachment["width"], attachment["height"], attachment["content_type"]) == (
+        120, 80, "image/png")  # fmt: skip
+    assert stored["embeds"][0]["image"]["url"] == attachment["url"]  # as Discord resolves it
+    assert emulator.attachment(sent.id, "bracket.png") == picture
+    assert sent.embeds[0].image.url == attachment["url"]  # what discord.py was answered
+    # an edit adds a redrawn picture and keeps the first; the bytes are the new ones
+    redrawn = png_bytes(160, 80)
+    second = discord.File(io.BytesIO(redrawn), "standings.png")
+    edited = await sent.edit(attachments=[sent.attachments[0], second])
+    assert [a.filename for a in edited.attachments] == ["bracket.png", "standings.png"]
+    assert emulator.attachment(sent.id, "standings.png") == redrawn
+    assert emulator.violations == []
+    # an embed naming a file the message does not carry is the bot's mistake
+    await channel.send(embed=discord.Embed().set_image(url="attachment://missing.png"))
+    assert any("attachment://missing.png" in v for v in emulator.violations)
+    emulator.violations.clear()
+
+
+async def test_an_interaction_answer_keeps_its_file(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    res = await emulator.invoke(emulator.create_user("alice"), "ttt file")
+    assert res.message["attachments"][0]["filename"] == "board.txt"
+    assert emulator.attachment(res.message, "board.txt") == b"xo"
+
+
+async def test_threads_from_a_message_and_standalone(
+    emulator: DiscordEmulator, bot: EmuBot
+) -> None:
+    channel = bot.get_channel(emulator.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    starter = await channel.send("round 1")
+    thread = await starter.create_thread(name="Match 1: alice vs bob")
+    assert thread.id == starter.id and thread.parent_id == channel.id  # Discord's rule
+    emu_thread = emulator.channels[thread.id]
+    assert emu_thread.is_thread and emu_thread.type == 11
+    assert emulator.message(starter.id)["thread"]["id"] == str(thread.id)
+    for _ in range(50):  # THREAD_CREATE reaches discord.py's cache
+        if bot.get_channel(thread.id) is not None:
+            break
+        await asyncio.sleep(0.02)
+    assert isinstance(bot.get_channel(thread.id), discord.Thread)
+    posted = await thread.send("<@1> <@2>, your match")
+    assert emulator.message(posted.id)["channel_id"] == str(thread.id)
+    with pytest.raises(discord.HTTPException) as again:
+        await starter.create_thread(name="twice")
+    assert again.value.code == 160004
+    # an interaction in the thread comes from it, and is answered there
+    res = await emulator.invoke(emulator.create_user("alice"), "ttt where", channel=emu_thread)
+    assert res.message["channel_id"] == str(thread.id)
+    assert bot.log["where"].channel.id == thread.id
+    private = await channel.create_thread(name="organisers")  # no message: private
+    assert private.type == discord.ChannelType.private_thread
+    assert emulator.violations == []
+
+
+async def test_threads_need_their_permissions(emulator: DiscordEmulator, bot: EmuBot) -> None:
+    from discord_emulator.state import PERM_CREATE_PUBLIC_THREADS, PERM_SEND_MESSAGES_IN_THREADS
+
+    channel = bot.get_channel(emulator.channel.id)
+    assert isinstance(channel, discord.TextChannel)
+    thread = await (await channel.send("allowed")).create_thread(name="allowed")
+    emulator.channels[thread.id].app_permissions &= ~PERM_SEND_MESSAGES_IN_THREADS
+    with pytest.raises(discord.Forbidden) as denied:
+        await thread.send("not here")
+    assert denied.value.code == 50013
+    emulator.channel.app_permissions &= ~PERM_CREATE_PUBLIC_THREADS
+    with pytest.raises(discord.Forbidden):
+        await (await channel.send("refused")).create_thread(name="refused")

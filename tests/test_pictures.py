@@ -56,7 +56,7 @@ def test_a_32_player_bracket_has_the_size_of_its_layout_and_long_names_fit() -> 
     # 16 + 5 columns of 150 + 4 gaps of 24 + 16 wide; 16 + 30 + 20 + 16 boxes of 36 and
     # 15 gaps of 6 + 16 high: a long name is cut, never widens the picture
     assert image.size == (878, 748)
-    assert len(set(image.getdata())) > 8  # text and lines, not a blank card
+    assert len(image.getcolors(1 << 16) or []) > 8  # text and lines, not a blank card
 
 
 def test_a_rating_chart_of_a_single_rating_is_still_drawn() -> None:

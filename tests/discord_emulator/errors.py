@@ -47,3 +47,8 @@ def missing_access() -> ApiError:
     """What Discord answers a bot on a channel or server it is not in (a DM between
     users, a server that reaches the app only through a member's own install)."""
     return ApiError(403, 50001, "Missing Access")
+
+
+def missing_permissions() -> ApiError:
+    """The bot lacks a permission the action needs in that channel."""
+    return ApiError(403, 50013, "Missing Permissions")

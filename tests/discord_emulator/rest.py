@@ -12,8 +12,18 @@ from aiohttp import web
 
 from . import interactions as ix
 from .commands import check_command_definitions, command_object, store_commands
-from .errors import ApiError, missing_access, unknown_channel, unknown_message
-from .state import DEFAULT_PERMISSIONS, EmuGuild, member_dict
+from .errors import ApiError, missing_access, missing_permissions, unknown_channel, unknown_message
+from .state import (
+    DEFAULT_PERMISSIONS,
+    PERM_CREATE_PRIVATE_THREADS,
+    PERM_CREATE_PUBLIC_THREADS,
+    PERM_SEND_MESSAGES_IN_THREADS,
+    UPLOADS,
+    EmuChannel,
+    EmuGuild,
+    Upload,
+    member_dict,
+)
 from .validation import BodyError, check_message_body, discord_errors
 
 if TYPE_CHECKING:
@@ -98,6 +108,14 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "get_message", True, None),
     ("PATCH", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "edit_message", True, "edit"),
     ("DELETE", r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)", "delete_message", True, None),
+    (
+        "POST",
+        r"/channels/(?P<cid>\d+)/messages/(?P<mid>\d+)/threads",
+        "thread_from_message",
+        True,
+        None,
+    ),
+    ("POST", r"/channels/(?P<cid>\d+)/threads", "thread_alone", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)", "get_guild", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)/channels", "get_guild_channels", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)/members/(?P<user_id>\d+)", "get_member", True, None),
@@ -142,14 +160,16 @@ class RestApi:
         ctype = request.content_type
         if ctype == "multipart/form-data":
             body: Any = None
-            files: list[str] = []
+            files: list[Upload] = []
             reader = await request.multipart()
             async for part in reader:
                 if part.name == "payload_json":
                     body = json.loads(await part.text())  # type: ignore[union-attr]
                 else:
-                    files.append(getattr(part, "filename", None) or str(part.name))
-                    await part.read()  # type: ignore[union-attr]
+                    data = bytes(await part.read())  # type: ignore[union-attr]
+                    name = getattr(part, "filename", None) or str(part.name)
+                    files.append(Upload(str(part.name), name, data,
+                                        part.headers.get("Content-Type")))  # fmt: skip
             if isinstance(body, dict) and files:
                 body.setdefault("_files", files)
             return body
@@ -182,6 +202,10 @@ class RestApi:
             if auth and request.headers.get("Authorization") != f"Bot {emu.token}":
                 raise ApiError(401, 0, "401: Unauthorized")
             self._validate(method, path, body, check, files)
+            if files:  # the message body gets its file parts (after validation)
+                target = body.get("data") if path.endswith("/callback") else body
+                if isinstance(target, dict):
+                    target[UPLOADS] = {f.field: f for f in files}
             result = await getattr(self, name)(Req(request, match.groupdict(), body))
         except ApiError as err:
             if err.violation:
@@ -350,7 +374,46 @@ class RestApi:
         return list(reversed(msgs))[:limit]
 
     async def post_message(self, req: Req) -> Any:
-        return self.emu.store_message(self._channel_id(req), req.body or {})
+        cid = self._channel_id(req)
+        channel = self.emu.channels[cid]
+        if channel.is_thread and not channel.app_permissions & PERM_SEND_MESSAGES_IN_THREADS:
+            raise missing_permissions()
+        return self.emu.store_message(cid, req.body or {})
+
+    # -- threads ------------------------------------------------------------
+    def _thread_parent(self, req: Req, private: bool) -> EmuChannel:
+        channel = self.emu.channels[self._channel_id(req)]
+        if channel.guild_id is None or channel.is_thread:
+            raise ApiError(400, 50024, "Cannot execute action on this channel type")
+        needed = PERM_CREATE_PRIVATE_THREADS if private else PERM_CREATE_PUBLIC_THREADS
+        if not channel.app_permissions & needed:
+            raise missing_permissions()
+        return channel
+
+    async def thread_from_message(self, req: Req) -> Any:
+        mid = self._message_id(req)
+        parent = self._thread_parent(req, private=False)
+        if "thread" in self.emu.message(mid):
+            raise ApiError(400, 160004, "A thread has already been created for this message")
+        body = req.body or {}
+        thread = self.emu.create_thread(
+            parent, body["name"], message_id=mid,
+            auto_archive_duration=body.get("auto_archive_duration") or 1440,
+        )  # fmt: skip
+        return thread.to_dict()
+
+    async def thread_alone(self, req: Req) -> Any:
+        body = req.body or {}
+        kind = body.get("type") or 12  # Discord's default: a private thread
+        if kind not in (11, 12):
+            raise ApiError(400, 50035, "Invalid Form Body",
+                           violation=f"thread type {kind} without a message")  # fmt: skip
+        parent = self._thread_parent(req, private=kind == 12)
+        thread = self.emu.create_thread(
+            parent, body["name"], type=kind,
+            auto_archive_duration=body.get("auto_archive_duration") or 1440,
+        )  # fmt: skip
+        return thread.to_dict()
 
     async def get_message(self, req: Req) -> Any:
         return self.emu.message(self._message_id(req))

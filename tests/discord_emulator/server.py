@@ -83,6 +83,8 @@ class DiscordEmulator(InteractionActions):
         self._dms: dict[int, EmuChannel] = {}
         """Each user's DM channel with the bot, by user id."""
         self._messages: dict[int, dict[str, Any]] = {}
+        self.files: dict[str, bytes] = {}
+        """Every uploaded attachment's bytes, by attachment id (see :meth:`attachment`)."""
         self._ephemeral_for: dict[int, int] = {}
         self._channel_order: dict[int, list[int]] = {}
         self._commands: dict[int | None, list[dict[str, Any]]] = {}
@@ -203,6 +205,32 @@ class DiscordEmulator(InteractionActions):
         if dispatch and guild.has_bot:
             self.gateway.dispatch("CHANNEL_CREATE", channel.to_dict())
         return channel
+
+    def create_thread(
+        self, parent: EmuChannel, name: str, *, type: int = 11, owner_id: int | None = None,
+        message_id: int | None = None, auto_archive_duration: int = 1440,
+    ) -> EmuChannel:  # fmt: skip
+        """A thread in ``parent``: from the message ``message_id`` (the thread then has
+        the message's id, and the message names it), or standalone. Dispatches
+        THREAD_CREATE, and MESSAGE_UPDATE for the starter message, as Discord does."""
+        assert parent.guild_id is not None and not parent.is_thread
+        guild = self.guilds[parent.guild_id]
+        thread = EmuChannel(
+            message_id if message_id is not None else self.snowflakes.next(), guild.id, name,
+            type=type, app_permissions=parent.app_permissions, bot_present=parent.bot_present,
+            parent_id=parent.id, owner_id=owner_id if owner_id is not None else self._bot.id,
+            auto_archive_duration=auto_archive_duration,
+        )  # fmt: skip
+        guild.threads.append(thread)
+        self.channels[thread.id] = thread
+        self._channel_order[thread.id] = []
+        if guild.has_bot:
+            self.gateway.dispatch("THREAD_CREATE", thread.to_dict() | {"newly_created": True})
+        if message_id is not None:
+            msg = self._messages[message_id]
+            msg["thread"] = thread.to_dict()
+            self._gateway_message("MESSAGE_UPDATE", msg)
+        return thread
 
     def open_dm(self, user: EmuUser) -> EmuChannel:
         """The DM channel between ``user`` and the bot, as their client opens it (the same
@@ -347,7 +375,9 @@ class DiscordEmulator(InteractionActions):
             application_id=self.application_id if interaction_id is not None else None,
             message_type=message_type,
             interaction_metadata=interaction_metadata,
+            files=self.files,
         )
+        self._resolve_attachment_urls(msg)
         self._messages[mid] = msg
         self._channel_order.setdefault(channel_id, []).append(mid)
         if ephemeral_for is not None:
@@ -369,13 +399,39 @@ class DiscordEmulator(InteractionActions):
         refuses (``prefix`` is where the body sits in the request, for the error path)."""
         msg = self._messages[int(message_id)]
         check_edit(msg, body, prefix or [])
-        apply_edit(msg, body)
+        apply_edit(msg, body, self.files)
+        self._resolve_attachment_urls(msg)
         if clear_loading:
             msg["flags"] &= ~LOADING
         if int(message_id) not in self._ephemeral_for:
             self._gateway_message("MESSAGE_UPDATE", msg)
         self._notify(msg)
         return self.message(message_id)
+
+    def _resolve_attachment_urls(self, msg: dict[str, Any]) -> None:
+        """``attachment://name`` in an embed points at the message's attachment of that
+        name: Discord shows it there, and returns the attachment's URL in its place."""
+        urls = {a["filename"]: a["url"] for a in msg["attachments"]}
+        for embed in msg["embeds"]:
+            for key, field_ in (("image", "url"), ("thumbnail", "url"), ("author", "icon_url"),
+                                ("footer", "icon_url")):  # fmt: skip
+                part = embed.get(key)
+                ref = part.get(field_) if isinstance(part, dict) else None
+                if isinstance(ref, str) and ref.startswith("attachment://"):
+                    name = ref.removeprefix("attachment://")
+                    if name not in urls:
+                        self.violation(f"embed {key} refers to {ref}, no attachment of the message")
+                    else:
+                        part[field_] = urls[name]
+
+    def attachment(self, message: dict[str, Any] | int | str, filename: str) -> bytes:
+        """The bytes of ``message``'s attachment named ``filename`` (as a member would
+        download it)."""
+        mid = message["id"] if isinstance(message, dict) else message
+        for item in self._messages[int(mid)]["attachments"]:
+            if item["filename"] == filename:
+                return self.files[item["id"]]
+        raise KeyError(f"message {mid} has no attachment {filename!r}")
 
     def delete_message(self, message_id: int) -> None:
         msg = self._messages.pop(int(message_id))

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import datetime as _dt
+import mimetypes
+import struct
 import time
 from dataclasses import dataclass, field
 from typing import Any
 
 from .components import IS_COMPONENTS_V2, number, walk
+from .errors import ApiError
 
 DISCORD_EPOCH_MS = 1420070400000
 
@@ -24,6 +27,9 @@ PERM_READ_MESSAGE_HISTORY = 1 << 16
 PERM_MENTION_EVERYONE = 1 << 17
 PERM_USE_EXTERNAL_EMOJIS = 1 << 18
 PERM_USE_APPLICATION_COMMANDS = 1 << 31
+PERM_CREATE_PUBLIC_THREADS = 1 << 35
+PERM_CREATE_PRIVATE_THREADS = 1 << 36
+PERM_SEND_MESSAGES_IN_THREADS = 1 << 38
 PERM_USE_EXTERNAL_APPS = 1 << 50
 """Lets a member's own apps answer publicly in a server that did not install them
 (enabled by default; without it Discord makes such an app's responses ephemeral)."""
@@ -37,7 +43,12 @@ DEFAULT_PERMISSIONS = (
     | PERM_USE_EXTERNAL_EMOJIS
     | PERM_USE_APPLICATION_COMMANDS
     | PERM_USE_EXTERNAL_APPS
+    | PERM_CREATE_PUBLIC_THREADS
+    | PERM_CREATE_PRIVATE_THREADS
+    | PERM_SEND_MESSAGES_IN_THREADS
 )
+THREAD_TYPES = (10, 11, 12)
+"""Announcement, public and private threads."""
 DM_APP_PERMISSIONS = (
     PERM_ATTACH_FILES | PERM_EMBED_LINKS | PERM_MENTION_EVERYONE | PERM_USE_EXTERNAL_EMOJIS
 )
@@ -125,6 +136,16 @@ class EmuChannel:
     bot_present: bool = True
     """False in a private channel between users and in a server without the bot: every
     channel route answers 403 Missing Access, and no gateway event is sent for it."""
+    parent_id: int | None = None
+    """A thread's channel (types 11 and 12)."""
+    owner_id: int | None = None
+    """Who started a thread."""
+    auto_archive_duration: int = 1440
+    created: str = field(default_factory=iso_now)
+
+    @property
+    def is_thread(self) -> bool:
+        return self.type in THREAD_TYPES
 
     @property
     def is_dm(self) -> bool:
@@ -147,6 +168,18 @@ class EmuChannel:
                 "flags": 0,
                 "recipients": [self.recipient.to_dict()],
             }
+        if self.is_thread:  # Discord's thread channel object
+            return {
+                "id": str(self.id), "type": self.type, "guild_id": str(self.guild_id),
+                "parent_id": str(self.parent_id), "owner_id": str(self.owner_id),
+                "name": self.name, "last_message_id": None, "rate_limit_per_user": 0,
+                "message_count": 0, "member_count": 1, "total_message_sent": 0, "flags": 0,
+                "thread_metadata": {
+                    "archived": False, "auto_archive_duration": self.auto_archive_duration,
+                    "archive_timestamp": self.created, "locked": False,
+                    "create_timestamp": self.created,
+                },
+            }  # fmt: skip
         return {
             "id": str(self.id),
             "type": self.type,
@@ -176,6 +209,8 @@ class EmuGuild:
     """Roles besides @everyone, by id (see DiscordEmulator.create_role)."""
     emojis: dict[int, dict[str, Any]] = field(default_factory=dict)
     """The server's custom emoji objects, by id (see DiscordEmulator.create_emoji)."""
+    threads: list[EmuChannel] = field(default_factory=list)
+    """Its active threads (sent in GUILD_CREATE beside the channels)."""
     has_bot: bool = True
     """False for a server that never added the bot: members reach the app there only
     through their own installs."""
@@ -268,7 +303,7 @@ def guild_create_payload(guild: EmuGuild, users: dict[int, EmuUser]) -> dict[str
             "voice_states": [],
             "members": members,
             "channels": [c.to_dict() for c in guild.channels],
-            "threads": [],
+            "threads": [t.to_dict() for t in guild.threads],
             "presences": [],
             "stage_instances": [],
             "guild_scheduled_events": [],
@@ -287,8 +322,11 @@ def build_message(
     application_id: int | None = None,
     message_type: int = 0,
     interaction_metadata: dict[str, Any] | None = None,
+    files: dict[str, bytes] | None = None,
 ) -> dict[str, Any]:
-    """A full Discord message object from a create-style request body."""
+    """A full Discord message object from a create-style request body (its file parts,
+    if any, under :data:`UPLOADS`; their bytes go to ``files``)."""
+    uploads = body.pop(UPLOADS, None)
     msg: dict[str, Any] = {
         "id": str(message_id),
         "type": message_type,
@@ -301,7 +339,7 @@ def build_message(
         "mention_everyone": False,
         "mentions": [],
         "mention_roles": [],
-        "attachments": attachments(body.get("attachments"), channel_id),
+        "attachments": attachments(body.get("attachments"), channel_id, None, uploads, files),
         "embeds": list(body.get("embeds") or []),
         "components": _numbered(body.get("components")),
         "pinned": False,
@@ -318,17 +356,22 @@ def build_message(
 EDITABLE_FIELDS = ("content", "embeds", "components", "attachments", "allowed_mentions", "flags")
 
 
-def apply_edit(msg: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
-    """Discord PATCH semantics: only provided fields are replaced."""
+def apply_edit(
+    msg: dict[str, Any], body: dict[str, Any], files: dict[str, bytes] | None = None
+) -> dict[str, Any]:
+    """Discord PATCH semantics: only provided fields are replaced (new files are added
+    to the attachments kept)."""
+    uploads = body.pop(UPLOADS, None)
     if "content" in body:
         msg["content"] = body["content"] or ""
     if "embeds" in body:
         msg["embeds"] = list(body["embeds"] or [])
     if "components" in body:
         msg["components"] = _numbered(body["components"])
-    if "attachments" in body:
+    if "attachments" in body or uploads:
+        items = body["attachments"] if "attachments" in body else msg["attachments"]
         msg["attachments"] = attachments(
-            body["attachments"], int(msg["channel_id"]), msg["attachments"]
+            items, int(msg["channel_id"]), msg["attachments"], uploads, files
         )
     if "flags" in body and body["flags"] is not None:
         # only SUPPRESS_EMBEDS (4) can be toggled and IS_COMPONENTS_V2 set (never removed,
@@ -339,31 +382,81 @@ def apply_edit(msg: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
     return msg
 
 
+@dataclass(frozen=True)
+class Upload:
+    """A file part of a multipart request (``files[n]``), as Discord receives it."""
+
+    field: str
+    filename: str
+    data: bytes
+    content_type: str | None
+
+
+UPLOADS = "_uploads"
+"""The key under which the REST layer hands a message body its request's file parts."""
+
+
 def attachments(
-    items: Any, channel_id: int, existing: list[dict[str, Any]] | None = None
-) -> list[dict[str, Any]]:
-    """Attachment objects for the `attachments` list of a body (files are not stored)."""
+    items: Any, channel_id: int, existing: list[dict[str, Any]] | None = None,
+    uploads: dict[str, Upload] | None = None, files: dict[str, bytes] | None = None,
+) -> list[dict[str, Any]]:  # fmt: skip
+    """Attachment objects for the `attachments` list of a body, as Discord's Uploading
+    Files describes it: an entry with an existing attachment's id keeps that one; an entry
+    with id ``n`` is the request's ``files[n]`` part (none: 400); parts no entry names are
+    attached too. The bytes of each new one go to ``files`` under its id."""
     kept = {a["id"]: a for a in existing or []}
+    parts = dict(uploads or {})
     out: list[dict[str, Any]] = []
-    for item in items or []:
+
+    def attach(name: str, upload: Upload | None, description: Any) -> None:
+        aid = str(SnowflakeGenerator().next() + len(out))
+        url = f"https://cdn.discordapp.com/attachments/{channel_id}/{aid}/{name}"
+        data = upload.data if upload is not None else b""
+        found: dict[str, Any] = {
+            "id": aid, "filename": name, "size": len(data), "url": url, "proxy_url": url,
+            "content_type": _content_type(name, upload),
+            "description": description,
+        }  # fmt: skip
+        found.update(_image_size(data))
+        out.append(found)
+        if files is not None and upload is not None:
+            files[aid] = data
+
+    for index, item in enumerate(items or []):
         if str(item.get("id")) in kept:
             out.append(kept[str(item["id"])])
             continue
-        name = item.get("filename") or "file"
-        aid = str(SnowflakeGenerator().next() + len(out))
-        url = f"https://cdn.discordapp.com/attachments/{channel_id}/{aid}/{name}"
-        out.append(
-            {
-                "id": aid,
-                "filename": name,
-                "size": 0,
-                "url": url,
-                "proxy_url": url,
-                "content_type": "application/octet-stream",
-                "description": item.get("description"),
-            }
-        )
+        upload = parts.pop(f"files[{item.get('id')}]", None)
+        if upload is None and uploads is not None:
+            raise ApiError(
+                400, 50035, "Invalid Form Body",
+                violation=f"attachments[{index}] names files[{item.get('id')}], which was not sent",
+            )  # fmt: skip
+        attach(item.get("filename") or (upload.filename if upload else "file"), upload,
+               item.get("description"))  # fmt: skip
+    for upload in parts.values():
+        attach(upload.filename, upload, None)
     return out
+
+
+def _content_type(name: str, upload: Upload | None) -> str:
+    """What Discord reports: the type it detects (a PNG is image/png whatever the part
+    said; discord.py says application/octet-stream for every file), else the part's
+    own, else the one the file name suggests."""
+    if upload is not None and upload.data[:8] == b"\x89PNG\r\n\x1a\n":
+        return "image/png"
+    given = upload.content_type if upload is not None else None
+    if given and given != "application/octet-stream":
+        return given
+    return mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+def _image_size(data: bytes) -> dict[str, int]:
+    """A PNG's width and height, as Discord reports them for an image attachment."""
+    if data[:8] == b"\x89PNG\r\n\x1a\n" and len(data) >= 24:
+        width, height = struct.unpack(">II", data[16:24])
+        return {"width": width, "height": height}
+    return {}
 
 
 def _numbered(components: Any) -> list[dict[str, Any]]:
