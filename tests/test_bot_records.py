@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import io
+
 import pytest
+from PIL import Image
 
 from bot.core.rating import INITIAL_RATING, elo_update
 from engine import Board, get_agent
@@ -82,6 +85,20 @@ async def test_a_scripted_series(emulator: DiscordEmulator, bot) -> None:
     assert fields["Against members"] == "2 wins · 1 loss · 1 draw"
     assert fields["Against the bot (hard)"] == "0 wins · 1 loss · 0 draws"
     assert fields["Win streak"] == "current 0 · best 1"
+    # her rating over the four rated games: as text, and as a chart attached to the embed
+    a, b, series = INITIAL_RATING, INITIAL_RATING, [INITIAL_RATING]
+    for score in (1.0, 0.0, 1.0, 0.5):
+        a, b = independent_elo(a, b, score)
+        series.append(a)
+    assert fields["Rating"] == (
+        f"**{round(a)}** now, from 1000 over 4 rated games "
+        f"(lowest {round(min(series))}, highest {round(max(series))})."
+    )
+    (attachment,) = res.message["attachments"]
+    assert attachment["filename"] == "rating.png"
+    assert res.embeds[0]["image"]["url"] == attachment["url"]
+    chart = Image.open(io.BytesIO(emulator.attachment(res.message, "rating.png")))
+    assert (chart.format, chart.size) == ("PNG", (480, 220))
     assert embed_fields(await emulator.invoke(alice, "ttt stats", {"member": carol})) == {
         "Against the bot (unbeatable)": "0 wins · 0 losses · 1 draw",
         "Win streak": "current 0 · best 0",

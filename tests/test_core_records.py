@@ -18,6 +18,7 @@ MEMBERS = (101, 102, 103, 104)
 async def test_elo_over_a_series_keeps_the_sum_and_matches_the_formula(core: Core) -> None:
     rng = random.Random(7)
     ratings = dict.fromkeys(MEMBERS, 1000.0)
+    series: dict[int, list[float]] = {m: [1000.0] for m in MEMBERS}
     for _ in range(30):
         x, o = rng.sample(MEMBERS, 2)
         game_id = await member_game(core, x, o)
@@ -33,6 +34,11 @@ async def test_elo_over_a_series_keeps_the_sum_and_matches_the_formula(core: Cor
                        (x, 7), (o, 6), (x, 8))  # fmt: skip
             score = 0.5
         ratings[x], ratings[o] = independent_elo(ratings[x], ratings[o], score)
+        series[x].append(ratings[x])
+        series[o].append(ratings[o])
+    for member in MEMBERS:  # the chart in /ttt stats: each rated game's rating, in order
+        stats = await core.records.stats(GUILD, member)
+        assert list(stats.ratings) == pytest.approx(series[member])
     board = await core.records.leaderboard(GUILD, MEMBERS[0])
     stored = {r.user_id: r.rating for r in board.top}
     assert stored == pytest.approx(ratings)
@@ -93,9 +99,12 @@ async def test_forget_me_waits_for_running_games(core: Core) -> None:
         await core.records.forget(bob, alice, confirmed=True)
     assert info.value.key == "forget.not_yours"
     await core.games.resign(alice, game_id=game_id)
+    assert len(await core.repo.rating_series(GUILD, alice, 10)) == 2
     assert await core.records.forget(alice, alice, confirmed=False) is None
     assert await core.records.forget(alice, alice, confirmed=True) == 1
     assert await core.repo.finished_games_of(GUILD, bob) == []
+    assert await core.repo.rating_series(GUILD, alice, 10) == []  # her chart went too
+    assert len(await core.repo.rating_series(GUILD, bob, 10)) == 2  # his rating moved
 
 
 async def test_a_4x4_game_is_reviewed_exactly(core: Core) -> None:

@@ -3,10 +3,11 @@ what, and what there is to show. Rendering is the interface's job."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.core.models import Game
+from bot.core.models import DM_SCOPE, Game
 from bot.core.rating import elo_update
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
@@ -16,6 +17,8 @@ from bot.core.stats import PlayerStats, player_stats
 LEADERBOARD_SIZE = 10
 BOT_BOARD_SIZE = 5
 HISTORY_SIZE = 10
+CHART_GAMES = 200
+"""Rated games the rating chart in /ttt stats covers (the latest)."""
 CHAMPION_LEVELS = ("unbeatable", "hard")
 
 
@@ -113,7 +116,9 @@ class RecordsService:
         games = await self.store.finished_games_of(guild_id, user_id)
         if not games:
             raise Refusal(_none_key("stats", guild_id), name=f"<@{user_id}>")
-        return player_stats(games, user_id)
+        scope = DM_SCOPE if guild_id is None else guild_id
+        ratings = await self.store.rating_series(scope, user_id, CHART_GAMES)
+        return dataclasses.replace(player_stats(games, user_id), ratings=tuple(ratings))
 
     @staticmethod
     def _check_dm_privacy(guild_id: int | None, user_id: int, viewer_id: int | None) -> None:

@@ -145,6 +145,10 @@ class Store(Protocol):
     async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
         """A member's place on the server's leaderboard (1 = top), or None if unrated."""
 
+    async def rating_series(self, scope: int, user_id: int, limit: int) -> list[float]:
+        """A member's rating in a records scope before their first recorded rated game
+        and after each (the last ``limit``), oldest first; empty if none is recorded."""
+
     async def best_against_bot(
         self, guild_id: int, difficulty: str, limit: int
     ) -> list[BotRecord]: ...

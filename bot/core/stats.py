@@ -31,6 +31,9 @@ class PlayerStats:
     current_streak: int = 0
     """Wins in a row up to the latest game."""
     best_streak: int = 0
+    ratings: tuple[float, ...] = ()
+    """The member's rating before and after each recorded rated game, oldest first (the
+    chart in /ttt stats); empty without rated games."""
 
     @property
     def total(self) -> Record:

@@ -7,6 +7,8 @@ member usually wants to show; it answers in the channel, without pinging anyone.
 
 from __future__ import annotations
 
+import asyncio
+
 import discord
 
 from bot.core.policies import PolicyBook
@@ -38,9 +40,13 @@ class RecordsController:
             embed = render_records.stats_embed(
                 user.mention, stats, interaction.locale, await self._colour(interaction)
             )
-            await interaction.response.send_message(
-                embed=embed, ephemeral=True, allowed_mentions=NO_MENTIONS
+            chart = await asyncio.to_thread(
+                render_records.rating_chart, user.display_name, stats, interaction.locale
             )
+            await interaction.response.send_message(
+                embed=embed, files=[chart] if chart else [], ephemeral=True,
+                allowed_mentions=NO_MENTIONS,
+            )  # fmt: skip
 
     async def on_leaderboard(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+
 import discord
 
 from bot.core.models import Game
@@ -12,6 +14,7 @@ from bot.core.review import cell_name
 from bot.core.stats import MEMBERS, PlayerStats
 from bot.discord_ui.render_game import CLASSIC, message_link, player_name, relative_time
 from bot.i18n import text
+from bot.pictures import draw_rating_chart
 
 DEFAULT_COLOUR = discord.Colour.blurple().value
 VERDICTS = {
@@ -53,7 +56,33 @@ def stats_embed(
         ),
         inline=False,
     )
+    ratings = stats.ratings
+    if len(ratings) >= 2:  # the chart's facts as text too, for screen readers
+        embed.add_field(
+            name=text("stats.rating", locale),
+            value=text("stats.rating_value", locale, now=round(ratings[-1]),
+                       first=round(ratings[0]), games=len(ratings) - 1,
+                       low=round(min(ratings)), high=round(max(ratings))),
+            inline=False,
+        )  # fmt: skip
+        embed.set_image(url=f"attachment://{CHART_FILE}")
     return embed
+
+
+CHART_FILE = "rating.png"
+
+
+def rating_chart(name: str, stats: PlayerStats, locale: object = None) -> discord.File | None:
+    """The member's rating over their rated games as a picture (:data:`CHART_FILE`, which
+    :func:`stats_embed` shows), or None with fewer than one rated game. Drawing takes a
+    few milliseconds: call it off the event loop."""
+    if len(stats.ratings) < 2:
+        return None
+    png = draw_rating_chart(
+        text("stats.chart_title", locale, name=name), list(stats.ratings),
+        text("stats.chart_caption", locale, count=len(stats.ratings) - 1),
+    )  # fmt: skip
+    return discord.File(io.BytesIO(png), filename=CHART_FILE)
 
 
 def leaderboard_embed(

@@ -244,4 +244,17 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX reply_tokens_expiry ON reply_tokens(expires_at);
     """,
+    # 10: each member's rating after every rated game, for the chart in /ttt stats (no
+    # foreign key: a member who forgets themselves takes their games, not the rating
+    # their opponents had after them).
+    """
+    CREATE TABLE rating_history (
+        guild_id INTEGER NOT NULL,
+        user_id INTEGER NOT NULL,
+        game_id INTEGER NOT NULL,
+        rating_before REAL NOT NULL,
+        rating_after REAL NOT NULL,
+        PRIMARY KEY (guild_id, user_id, game_id)
+    );
+    """,
 )

@@ -127,6 +127,17 @@ MIGRATIONS: tuple[str, ...] = (
     );
     CREATE INDEX reply_tokens_expiry ON reply_tokens(expires_at);
     """,
+    # 5: each member's rating after every rated game (SQLite's 10).
+    """
+    CREATE TABLE rating_history (
+        guild_id BIGINT NOT NULL,
+        user_id BIGINT NOT NULL,
+        game_id BIGINT NOT NULL,
+        rating_before DOUBLE PRECISION NOT NULL,
+        rating_after DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (guild_id, user_id, game_id)
+    );
+    """,
 )
 
 

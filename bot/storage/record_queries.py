@@ -45,6 +45,13 @@ async def apply_result(db: Db, game: Game) -> None:
                 {"scope": scope, "user": t.user_id, "rating": change.rating,
                  "wins": t.wins, "losses": t.losses, "draws": t.draws},
             )  # fmt: skip
+            await db.run(
+                "INSERT INTO rating_history"
+                " (guild_id, user_id, game_id, rating_before, rating_after)"
+                " VALUES (:scope, :user, :game, :before, :after)",
+                {"scope": scope, "user": t.user_id, "game": game.id,
+                 "before": current[t.user_id], "after": change.rating},
+            )  # fmt: skip
         return
     added = bot_record_change(game)
     if added is None:
@@ -143,5 +150,20 @@ async def forget_player(db: Db, user_id: int) -> int:
         )
         deleted = await db.run(f"DELETE FROM games WHERE {mine}", params)
         await db.run("DELETE FROM ratings WHERE user_id = :user", params)
+        await db.run("DELETE FROM rating_history WHERE user_id = :user", params)
         await db.run("DELETE FROM bot_records WHERE user_id = :user", params)
     return deleted
+
+
+async def rating_series(db: Db, scope: int, user_id: int, limit: int) -> list[float]:
+    """A member's rating before their first recorded rated game and after each one, in
+    the order they were played (the last ``limit`` games)."""
+    rows = await db.rows(
+        "SELECT rating_before, rating_after FROM rating_history"
+        " WHERE guild_id = :scope AND user_id = :user ORDER BY game_id DESC LIMIT :limit",
+        {"scope": scope, "user": user_id, "limit": limit},
+    )
+    if not rows:
+        return []
+    rows.reverse()
+    return [float(rows[0]["rating_before"]), *(float(row["rating_after"]) for row in rows)]

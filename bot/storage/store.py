@@ -109,6 +109,9 @@ class SqlStore:
     async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
         return await self._call(records.rank_of, guild_id, user_id)
 
+    async def rating_series(self, scope: int, user_id: int, limit: int) -> list[float]:
+        return await self._call(records.rating_series, scope, user_id, limit)
+
     async def best_against_bot(self, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
         return await self._call(records.best_against_bot, guild_id, difficulty, limit)
 
