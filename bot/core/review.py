@@ -13,8 +13,8 @@ INSTANT_CELLS = 9
 """Boards up to this size are reviewed in microseconds; larger ones (4×4 and 5×5, up
 to about a second) away from the event loop (see :class:`bot.core.records.RecordsService`)."""
 SECONDS = 0.3
-"""Seconds a 5×5 review spends, over the whole game, proving more best squares for its
-mistakes once it has one for each (the values of the moves are always all worked out)."""
+"""Seconds from a 5×5 review's start after which its mistakes get no more best squares
+than one each (the values of the moves are always all worked out, however long)."""
 
 
 @dataclass(frozen=True, slots=True)
