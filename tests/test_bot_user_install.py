@@ -102,6 +102,11 @@ async def test_an_open_challenge_in_a_group_dm_of_three(emulator: DiscordEmulato
     alice = installed(emulator, "alice")
     bob, carol = emulator.create_user("bob"), emulator.create_user("carol")
     group = emulator.open_private(alice, bob, carol, name="friends")
+    # naming someone outside the group: they would never see it, so nothing is posted
+    dave = emulator.create_user("dave")
+    res = await emulator.invoke(alice, "ttt start", {"opponent": dave}, channel=group)
+    assert res.ephemeral and f"<@{dave.id}> is not in this conversation" in res.content
+    assert await bot.repo.pending_challenge_in(group.id) is None
     res = await emulator.invoke(alice, "ttt start", {"open": True, "first": "me"}, channel=group)
     assert res.type == 4 and not res.ephemeral
     res = await emulator.click(carol, res.message, button(res.message, custom_ids.AcceptClick))

@@ -20,6 +20,7 @@ from bot.discord_ui.responder import (
     NO_MENTIONS,
     Responder,
     is_guest,
+    outside_private_channel,
     public_locale,
     role_ids,
     settings_guild,
@@ -76,6 +77,8 @@ class GameController:
                 if interaction.guild_id is not None and not isinstance(opponent, discord.Member):
                     # Discord resolves a user option to a member only if they are one
                     raise Refusal("start.not_a_member", name=opponent.mention)
+                if outside_private_channel(interaction, opponent.id):
+                    raise Refusal("start.not_in_dm", name=opponent.mention)
             where = {
                 "guild_id": interaction.guild_id, "channel_id": interaction.channel_id,
                 "user_id": interaction.user.id, "first": first,

@@ -44,6 +44,17 @@ def is_guest(interaction: discord.Interaction) -> bool:
     return interaction.guild_id is not None and not interaction.is_guild_integration()
 
 
+def outside_private_channel(interaction: discord.Interaction, user_id: int) -> bool:
+    """Whether ``user_id`` is not in the DM or group DM between users the interaction came
+    from, as its recipients list it: they would never see a challenge there. False where
+    Discord lists no recipients (nothing to judge by) and outside private channels."""
+    if not interaction.context.private_channel:
+        return False
+    recipients = getattr(interaction.channel, "recipients", None) or []
+    ids = {user.id for user in recipients} | {interaction.user.id}
+    return len(recipients) > 0 and user_id not in ids
+
+
 def settings_guild(interaction: discord.Interaction) -> int | None:
     """The server whose settings and records apply: None in DMs and for a guest."""
     return None if is_guest(interaction) else interaction.guild_id
