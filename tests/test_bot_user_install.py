@@ -79,6 +79,11 @@ async def test_friends_play_a_challenge_to_a_win_in_their_dm(
     (ttt,) = emulator.commands()
     assert (ttt["contexts"], ttt["integration_types"]) == ([0, 1, 2], [0, 1])
     alice, bob, dm = friends_dm(emulator)
+    res = await emulator.invoke(alice, "ttt stats", channel=dm)  # nothing yet, said as it is
+    assert (
+        res.content
+        == f"<@{alice.id}> has no finished games yet outside the servers that added ttt."
+    )
     board = await challenge_accepted(emulator, alice, bob, dm)
     # only the member to move may move, and privately told so
     res = await emulator.click(bob, board, cell_id(board, 4))

@@ -102,10 +102,12 @@ class RecordsService:
         self._analyze = analyze
 
     async def stats(
-        self, guild_id: int | None, user_id: int, viewer_id: int | None = None
-    ) -> PlayerStats:
-        """A member's record in a server, or (``guild_id`` None) in direct messages with
-        the bot, as ``viewer_id`` asks for it.
+        self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
+        *, guest: bool = False,
+    ) -> PlayerStats:  # fmt: skip
+        """A member's record in a server, or (``guild_id`` None) their personal records
+        (DMs with the bot, and with ``guest`` where only members' own installs reach), as
+        ``viewer_id`` asks for it.
 
         Raises:
             Refusal: the bot's own stats, someone else's DM games, or no finished game.
@@ -115,7 +117,7 @@ class RecordsService:
         self._check_dm_privacy(guild_id, user_id, viewer_id)
         games = await self.store.finished_games_of(guild_id, user_id)
         if not games:
-            raise Refusal(_none_key("stats", guild_id), name=f"<@{user_id}>")
+            raise Refusal(_none_key("stats", guild_id, guest), name=f"<@{user_id}>")
         scope = DM_SCOPE if guild_id is None else guild_id
         ratings = await self.store.rating_series(scope, user_id, CHART_GAMES)
         return dataclasses.replace(player_stats(games, user_id), ratings=tuple(ratings))
@@ -141,8 +143,9 @@ class RecordsService:
         return Leaderboard(top, mine, against_bot)
 
     async def history(
-        self, guild_id: int | None, user_id: int, viewer_id: int | None = None
-    ) -> list[Game]:
+        self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
+        *, guest: bool = False,
+    ) -> list[Game]:  # fmt: skip
         """A member's last games in a server or in direct messages (None), newest first.
 
         Raises:
@@ -151,7 +154,7 @@ class RecordsService:
         self._check_dm_privacy(guild_id, user_id, viewer_id)
         games = await self.store.finished_games_of(guild_id, user_id, limit=HISTORY_SIZE)
         if not games:
-            raise Refusal(_none_key("history", guild_id), name=f"<@{user_id}>")
+            raise Refusal(_none_key("history", guild_id, guest), name=f"<@{user_id}>")
         return games
 
     async def review(
@@ -167,8 +170,9 @@ class RecordsService:
         return Review(game, verdicts)
 
     async def review_target(
-        self, guild_id: int | None, user_id: int, game_id: int | None = None
-    ) -> Game:
+        self, guild_id: int | None, user_id: int, game_id: int | None = None,
+        *, guest: bool = False,
+    ) -> Game:  # fmt: skip
         """The game a review asks for: ``game_id``, or the member's last finished game in
         the server (None: in direct messages).
 
@@ -178,7 +182,7 @@ class RecordsService:
         if game_id is None:
             games = await self.store.finished_games_of(guild_id, user_id, limit=1)
             if not games:
-                raise Refusal(_none_key("review", guild_id))
+                raise Refusal(_none_key("review", guild_id, guest))
             game = games[0]
         else:
             found = await self.store.get_game(game_id)
@@ -205,6 +209,9 @@ class RecordsService:
         return await self.store.forget_player(user_id)
 
 
-def _none_key(command: str, guild_id: int | None) -> str:
-    """The refusal for a member with no games: in this server, or in our DMs."""
-    return f"{command}.none" if guild_id is not None else f"{command}.none_dm"
+def _none_key(command: str, guild_id: int | None, guest: bool = False) -> str:
+    """The refusal for a member with no games: in this server, in our DMs, or (a guest:
+    only their own install reaches here) anywhere outside the servers that added ttt."""
+    if guild_id is not None:
+        return f"{command}.none"
+    return f"{command}.none_guest" if guest else f"{command}.none_dm"

@@ -17,7 +17,7 @@ from bot.core.review import instant
 from bot.discord_ui import custom_ids, render_records
 from bot.discord_ui.custom_ids import ForgetClick
 from bot.discord_ui.render_game import Unlistened
-from bot.discord_ui.responder import NO_MENTIONS, Responder, settings_guild
+from bot.discord_ui.responder import NO_MENTIONS, Responder, is_guest, settings_guild
 from bot.i18n import text
 
 
@@ -36,7 +36,9 @@ class RecordsController:
         async with self.responder.answering(interaction):
             user = member or interaction.user
             scope = settings_guild(interaction)
-            stats = await self.records.stats(scope, user.id, interaction.user.id)
+            stats = await self.records.stats(
+                scope, user.id, interaction.user.id, guest=is_guest(interaction)
+            )
             embed = render_records.stats_embed(
                 user.mention, stats, interaction.locale, await self._colour(interaction)
             )
@@ -66,7 +68,9 @@ class RecordsController:
         async with self.responder.answering(interaction):
             user = member or interaction.user
             scope = settings_guild(interaction)
-            games = await self.records.history(scope, user.id, interaction.user.id)
+            games = await self.records.history(
+                scope, user.id, interaction.user.id, guest=is_guest(interaction)
+            )
             embed = render_records.history_embed(
                 user.mention, user.id, games, interaction.locale, await self._colour(interaction)
             )
@@ -78,8 +82,9 @@ class RecordsController:
         """The Review button (any finished game) or /ttt review (the caller's last game)."""
         async with self.responder.answering(interaction):
             game = await self.records.review_target(
-                settings_guild(interaction), interaction.user.id, game_id
-            )
+                settings_guild(interaction), interaction.user.id, game_id,
+                guest=is_guest(interaction),
+            )  # fmt: skip
             if not instant(game):  # seconds on 4×4 and 5×5: say so, answer when done
                 await interaction.response.defer(ephemeral=True, thinking=True)
             review = await self.records.analyze(game)
