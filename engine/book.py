@@ -78,27 +78,36 @@ def read(path: Path) -> Entries:
     return found
 
 
-def _find(board: Board) -> tuple[tuple[int, int], tuple[int, ...]] | None:
-    if (board.size, board.k) != (SIZE, K) or board.move_count > BOOK_DEPTH:
+def find(board: Board, table: Entries, depth: int) -> tuple[int, int] | None:
+    """``(exact value for the side to move, move in the board's own orientation)`` from
+    ``table`` (canonical key -> (move, value), as the book and the sparse table hold
+    them), or None when it does not hold ``board`` (or ``board`` has more than ``depth``
+    marks)."""
+    if (board.size, board.k) != (SIZE, K) or board.move_count > depth:
         return None
     key, perm = canonical(board)
-    entry = entries().get(key)
-    return None if entry is None else (entry, perm)
+    entry = table.get(key)
+    if entry is None:
+        return None
+    move, found = entry
+    return found, perm.index(move)
+
+
+def held(board: Board) -> tuple[int, int] | None:
+    """``(value, move)`` for ``board`` (any orientation) if the book holds it, else None."""
+    return find(board, entries(), BOOK_DEPTH)
 
 
 def lookup(board: Board) -> int | None:
     """The book move for ``board`` (any orientation), or None when it is not in the book."""
-    found = _find(board)
-    if found is None:
-        return None
-    (move, _), perm = found
-    return perm.index(move)
+    found = held(board)
+    return None if found is None else found[1]
 
 
 def value(board: Board) -> int | None:
     """The exact value of ``board`` for the side to move if the book holds it, else None."""
-    found = _find(board)
-    return None if found is None else found[0][1]
+    found = held(board)
+    return None if found is None else found[0]
 
 
 # --- generation --------------------------------------------------------------------------

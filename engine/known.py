@@ -26,22 +26,21 @@ def load() -> int:
     return len(book.entries()) + len(sparse.entries())
 
 
+def held(board: Board) -> tuple[int, int] | None:
+    """``(exact value, a move that keeps it)`` of a running 5×5 ``board`` if the book or
+    the sparse table holds it, else None."""
+    return book.held(board) or sparse.lookup(board)
+
+
 def value(board: Board) -> int | None:
     """The exact value of a running 5×5 ``board`` if a table holds it, else None."""
-    known = book.value(board)
-    if known is None:
-        entry = sparse.lookup(board)
-        known = None if entry is None else entry[0]
-    return known
+    found = held(board)
+    return None if found is None else found[0]
 
 
 def value_and_move(board: Board) -> tuple[int, int]:
     """The exact value of a running 5×5 ``board`` and one move that keeps it."""
-    known, move = book.value(board), book.lookup(board)
-    if known is not None and move is not None:
-        return known, move
-    entry = sparse.lookup(board)
-    return entry if entry is not None else exact.best_move(board)
+    return held(board) or exact.best_move(board)
 
 
 def keeping_within(board: Board, seconds: float | None = None) -> BestMoves:

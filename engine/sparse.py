@@ -26,7 +26,7 @@ from pathlib import Path
 
 from engine import exact
 from engine.board import Board
-from engine.book import SIZE, Entries, board_of, canonical, read, write
+from engine.book import SIZE, Entries, board_of, canonical, find, read, write
 
 SPARSE_DEPTH = 4
 """Positions with at most this many marks are in the table (about 10,400)."""
@@ -47,14 +47,7 @@ def entries() -> Entries:
 def lookup(board: Board) -> tuple[int, int] | None:
     """``(value for the side to move, one value-keeping move)`` of ``board`` in its own
     orientation, or None when the table does not hold it."""
-    if (board.size, board.k) != (SIZE, 4) or board.move_count > SPARSE_DEPTH:
-        return None
-    key, perm = canonical(board)
-    entry = entries().get(key)
-    if entry is None:
-        return None
-    move, value = entry
-    return value, perm.index(move)
+    return find(board, entries(), SPARSE_DEPTH)
 
 
 # --- generation --------------------------------------------------------------------------

@@ -173,7 +173,7 @@ class GameController:
                 )
             elif not await self._update_game(interaction, update):
                 return  # the board was deleted meanwhile: the game is abandoned, no ping
-            await self._shown_by(interaction, update.game)
+            await self.tokens.shown(update.game, interaction)
             await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
@@ -182,7 +182,7 @@ class GameController:
                 interaction.user.id, game_id=game_id, message_id=_clicked(interaction)
             )
             await self._update_game(interaction, update)
-            await self._shown_by(interaction, update.game)
+            await self.tokens.shown(update.game, interaction)
             await self.pinger.game_changed(update.game)
 
     async def on_hint(self, interaction: discord.Interaction, click: HintClick) -> None:
@@ -219,7 +219,7 @@ class GameController:
             await self._update_game(interaction, update)
             if update.game.guest:
                 await self.tokens.forget("challenge", click.challenge_id)
-            await self._shown_by(interaction, update.game)
+            await self.tokens.shown(update.game, interaction)
             await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
@@ -232,8 +232,7 @@ class GameController:
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
-            if challenge.guest:
-                await self.tokens.forget("challenge", challenge.id)
+            await self.tokens.shown(challenge)  # declined: its tokens go
 
     async def _catch_up(
         self, interaction: discord.Interaction, game_id: int, refusal: Refusal
@@ -273,7 +272,7 @@ class GameController:
             raise Refusal("start.not_posted") from None  # the member still gets an answer
         if response.message_id is not None:
             await self.games.attach_game_message(update.game, response.message_id)
-        await self._shown_by(interaction, update.game)
+        await self.tokens.shown(update.game, interaction)
 
     async def _send_challenge(self, interaction: discord.Interaction, challenge: Challenge) -> None:
         view = render_game.challenge_view(challenge, challenge.locale or public_locale(interaction))
@@ -292,18 +291,7 @@ class GameController:
             raise Refusal("start.not_posted") from None
         if response.message_id is not None:
             await self.lobby.attach_challenge_message(challenge, response.message_id)
-        if challenge.guest:
-            await self.tokens.keep("challenge", challenge.id, interaction)
-
-    async def _shown_by(self, interaction: discord.Interaction, game: Game) -> None:
-        """After ``interaction``'s answer showed a guest's game: keep its token while the
-        game runs (a timeout is shown through it), forget it once the game is over."""
-        if not game.guest:
-            return
-        if game.running:
-            await self.tokens.keep("game", game.id, interaction)
-        else:
-            await self.tokens.forget("game", game.id)
+        await self.tokens.shown(challenge, interaction)
 
     async def _edit(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         """Answer a click on the game's message by showing the game as it is now."""

@@ -12,7 +12,7 @@ from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.service import GameService
 from bot.discord_ui import render_game
-from bot.discord_ui.reply_tokens import Kind, ReplyTokens
+from bot.discord_ui.reply_tokens import ReplyTokens, kind_of
 from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
@@ -83,12 +83,10 @@ class Publisher:
         self, target: Game | Challenge, content: str | None,
         view: discord.ui.View | discord.ui.LayoutView | None,
     ) -> None:  # fmt: skip
-        kind: Kind = "game" if isinstance(target, Game) else "challenge"
+        kind = kind_of(target)
         shown = await self.tokens.edit(kind, target.id, target.message_id, content=content,
                                        view=view)  # fmt: skip
-        closed = target.ending is not None if isinstance(target, Game) else not target.pending
-        if closed:
-            await self.tokens.forget(kind, target.id)
+        await self.tokens.shown(target)  # closed now: its tokens go
         if not shown:
             log.info("%s %s: no valid token to show its change; its message shows it at the "
                      "next click", kind, target.id)  # fmt: skip

@@ -20,6 +20,7 @@ from typing import Literal
 
 import discord
 
+from bot.core.models import Challenge, Game
 from bot.core.repository import Store
 from bot.core.service import Clock
 
@@ -29,6 +30,10 @@ Kind = Literal["game", "challenge"]
 MARGIN = 60.0
 """Seconds before Discord's 15 minutes that a token stops being used: the clocks of
 Discord and of this machine, and a request in flight."""
+
+
+def kind_of(item: Game | Challenge) -> Kind:
+    return "game" if isinstance(item, Game) else "challenge"
 
 
 class ReplyTokens:
@@ -45,6 +50,21 @@ class ReplyTokens:
 
     async def forget(self, kind: Kind, item_id: int) -> None:
         await self.store.forget_token(kind, item_id)
+
+    async def shown(
+        self, item: Game | Challenge, interaction: discord.Interaction | None = None
+    ) -> None:
+        """After a guest's game or challenge was shown (by ``interaction``'s answer, or
+        through a kept token): keep that interaction's token while the item is open (a
+        timeout or expiry is shown through it), forget its tokens once it has closed."""
+        if not item.guest:
+            return
+        kind = kind_of(item)
+        if item.running if isinstance(item, Game) else item.pending:
+            if interaction is not None:
+                await self.keep(kind, item.id, interaction)
+        else:
+            await self.forget(kind, item.id)
 
     async def edit(
         self, kind: Kind, item_id: int, message_id: int | None, *, content: str | None,

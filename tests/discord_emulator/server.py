@@ -200,8 +200,7 @@ class DiscordEmulator(InteractionActions):
             channel.bot_present = False
             channel.app_permissions = USER_APP_PERMISSIONS
         guild.channels.append(channel)
-        self.channels[channel.id] = channel
-        self._channel_order[channel.id] = []
+        self._register(channel)
         if dispatch and guild.has_bot:
             self.gateway.dispatch("CHANNEL_CREATE", channel.to_dict())
         return channel
@@ -222,8 +221,7 @@ class DiscordEmulator(InteractionActions):
             auto_archive_duration=auto_archive_duration,
         )  # fmt: skip
         guild.threads.append(thread)
-        self.channels[thread.id] = thread
-        self._channel_order[thread.id] = []
+        self._register(thread)
         if guild.has_bot:
             self.gateway.dispatch("THREAD_CREATE", thread.to_dict() | {"newly_created": True})
         if message_id is not None:
@@ -231,6 +229,11 @@ class DiscordEmulator(InteractionActions):
             msg["thread"] = thread.to_dict()
             self._gateway_message("MESSAGE_UPDATE", msg)
         return thread
+
+    def _register(self, channel: EmuChannel) -> None:
+        """A new channel of any kind is known by id and has no messages yet."""
+        self.channels[channel.id] = channel
+        self._channel_order[channel.id] = []
 
     def open_dm(self, user: EmuUser) -> EmuChannel:
         """The DM channel between ``user`` and the bot, as their client opens it (the same
@@ -247,8 +250,7 @@ class DiscordEmulator(InteractionActions):
             recipient=user,
         )  # fmt: skip
         self._dms[user.id] = channel
-        self.channels[channel.id] = channel
-        self._channel_order[channel.id] = []
+        self._register(channel)
         return channel
 
     def open_private(self, *users: EmuUser, name: str = "") -> EmuChannel:
@@ -261,8 +263,7 @@ class DiscordEmulator(InteractionActions):
             self.snowflakes.next(), None, name, type=1 if len(users) == 2 else 3,
             app_permissions=USER_APP_PERMISSIONS, recipients=list(users), bot_present=False,
         )  # fmt: skip
-        self.channels[channel.id] = channel
-        self._channel_order[channel.id] = []
+        self._register(channel)
         return channel
 
     def create_role(self, name: str, guild: EmuGuild | None = None) -> int:
