@@ -324,32 +324,10 @@ class TournamentService:
         """A sign-up whose time ran out starts, or is cancelled with too few players;
         settling then resolves the matches whose time ran out."""
         closes = t.signup_closes_at
-        if t.status == "signup" and closes is not None and closes <= self.clock():
-            if not await self._begin(tx, t):
-                await tx.save_tournament(t.with_changes(status="cancelled"))
-                log.info("tournament %d cancelled at the close of sign-up: too few players",
-                         t.id)  # fmt: skip
-
-    async def catch_up(self) -> list[TournamentView]:
-        """At start-up: settle every running tournament, and show what a process that
-        died never showed (a match without its thread, a game without its board)."""
-        views = []
-        for tournament_id in await self.repo.running_tournaments():
-            view = await self._change(tournament_id, self._due)
-            now = self.clock()
-            unopened = [
-                m for m in view.matches
-                if m.status != "done" and m.message_id is None and m.second is not None
-                and await self.repo.claim_match_opening(m.id, now, now + OPENING_CLAIM)
-            ]  # fmt: skip
-            unposted = [g for g in view.games if g.running and g.message_id is None]
-            views.append(_with(view, opened=unopened, new_games=unposted))
-        return views
-
-    async def place_match(self, match: Match, thread_id: int, message_id: int) -> bool:
-        """Remember where the match's thread and message are; False if another process
-        placed it first."""
-        return await self.repo.place_match(match.id, thread_id, message_id)
+        due = t.status == "signup" and closes is not None and closes <= self.clock()
+        if due and not await self._begin(tx, t):
+            await tx.save_tournament(t.with_changes(status="cancelled"))
+            log.info("tournament %d cancelled at the close of sign-up: too few players", t.id)
 
     # --- internals ----------------------------------------------------------------------
 
