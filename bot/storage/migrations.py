@@ -284,6 +284,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE tournament_players (
         tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
         user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
         joined_at REAL NOT NULL,
         seed INTEGER,
         removed INTEGER NOT NULL DEFAULT 0,

@@ -165,6 +165,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TABLE tournament_players (
         tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
         user_id BIGINT NOT NULL,
+        name TEXT NOT NULL,
         joined_at DOUBLE PRECISION NOT NULL,
         seed INTEGER,
         removed BOOLEAN NOT NULL DEFAULT FALSE,

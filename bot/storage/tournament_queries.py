@@ -102,17 +102,20 @@ async def tournaments_due(db: Db, now: float) -> list[int]:
 
 async def entrants(db: Db, tournament_id: int) -> list[Entrant]:
     rows = await db.rows(
-        "SELECT user_id, joined_at, seed, removed FROM tournament_players"
+        "SELECT user_id, name, joined_at, seed, removed FROM tournament_players"
         " WHERE tournament_id = :t ORDER BY joined_at, user_id",
         {"t": tournament_id},
     )
-    return [Entrant(r["user_id"], r["joined_at"], r["seed"], bool(r["removed"])) for r in rows]
+    return [
+        Entrant(r["user_id"], r["name"], r["joined_at"], r["seed"], bool(r["removed"]))
+        for r in rows
+    ]
 
 
 async def add_entrant(db: Db, tournament_id: int, entrant: Entrant) -> None:
     await db.run(
-        "INSERT INTO tournament_players (tournament_id, user_id, joined_at, seed, removed)"
-        " VALUES (:t, :user_id, :joined_at, :seed, :removed)",
+        "INSERT INTO tournament_players (tournament_id, user_id, name, joined_at, seed, removed)"
+        " VALUES (:t, :user_id, :name, :joined_at, :seed, :removed)",
         {"t": tournament_id, **asdict(entrant)},
     )
 
@@ -129,7 +132,12 @@ async def save_entrant(db: Db, tournament_id: int, entrant: Entrant) -> None:
     await db.run(
         "UPDATE tournament_players SET seed = :seed, removed = :removed"
         " WHERE tournament_id = :t AND user_id = :user_id",
-        {"t": tournament_id, **asdict(entrant)},
+        {
+            "t": tournament_id,
+            "user_id": entrant.user_id,
+            "seed": entrant.seed,
+            "removed": entrant.removed,
+        },
     )
 
 

@@ -52,6 +52,8 @@ class Tournament:
 @dataclass(frozen=True, slots=True)
 class Entrant:
     user_id: int
+    name: str
+    """Their display name when they joined: for the pictures, which cannot mention."""
     joined_at: float
     seed: int | None = None
     """1 is the best; set when the tournament starts."""

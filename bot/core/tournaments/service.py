@@ -123,7 +123,7 @@ class TournamentService:
         return tournament.with_changes(message_id=message_id)
 
     async def join(
-        self, tournament_id: int, user_id: int, role_ids: Collection[int] = ()
+        self, tournament_id: int, user_id: int, role_ids: Collection[int] = (), name: str = ""
     ) -> TournamentView:
         """Raises: Refusal: sign-up closed, already in, full, or the server's start role."""
         policy = await self._policy_of(tournament_id)
@@ -138,7 +138,7 @@ class TournamentService:
                 raise Refusal("tournament.already_in")
             if len(entrants) >= t.max_players:
                 raise Refusal("tournament.full", count=t.max_players)
-            await tx.add_entrant(t.id, Entrant(user_id, self.clock()))
+            await tx.add_entrant(t.id, Entrant(user_id, name or str(user_id), self.clock()))
 
         return await self._change(tournament_id, join)
 
@@ -191,7 +191,7 @@ class TournamentService:
             if t.status == "signup":
                 await tx.drop_entrant(t.id, member_id)
                 return
-            await tx.save_entrant(t.id, Entrant(member_id, entrant.joined_at, entrant.seed, True))
+            await tx.save_entrant(t.id, replace(entrant, removed=True))
             log.info("tournament %d: player %d removed", t.id, member_id)
 
         return await self._change(t.id, remove)
@@ -329,6 +329,27 @@ class TournamentService:
             await tx.save_tournament(t.with_changes(status="cancelled"))
             log.info("tournament %d cancelled at the close of sign-up: too few players", t.id)
 
+    async def catch_up(self) -> list[TournamentView]:
+        """At start-up: settle every running tournament, and show what a process that
+        died never showed (a match without its thread, a game without its board)."""
+        views = []
+        for tournament_id in await self.repo.running_tournaments():
+            view = await self._change(tournament_id, self._due)
+            now = self.clock()
+            unopened = [
+                m for m in view.matches
+                if m.status != "done" and m.message_id is None and m.second is not None
+                and await self.repo.claim_match_opening(m.id, now, now + OPENING_CLAIM)
+            ]  # fmt: skip
+            unposted = [g for g in view.games if g.running and g.message_id is None]
+            views.append(_with(view, opened=unopened, new_games=unposted))
+        return views
+
+    async def place_match(self, match: Match, thread_id: int, message_id: int) -> bool:
+        """Remember where the match's thread and message are; False if another process
+        placed it first."""
+        return await self.repo.place_match(match.id, thread_id, message_id)
+
     # --- internals ----------------------------------------------------------------------
 
     async def _policy_of(self, tournament_id: int) -> ServerPolicy:
@@ -394,7 +415,7 @@ class TournamentService:
         )
         by_user = {e.user_id: e for e in entrants}
         for number, user_id in enumerate(order, start=1):
-            await tx.save_entrant(t.id, Entrant(user_id, by_user[user_id].joined_at, number))
+            await tx.save_entrant(t.id, replace(by_user[user_id], seed=number))
         rounds = t.rounds
         if t.format == "swiss" and rounds <= 0:
             rounds = max(1, (len(order) - 1).bit_length())
