@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+import signal
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -17,7 +18,13 @@ from PIL import Image
 from bot.discord_ui import custom_ids
 from bot.discord_ui.custom_ids import JoinClick, ReadyClick
 
-from bot_harness import cell_buttons, running_bot, settings_for
+from bot_harness import (
+    bot_process,
+    bot_process_env,
+    cell_buttons,
+    running_bot,
+    settings_for,
+)
 from discord_emulator import DiscordEmulator, buttons
 from discord_emulator.state import (
     DEFAULT_PERMISSIONS,
@@ -264,3 +271,59 @@ async def test_a_restart_between_rounds_plays_on(emulator: DiscordEmulator, tmp_
         assert await play_round(emulator, players, lambda n: WIN_X, 1) == 1
         await until(lambda: "Champion" in emulator.message(message["id"])["content"],
                     what="the champion")  # fmt: skip
+
+
+async def champion_shown(emulator: DiscordEmulator, message: dict, timeout: float = 10) -> dict:
+    def shown() -> dict | None:
+        current = emulator.message(message["id"])
+        return current if "Champion" in current["content"] else None
+
+    return await until(shown, timeout=timeout, what="the champion")
+
+
+@pytest.mark.slow  # a bot process started twice, killed in between
+async def test_a_tournament_survives_a_sigkill_between_rounds(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    players = Players(emulator, 4)
+    env = bot_process_env(emulator, tmp_path / "t.sqlite3")
+    async with bot_process(emulator, env, tmp_path, ready=1) as bot:
+        await emulator.wait_for_commands(timeout=10)
+        message, _ = await sign_up(emulator, players, "single", best_of=3)
+        await emulator.invoke(players.organiser, "ttt tournament start")
+        assert await play_round(emulator, players, lambda n: WIN_X, 2) == 6  # X wins: 2–1
+        await until(lambda: len(waiting_matches(emulator)) == 1, what="the final")
+        assert await bot.kill() == -signal.SIGKILL
+    async with bot_process(emulator, env, tmp_path, ready=2):
+        assert await play_round(emulator, players, lambda n: DRAW if n < 2 else WIN_X, 1) == 3
+        final = await champion_shown(emulator, message)
+    assert "Match 3" in final["content"] and "wins" in final["content"]
+
+
+@pytest.mark.slow  # waits out a match's time to show up (3 s), two bots on PostgreSQL
+async def test_two_processes_on_postgresql_run_one_tournament(
+    emulator: DiscordEmulator, tmp_path, pg_database: str
+) -> None:
+    """The server's shard is one process's: it answers the clicks of round 1. With it
+    gone, the other process's timekeeper resolves the final nobody showed up for and
+    crowns the champion, on the tournament's message."""
+    emulator.shard_count = 2
+    emulator.max_concurrency = 2
+    home = (emulator.guild.id >> 22) % 2
+    common = {"database_url": pg_database, "shard_count": 2}
+    answering = settings_for(emulator, tmp_path / "a", shard_ids=(home,), **common)
+    other = settings_for(emulator, tmp_path / "b", shard_ids=(1 - home,), **common)
+    players = Players(emulator, 4)
+    async with running_bot(emulator, other):
+        async with running_bot(emulator, answering):
+            message, _ = await sign_up(emulator, players, "single", show_up_minutes=0.05)
+            await emulator.invoke(players.organiser, "ttt tournament start")
+            assert await play_round(emulator, players, lambda n: WIN_X, 2) == 2
+            await until(lambda: len(waiting_matches(emulator)) == 1, what="the final")
+        gone = len(emulator.requests)  # the answering process is closed: the rest is other's
+        final = await champion_shown(emulator, message)
+    later = [r for r in emulator.requests[gone:] if r.method == "PATCH"]
+    assert any(r.path.endswith(f"/messages/{message['id']}") for r in later)
+    (match,) = [m for m in emulator._messages.values() if "match 3" in m["content"]]
+    assert "goes through by forfeit" in match["content"]  # neither pressed Ready: seed 1
+    assert final["attachments"] and final["embeds"]

@@ -167,22 +167,49 @@ async def test_removing_a_player_forfeits_their_match_and_ends_its_game(core: Co
     assert 3 not in (view.tournament.champion,)
 
 
-async def test_a_correction_decides_a_match_and_can_crown_another(core: Core) -> None:
-    view = await create(core, "single", [1, 2])
+async def test_corrections_change_the_table_and_respect_the_bracket(core: Core) -> None:
+    view = await create(core, "round_robin", [1, 2, 3])
     view = await core.tournaments.start(CHANNEL, ORGANISER, may_manage=True)
     view = await ready_all(core, view)
-    (match,) = view.round_matches(1)
-    view = await win_current(core, view, match.first)
-    assert view.tournament.champion == match.first
-    loser = match.second or 0
-    assert (
-        await refusal_key(
-            core.tournaments.correct(CHANNEL, ORGANISER, match.number, None, may_manage=True)
-        )
-        == "tournament.none"
-    )  # finished: no longer the channel's active tournament
-    assert view.tournament.status == "finished"
-    assert loser != match.first
+    (played,) = [m for m in view.round_matches(1) if m.second is not None]
+    view = await win_current(core, view, played.first)
+    before = {s.player: s.points for s in view.standings()}  # a bye of round 2 counts too
+    loser = played.second or 0
+    assert await refusal_key(core.tournaments.correct(
+        CHANNEL, ORGANISER, played.number, 7, may_manage=True
+    )) == "tournament.not_in_match"  # fmt: skip
+    view = await core.tournaments.correct(CHANNEL, ORGANISER, played.number, loser,
+                                          may_manage=True)  # fmt: skip
+    after = {s.player: s.points for s in view.standings()}
+    assert after[played.first] == before[played.first] - 1
+    assert after[loser] == before[loser] + 1
+    view = await core.tournaments.correct(CHANNEL, ORGANISER, played.number, None,
+                                          may_manage=True)  # fmt: skip
+    assert {s.player: s.points for s in view.standings()}[loser] == before[loser] + 0.5
+    # single elimination: only the round in play, and never a draw
+    other = await core.tournaments.create(
+        Setup("Knockout", "single"), guild_id=GUILD, channel_id=CHANNEL + 1,
+        organiser_id=ORGANISER, may_manage=True,
+    )  # fmt: skip
+    for player in (1, 2, 3, 4):
+        await core.tournaments.join(other.tournament.id, player)
+    ko = await core.tournaments.start(CHANNEL + 1, ORGANISER, may_manage=True)
+    ko = await ready_all(core, ko)
+    first, second = ko.round_matches(1)
+    assert await refusal_key(core.tournaments.correct(
+        CHANNEL + 1, ORGANISER, first.number, None, may_manage=True
+    )) == "tournament.no_draws"  # fmt: skip
+    ko = await core.tournaments.correct(CHANNEL + 1, ORGANISER, first.number, first.second,
+                                        may_manage=True)  # fmt: skip
+    assert ko.ended_games and ko.ended_games[0].ending is not None
+    assert ko.ended_games[0].ending.reason == "stopped"  # its game ends with no result
+    ko = await win_current(core, ko, second.first)
+    assert ko.tournament.round == 2
+    (final,) = ko.round_matches(2)
+    assert set(final.players) == {first.second, second.first}
+    assert await refusal_key(core.tournaments.correct(
+        CHANNEL + 1, ORGANISER, first.number, first.first, may_manage=True
+    )) == "tournament.too_late"  # fmt: skip
 
 
 async def test_sign_up_rules(core: Core) -> None:
