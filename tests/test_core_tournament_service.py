@@ -243,3 +243,13 @@ async def test_sign_up_closes_by_itself_and_starts_or_cancels(core: Core) -> Non
     views = await core.tournaments.expire_due()
     empty = next(v for v in views if v.tournament.id == other.tournament.id)
     assert empty.tournament.status == "cancelled"
+
+
+async def test_forget_me_takes_a_players_name_off_the_bracket(core: Core) -> None:
+    view = await create(core, "single", [])
+    for player, name in ((1, "Amélie"), (2, "Björn")):
+        view = await core.tournaments.join(view.tournament.id, player, name=name)
+    assert [e.name for e in view.entrants] == ["Amélie", "Björn"]
+    await core.repo.forget_player(1)
+    names = {e.user_id: e.name for e in await core.repo.entrants(view.tournament.id)}
+    assert names == {1: "—", 2: "Björn"}
