@@ -253,3 +253,18 @@ async def test_forget_me_takes_a_players_name_off_the_bracket(core: Core) -> Non
     await core.repo.forget_player(1)
     names = {e.user_id: e.name for e in await core.repo.entrants(view.tournament.id)}
     assert names == {1: "—", 2: "Björn"}
+
+
+async def test_a_cancelled_tournament_leaves_no_deadline_behind(core: Core) -> None:
+    view = await create(core, "single", [1, 2, 3, 4], show_up=60.0)
+    view = await core.tournaments.start(CHANNEL, ORGANISER, may_manage=True)
+    first = view.round_matches(1)[0]
+    view = await core.tournaments.ready(first.id, first.first)
+    view = await core.tournaments.ready(first.id, first.second or 0)
+    assert await core.repo.next_deadline() is not None
+    view = await core.tournaments.cancel(CHANNEL, ORGANISER, may_manage=True)
+    assert view.tournament.status == "cancelled" and len(view.ended_games) == 1
+    assert all(m.status == "done" and m.start_by is None for m in view.matches)
+    core.clock.advance(61)
+    assert await core.repo.next_deadline() is None  # the timekeeper sleeps, not spins
+    assert await core.tournaments.expire_due() == []

@@ -83,6 +83,8 @@ def match_state(view: TournamentView, match: Match, locale: object) -> str:
         score = view.outcomes(match)
         return text("tournament.state.playing", locale, first=score.count("first"),
                     second=score.count("second"))  # fmt: skip
+    if match.result is None:  # closed undecided: the tournament was cancelled
+        return text("tournament.state.undecided", locale)
     if match.result == "draw":
         return text("tournament.state.drawn", locale)
     if match.result == "none":

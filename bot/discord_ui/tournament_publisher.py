@@ -26,6 +26,7 @@ log = logging.getLogger(__name__)
 NO_MENTIONS = discord.AllowedMentions.none()
 ARCHIVE_MINUTES: Literal[1440] = 1440
 """A match thread quiet for a day leaves the channel's thread list (Discord archives it)."""
+PUBLIC_THREAD: Literal[11] = 11
 
 
 class TournamentPublisher:
@@ -89,17 +90,15 @@ class TournamentPublisher:
         t = view.tournament
         locale = t.locale
         where = t.channel_id
-        channel = self.client.get_channel(t.channel_id)
-        if isinstance(channel, discord.TextChannel):
-            try:
-                thread = await channel.create_thread(
-                    name=render_tournament.thread_name(view, match, locale),
-                    type=discord.ChannelType.public_thread, auto_archive_duration=ARCHIVE_MINUTES,
-                )  # fmt: skip
-                where = thread.id
-            except discord.Forbidden:
-                log.info("tournament %s: may not create threads in channel %s; match %s is "
-                         "played in the channel", t.id, t.channel_id, match.number)  # fmt: skip
+        try:  # over REST: the channel need not be in this process's cache (another shard's)
+            thread = await self.client.http.start_thread_without_message(
+                t.channel_id, name=render_tournament.thread_name(view, match, locale),
+                auto_archive_duration=ARCHIVE_MINUTES, type=PUBLIC_THREAD,
+            )  # fmt: skip
+            where = int(thread["id"])
+        except discord.HTTPException as exc:  # no right to, or no channel that has threads
+            log.info("tournament %s: no thread for match %s (%s); it is played in the "
+                     "channel", t.id, match.number, exc)  # fmt: skip
         sent = await self.client.get_partial_messageable(where).send(
             render_tournament.match_content(view, match, locale),
             view=render_tournament.match_view(match, locale),  # type: ignore[arg-type]

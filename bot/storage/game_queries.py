@@ -245,6 +245,7 @@ async def next_deadline(db: Db) -> float | None:
         "  WHERE status = 'pending'"
         " UNION ALL SELECT MIN(signup_closes_at) FROM tournaments WHERE status = 'signup'"
         " UNION ALL SELECT MIN(start_by) FROM tournament_matches WHERE status = 'waiting'"
+        "  AND tournament_id IN (SELECT id FROM tournaments WHERE status = 'running')"
         ") AS due"
     )
     return None if value is None else float(value)

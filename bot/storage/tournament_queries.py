@@ -90,8 +90,9 @@ async def tournaments_due(db: Db, now: float) -> list[int]:
     """Tournaments with a sign-up to close or a match whose players did not show up."""
     rows = await db.rows(
         "SELECT id FROM tournaments WHERE status = 'signup' AND signup_closes_at <= :now"
-        " UNION SELECT tournament_id FROM tournament_matches"
-        " WHERE status = 'waiting' AND start_by <= :now",
+        " UNION SELECT tournament_id FROM tournament_matches WHERE status = 'waiting'"
+        " AND start_by <= :now AND tournament_id IN"
+        " (SELECT id FROM tournaments WHERE status = 'running')",
         {"now": now},
     )
     return sorted(int(row["id"]) for row in rows)
