@@ -163,8 +163,7 @@ async def test_an_eight_player_single_elimination_is_played_to_a_champion(
         assert res.ephemeral and "has started" in res.content
         for count in (4, 2, 1):
             assert await play_round(emulator, players, lambda n: WIN_X, count) == count
-        final = await until(lambda: "Champion" in emulator.message(message["id"])["content"]
-                            and emulator.message(message["id"]), what="the champion")  # fmt: skip
+        final = await champion_shown(emulator, message)
         # four matches of round 1 in threads of their own, hanging off the channel
         threads = [c for c in emulator.channels.values() if c.is_thread]
         assert len(threads) == 7 and all(t.parent_id == emulator.channel.id for t in threads)
@@ -191,8 +190,7 @@ async def test_a_round_robin_best_of_three_alternates_sides_and_ranks_by_points(
         # each match: a draw, then X wins twice (the sides swap each game)
         for _ in range(3):
             assert await play_round(emulator, players, lambda n: DRAW if n == 0 else WIN_X, 2) == 6
-        final = await until(lambda: "Champion" in emulator.message(message["id"])["content"]
-                            and emulator.message(message["id"]), what="the champion")  # fmt: skip
+        final = await champion_shown(emulator, message)
     lines = final["content"].splitlines()
     table = [line for line in lines if re.match(r"\d\. <@", line)]
     assert len(table) == 4
@@ -215,8 +213,11 @@ async def test_a_swiss_of_six_plays_three_rounds_without_repeats(
                                   and waiting_matches(emulator), what="matches")  # fmt: skip
             pairs += [frozenset(int(i) for i in MENTION.findall(m["content"])[:2]) for m in matches]
             assert await play_round(emulator, players, lambda n: WIN_X, 3) == 3
-        final = await until(lambda: "Champion" in emulator.message(message["id"])["content"]
-                            and emulator.message(message["id"]), what="the champion")  # fmt: skip
+        final = await champion_shown(emulator, message)
+        # /ttt help states the tie-breaks, in a second private message
+        res = await emulator.invoke(players.members[0], "ttt help")
+        (more,) = await until(lambda: res.followups, what="the help's second message")
+        assert more["flags"] & 64 and "Swiss by Buchholz" in more["content"]
     assert len(pairs) == 9 and len(set(pairs)) == 9
     picture = Image.open(io.BytesIO(emulator.attachment(final, "tournament.png")))
     assert picture.format == "PNG" and picture.height > 6 * 20
@@ -269,8 +270,7 @@ async def test_a_restart_between_rounds_plays_on(emulator: DiscordEmulator, tmp_
         await until(lambda: len(waiting_matches(emulator)) == 1, what="the final")
     async with running_bot(emulator, settings):
         assert await play_round(emulator, players, lambda n: WIN_X, 1) == 1
-        await until(lambda: "Champion" in emulator.message(message["id"])["content"],
-                    what="the champion")  # fmt: skip
+        await champion_shown(emulator, message)
 
 
 async def champion_shown(emulator: DiscordEmulator, message: dict, timeout: float = 10) -> dict:
