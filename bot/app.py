@@ -36,6 +36,8 @@ from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import AnsweringTree, Responder
 from bot.discord_ui.router import ComponentRouter
 from bot.discord_ui.timekeeper import Timekeeper
+from bot.discord_ui.tournament_controller import TournamentController
+from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.discord_ui.turn_pinger import TurnPinger
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
@@ -140,12 +142,15 @@ class TTTBot(commands.Bot):
             RecordsService(repo, self.user.id, self.review), games.policies, responder
         )
         config = ConfigController(games.policies, responder, self)
+        shows = TournamentPublisher(self, core.tournaments, games, publisher, pinger)
+        pinger.on_ended.append(shows.game_ended)
+        tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
-        self.router = ComponentRouter(game_controller, records, responder)
+        self.router = ComponentRouter(game_controller, records, responder, tournaments)
         await self.tree.set_translator(CatalogTranslator())
-        await self.add_cog(TicTacToe(game_controller, records, config, moderation))
+        await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments))
         await games.policies.listen()
-        await self.add_cog(Timekeeper(core.deadlines, publisher, pinger))
+        await self.add_cog(Timekeeper(core.deadlines, publisher, pinger, core.tournaments, shows))
         if settings.warm_workers:
             self.warming = asyncio.create_task(self.warm_exact_workers())
 

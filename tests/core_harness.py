@@ -23,6 +23,7 @@ from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
 from bot.core.repository import Repository
 from bot.core.service import GameService
+from bot.core.tournaments.service import TournamentService
 from bot.core.wiring import build_core
 from bot.storage import SqliteRepository
 
@@ -68,6 +69,7 @@ class Core:
     records: RecordsService
     clock: FakeClock
     messages: GameMessages
+    tournaments: TournamentService
 
 
 def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
@@ -98,7 +100,7 @@ async def open_core(
         advise=advise,
     )
     return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
-                core.messages)  # fmt: skip
+                core.messages, core.tournaments)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -361,7 +361,13 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
             "start",
             "stats",
             "stop",
+            "tournament",
         ]
+        (tournament,) = [o for o in group["options"] if o["name"] == "tournament"]
+        assert tournament["type"] == 2  # a subcommand group
+        assert sorted(o["name"] for o in tournament["options"]) == [
+            "cancel", "correct", "create", "remove", "start", "status",
+        ]  # fmt: skip
         puts = [r.path for r in emulator.requests if r.method == "PUT"]
         assert puts == [f"/applications/{emulator.application_id}/guilds/{guild_id}/commands"]
         # and the guild commands work

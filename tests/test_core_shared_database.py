@@ -145,3 +145,30 @@ async def test_two_admins_configuring_at_once_lose_neither_change(two) -> None:
     )
     stored = await first.repo.guild_overrides(1)  # what every process will read
     assert stored == {"emoji_set": "fruit", "games_per_channel": 3}
+
+
+async def test_a_rounds_pairings_are_drawn_once_when_both_processes_settle(two) -> None:
+    from bot.core.tournaments.service import Setup
+
+    first, second = two
+    view = await first.tournaments.create(
+        Setup("Cup", "single"), guild_id=1, channel_id=CHANNEL, organiser_id=9, may_manage=True
+    )
+    for player in (1, 2, 3, 4):
+        view = await second.tournaments.join(view.tournament.id, player)
+    view = await first.tournaments.start(CHANNEL, 9, may_manage=True)
+    for match in view.round_matches(1):
+        for player in match.players:
+            view = await second.tournaments.ready(match.id, player)
+    for game in view.games:  # X wins each: both round-1 games end, neither told yet
+        for user, cell in zip((game.player_x, game.player_o) * 3, (0, 3, 1, 4, 2), strict=False):
+            current = await first.repo.get_game(game.id)
+            assert current is not None
+            await first.games.play_turn(game.id, current.ply, cell, user)
+    ended = [await first.repo.get_game(g.id) for g in view.games]
+    steps = await asyncio.gather(*(
+        core.tournaments.game_ended(game) for core in (first, second) for game in ended if game
+    ))  # fmt: skip
+    finals = [m for m in await first.repo.matches(view.tournament.id) if m.round == 2]
+    assert len(finals) == 1  # four settles at once, one draw of round 2
+    assert sum(len(step.opened) for step in steps if step is not None) == 1

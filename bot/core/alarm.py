@@ -14,6 +14,9 @@ from __future__ import annotations
 import asyncio
 import math
 import secrets
+from collections.abc import Awaitable, Callable
+
+from bot.core.repository import DEADLINES_TOPIC
 
 
 class DeadlineAlarm:
@@ -86,3 +89,15 @@ class DeadlineAlarm:
     async def wait(self) -> None:
         """Until the alarm rings or a sooner deadline is noted (for tests)."""
         await self._event.wait()
+
+
+async def deadline_added(
+    alarm: DeadlineAlarm, notify: Callable[[str, str], Awaitable[None]], deadline: float | None,
+    now: float,
+) -> None:  # fmt: skip
+    """Wake this process's timekeeper if ``deadline`` is sooner than it planned, and,
+    through the store's ``notify`` on the deadlines topic, every other one's."""
+    alarm.note(deadline)
+    word = None if deadline is None else alarm.announce(deadline, now)
+    if word is not None:
+        await notify(DEADLINES_TOPIC, word)

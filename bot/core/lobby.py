@@ -11,11 +11,11 @@ import random
 from collections.abc import Collection
 
 from bot.core import rules
-from bot.core.alarm import DeadlineAlarm
+from bot.core.alarm import DeadlineAlarm, deadline_added
 from bot.core.models import Challenge, GameUpdate, XChoice, other
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
-from bot.core.repository import DEADLINES_TOPIC, Conflict, Repository
+from bot.core.repository import Conflict, Repository
 from bot.core.service import Clock, First, GameService
 from bot.core.start_rules import check_start
 
@@ -233,9 +233,4 @@ class Lobby:
         )  # fmt: skip
 
     async def _deadline_added(self, deadline: float | None) -> None:
-        """Wake this process's timekeeper if ``deadline`` is sooner than it planned, and,
-        through the store, every other one's."""
-        self.alarm.note(deadline)
-        word = None if deadline is None else self.alarm.announce(deadline, self.clock())
-        if word is not None:
-            await self.repo.notify(DEADLINES_TOPIC, word)
+        await deadline_added(self.alarm, self.repo.notify, deadline, self.clock())

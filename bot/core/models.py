@@ -89,6 +89,8 @@ class Game:
     """Started where only a member's own install of ttt reaches (a DM between members,
     a group DM, a server that did not add the bot): its messages can only be shown
     through interaction tokens, and it counts in the players' personal records."""
+    tournament_match_id: int | None = None
+    """The tournament match it is a game of (rated like any member game)."""
 
     _board: Board | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.core.models import Challenge, Game
+from bot.core.tournaments.models import Entrant, Match, Tournament
 
 DEADLINES_TOPIC = "deadlines"
 """Notified when a game or challenge starts with a deadline sooner than the last told
@@ -167,6 +168,55 @@ class Store(Protocol):
         """The kept token of a game or challenge, if still valid at ``now``."""
 
     async def forget_token(self, kind: str, item_id: int) -> None: ...
+
+    # --- tournaments ---
+    async def create_tournament(self, tournament: Tournament) -> Tournament:
+        """Raises: Conflict: the channel already has one in sign-up or running."""
+
+    async def get_tournament(self, tournament_id: int) -> Tournament | None: ...
+
+    async def active_tournament_in(self, channel_id: int) -> Tournament | None:
+        """The tournament in sign-up or running in a channel, or in whose match thread."""
+
+    async def save_tournament(self, tournament: Tournament) -> None:
+        """Its status, round, number of rounds and champion."""
+
+    async def set_tournament_message(self, tournament_id: int, message_id: int) -> None: ...
+
+    async def running_tournaments(self) -> list[int]: ...
+
+    async def tournaments_due(self, now: float) -> list[int]:
+        """Tournaments whose sign-up time ran out, or with a match nobody started in time."""
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]: ...
+
+    async def add_entrant(self, tournament_id: int, entrant: Entrant) -> None: ...
+
+    async def drop_entrant(self, tournament_id: int, user_id: int) -> bool: ...
+
+    async def save_entrant(self, tournament_id: int, entrant: Entrant) -> None:
+        """Its seed and whether it was removed."""
+
+    async def ratings_of(self, scope: int, user_ids: list[int]) -> dict[int, float]:
+        """The members' ratings in a records scope (the unrated left out)."""
+
+    async def matches(self, tournament_id: int) -> list[Match]: ...
+
+    async def get_match(self, match_id: int) -> Match | None: ...
+
+    async def insert_match(self, match: Match) -> Match: ...
+
+    async def save_match(self, match: Match) -> None:
+        """Its state (not where it is shown: :meth:`place_match`)."""
+
+    async def claim_match_opening(self, match_id: int, now: float, until: float) -> bool:
+        """Whether this process may open the match's thread: nobody has, or is."""
+
+    async def place_match(self, match_id: int, thread_id: int, message_id: int) -> bool:
+        """Where the match is shown; False if another process placed it first."""
+
+    async def tournament_games(self, tournament_id: int) -> list[Game]:
+        """Every game of its matches, oldest first."""
 
     # --- server settings and bot state ---
     async def guild_overrides(self, guild_id: int) -> dict[str, object]: ...

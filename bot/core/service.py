@@ -99,6 +99,14 @@ class GameService:
             self._recent[game.id] = recent.with_changes(message_id=message_id)
         return game.with_changes(message_id=message_id)
 
+    async def claim_game_message(self, game: Game, message_id: int) -> bool:
+        """Make ``message_id`` the board of a game posted without an interaction (a
+        tournament's), unless one was stored first (another process posted it too)."""
+        if not await self.repo.move_game_message(game.id, None, message_id):
+            return False
+        self._stored(game.with_changes(message_id=message_id))
+        return True
+
     # --- turns --------------------------------------------------------------------------
 
     async def play_turn(

@@ -18,6 +18,7 @@ from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.repository import Repository
 from bot.core.service import Clock, GameService
+from bot.core.tournaments.service import TournamentService
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +27,7 @@ class Core:
     lobby: Lobby
     messages: GameMessages
     deadlines: Deadlines
+    tournaments: TournamentService
 
 
 def build_core(
@@ -45,4 +47,5 @@ def build_core(
         lobby,
         GameMessages(games, repo=repo, policies=policies, locks=locks),
         Deadlines(games, lobby, repo=repo, clock=clock, alarm=alarm),
+        TournamentService(repo, policies, clock=clock, rng=rng, alarm=alarm),
     )

@@ -12,11 +12,13 @@ from discord.app_commands import locale_str
 from discord.ext import commands
 
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
+from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import server_only
+from bot.discord_ui.tournament_controller import TournamentController
 from bot.i18n import text
 
 
@@ -46,6 +48,12 @@ LANGUAGE_CHOICES: list[app_commands.Choice[str]] = [
 SIZE_CHOICES: list[app_commands.Choice[int]] = [
     app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in SIZES
 ]
+FORMAT_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.format.{f}"), value=f) for f in FORMATS
+]
+BEST_OF_CHOICES: list[app_commands.Choice[int]] = [
+    app_commands.Choice(name=L(f"choice.best_of.{n}"), value=n) for n in (1, 3)
+]
 
 
 # Everywhere: servers and the bot's DMs through a server install; DMs between members,
@@ -57,14 +65,92 @@ SIZE_CHOICES: list[app_commands.Choice[int]] = [
 class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("cmd.group")):
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController,
-        moderation: ModerationController,
+        moderation: ModerationController, tournaments: TournamentController,
     ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
         self._records = records
         self._config = config
         self._moderation = moderation
+        self._tournaments = tournaments
         super().__init__()
+
+    tournament = app_commands.Group(name=name("tournament"), description=L("cmd.tournament"))
+
+    @tournament.command(name=name("create"), description=L("cmd.tournament.create"))
+    @server_only
+    @app_commands.rename(
+        title=name("name"), format=name("format"), size=name("size"), best_of=name("best_of"),
+        max_players=name("max_players"), signup_minutes=name("signup_minutes"),
+        rounds=name("rounds"), show_up_minutes=name("show_up_minutes"),
+    )  # fmt: skip
+    @app_commands.describe(
+        title=L("cmd.tournament.title"),
+        format=L("cmd.tournament.format"),
+        size=L("cmd.start.size"),
+        best_of=L("cmd.tournament.best_of"),
+        max_players=L("cmd.tournament.max_players"),
+        signup_minutes=L("cmd.tournament.signup_minutes"),
+        rounds=L("cmd.tournament.rounds"),
+        show_up_minutes=L("cmd.tournament.show_up_minutes"),
+    )
+    @app_commands.choices(format=FORMAT_CHOICES, size=SIZE_CHOICES, best_of=BEST_OF_CHOICES)  # type: ignore[misc]
+    async def tournament_create(
+        self,
+        interaction: discord.Interaction,
+        title: app_commands.Range[str, 1, 80],
+        format: app_commands.Choice[str],
+        size: app_commands.Choice[int] | None = None,
+        best_of: app_commands.Choice[int] | None = None,
+        max_players: app_commands.Range[int, 2, 64] = 16,
+        signup_minutes: app_commands.Range[int, 1, 10080] | None = None,
+        rounds: app_commands.Range[int, 1, 10] | None = None,
+        show_up_minutes: app_commands.Range[float, 0.02, 1440.0] = 10.0,
+    ) -> None:
+        await self._tournaments.on_create(
+            interaction, name=title, format=format.value,  # type: ignore[arg-type]
+            size=size.value if size else 3, best_of=best_of.value if best_of else 1,
+            max_players=max_players, signup_minutes=signup_minutes, rounds=rounds or 0,
+            show_up_minutes=show_up_minutes,
+        )  # fmt: skip
+
+    @tournament.command(name=name("start"), description=L("cmd.tournament.start"))
+    @server_only
+    async def tournament_start(self, interaction: discord.Interaction) -> None:
+        await self._tournaments.on_start(interaction)
+
+    @tournament.command(name=name("status"), description=L("cmd.tournament.status"))
+    @server_only
+    async def tournament_status(self, interaction: discord.Interaction) -> None:
+        await self._tournaments.on_status(interaction)
+
+    @tournament.command(name=name("remove"), description=L("cmd.tournament.remove"))
+    @server_only
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.tournament.remove.member"))
+    async def tournament_remove(
+        self, interaction: discord.Interaction, member: discord.User
+    ) -> None:
+        await self._tournaments.on_remove(interaction, member)
+
+    @tournament.command(name=name("correct"), description=L("cmd.tournament.correct"))
+    @server_only
+    @app_commands.rename(match=name("match"), winner=name("winner"), draw=name("draw"))
+    @app_commands.describe(
+        match=L("cmd.tournament.correct.match"),
+        winner=L("cmd.tournament.correct.winner"),
+        draw=L("cmd.tournament.correct.draw"),
+    )
+    async def tournament_correct(
+        self, interaction: discord.Interaction, match: app_commands.Range[int, 1, 10000],
+        winner: discord.User | None = None, draw: bool = False,
+    ) -> None:  # fmt: skip
+        await self._tournaments.on_correct(interaction, match, winner, draw)
+
+    @tournament.command(name=name("cancel"), description=L("cmd.tournament.cancel"))
+    @server_only
+    async def tournament_cancel(self, interaction: discord.Interaction) -> None:
+        await self._tournaments.on_cancel(interaction)
 
     @app_commands.command(name=name("start"), description=L("cmd.start"))
     @app_commands.rename(

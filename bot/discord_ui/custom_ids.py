@@ -9,6 +9,9 @@
     ttt:v:<game>                review a finished game
     ttt:h:<game>:<ply>          a hint for the board the member saw (<ply> as for a cell)
     ttt:f:<user>:<yes|no>       confirm or cancel /ttt forget-me
+    ttt:tj:<tournament>         join a tournament in sign-up
+    ttt:tl:<tournament>         leave it
+    ttt:tr:<match>              a player of a tournament match is ready to play
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -65,6 +68,21 @@ class ForgetClick:
     confirmed: bool
 
 
+@dataclass(frozen=True, slots=True)
+class JoinClick:
+    tournament_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveClick:
+    tournament_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReadyClick:
+    match_id: int
+
+
 Click = (
     CellClick
     | ResignClick
@@ -74,6 +92,9 @@ Click = (
     | ReviewClick
     | HintClick
     | ForgetClick
+    | JoinClick
+    | LeaveClick
+    | ReadyClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -85,6 +106,9 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:d:({_ID})"), DeclineClick),
     (re.compile(rf"ttt:v:({_ID})"), ReviewClick),
     (re.compile(rf"ttt:h:({_ID}):([0-9]{{1,3}})"), HintClick),
+    (re.compile(rf"ttt:tj:({_ID})"), JoinClick),
+    (re.compile(rf"ttt:tl:({_ID})"), LeaveClick),
+    (re.compile(rf"ttt:tr:({_ID})"), ReadyClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 
@@ -132,3 +156,15 @@ def hint(game_id: int, ply: int) -> str:
 
 def forget(user_id: int, confirmed: bool) -> str:
     return f"ttt:f:{user_id}:{'yes' if confirmed else 'no'}"
+
+
+def join(tournament_id: int) -> str:
+    return f"ttt:tj:{tournament_id}"
+
+
+def leave(tournament_id: int) -> str:
+    return f"ttt:tl:{tournament_id}"
+
+
+def ready(match_id: int) -> str:
+    return f"ttt:tr:{match_id}"

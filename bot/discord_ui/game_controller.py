@@ -132,6 +132,8 @@ class GameController:
             more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
+            if not (dm or guest):  # a second message: one holds 2,000 characters
+                await interaction.followup.send(text("help.tournament", locale), ephemeral=True)
 
     # --- buttons ------------------------------------------------------------------------
 

@@ -162,6 +162,7 @@ def history_embed(
                 link=message_link(game.guild_id, game.channel_id, game.message_id),
             )
             + (text("history.hinted", locale) if game.hinted else "")
+            + (text("history.tournament", locale) if game.tournament_match_id else "")
         )
     return discord.Embed(
         title=text("history.title", locale, name=name), description="\n".join(lines), colour=colour

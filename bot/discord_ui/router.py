@@ -20,6 +20,9 @@ from bot.discord_ui.custom_ids import (
     DeclineClick,
     ForgetClick,
     HintClick,
+    JoinClick,
+    LeaveClick,
+    ReadyClick,
     RematchClick,
     ResignClick,
     ReviewClick,
@@ -27,15 +30,18 @@ from bot.discord_ui.custom_ids import (
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import Responder
+from bot.discord_ui.tournament_controller import TournamentController
 
 
 class ComponentRouter:
     def __init__(
-        self, games: GameController, records: RecordsController, responder: Responder
-    ) -> None:
+        self, games: GameController, records: RecordsController, responder: Responder,
+        tournaments: TournamentController,
+    ) -> None:  # fmt: skip
         self.games = games
         self.records = records
         self.responder = responder
+        self.tournaments = tournaments
 
     async def route(self, interaction: discord.Interaction) -> None:
         if interaction.type is not discord.InteractionType.component:
@@ -66,6 +72,12 @@ class ComponentRouter:
                 await self.records.on_review(interaction, game_id=game_id)
             case ForgetClick():
                 await self.records.on_forget_answer(interaction, click)
+            case JoinClick():
+                await self.tournaments.on_join(interaction, click)
+            case LeaveClick():
+                await self.tournaments.on_leave(interaction, click)
+            case ReadyClick():
+                await self.tournaments.on_ready(interaction, click)
 
 
 def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:

@@ -16,7 +16,9 @@ from discord.ext import commands
 
 from bot.core.deadlines import Deadlines
 from bot.core.models import GameUpdate
+from bot.core.tournaments.service import TournamentService
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
@@ -29,10 +31,15 @@ the first to the most, so a deadline that fell due meanwhile shows soon after it
 
 
 class Timekeeper(commands.Cog):
-    def __init__(self, deadlines: Deadlines, publisher: Publisher, pinger: TurnPinger) -> None:
+    def __init__(
+        self, deadlines: Deadlines, publisher: Publisher, pinger: TurnPinger,
+        tournaments: TournamentService, shows: TournamentPublisher,
+    ) -> None:  # fmt: skip
         self.deadlines = deadlines
         self.publisher = publisher
         self.pinger = pinger
+        self.tournaments = tournaments
+        self.shows = shows
         self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
@@ -52,6 +59,11 @@ class Timekeeper(commands.Cog):
                 await self.publisher.publish(update)
         except Exception:
             log.exception("could not resume games waiting on the bot")
+        try:
+            for view in await self.tournaments.catch_up():
+                await self.shows.show(view)
+        except Exception:
+            log.exception("could not catch up the running tournaments")
         failures = 0
         while True:
             try:
@@ -63,6 +75,9 @@ class Timekeeper(commands.Cog):
                     await self.publisher.publish(item)
                     if isinstance(item, GameUpdate):
                         await self.pinger.game_changed(item.game)
+                for view in await self.tournaments.expire_due():
+                    log.info("tournament %s: a deadline passed", view.tournament.id)
+                    await self.shows.show(view)
                 soonest = await deadlines.next_deadline()
                 if failures:
                     log.info("timekeeper passes work again after %d failed", failures)

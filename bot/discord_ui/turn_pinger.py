@@ -5,6 +5,7 @@ stale, is :class:`~bot.core.game_messages.GameMessages`'s to say."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Awaitable, Callable
 
 import discord
 
@@ -19,11 +20,25 @@ class TurnPinger:
     def __init__(self, client: discord.Client, messages: GameMessages) -> None:
         self.client = client
         self.messages = messages
+        self.on_ended: list[Callable[[Game], Awaitable[None]]] = []
+        """Told of every game whose ending was shown (a tournament's next step)."""
 
-    async def game_changed(self, game: Game, actor_id: int | None = None) -> None:
+    async def game_changed(
+        self, game: Game, actor_id: int | None = None, *, follow: bool = True
+    ) -> None:
         """After any change of ``game`` was shown (a move, an ending of any kind): delete
         the ping that is now stale, and mention the member to move if one is due. Never
-        raises: the change itself is stored and shown already."""
+        raises: the change itself is stored and shown already. An ending is then told to
+        :attr:`on_ended` (unless not ``follow``: it was a follower's own doing)."""
+        await self._ping(game, actor_id)
+        if follow and not game.running:
+            for follower in self.on_ended:
+                try:
+                    await follower(game)
+                except Exception:
+                    log.exception("game %s: what follows its ending failed", game.id)
+
+    async def _ping(self, game: Game, actor_id: int | None) -> None:
         try:
             stale = await self.messages.take_ping(game)
             if stale is not None:

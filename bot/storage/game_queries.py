@@ -16,7 +16,7 @@ _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
-    "ping_message_id", "stopped_by", "guest",
+    "ping_message_id", "stopped_by", "guest", "tournament_match_id",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = (
@@ -44,6 +44,7 @@ def game_from_row(row: Row) -> Game:
         finished_at=row["finished_at"], rematch_of=row["rematch_of"], locale=row["locale"],
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
         stopped_by=row["stopped_by"], guest=bool(row["guest"]),
+        tournament_match_id=row["tournament_match_id"],
     )  # fmt: skip
 
 
@@ -234,12 +235,17 @@ _LATER_OF = "CASE WHEN claimed_until > {due} THEN claimed_until ELSE {due} END"
 
 
 async def next_deadline(db: Db) -> float | None:
-    """The soonest deadline, or the end of another process's claim on it."""
+    """The soonest deadline (a turn, a challenge, a tournament's sign-up or a match's
+    start), or the end of another process's claim on it."""
     value = await db.value(
         "SELECT MIN(t) FROM ("
         f" SELECT MIN({_LATER_OF.format(due='turn_deadline')}) AS t FROM games"
         "  WHERE status = 'running'"
         f" UNION ALL SELECT MIN({_LATER_OF.format(due='expires_at')}) FROM challenges"
-        "  WHERE status = 'pending') AS due"
+        "  WHERE status = 'pending'"
+        " UNION ALL SELECT MIN(signup_closes_at) FROM tournaments WHERE status = 'signup'"
+        " UNION ALL SELECT MIN(start_by) FROM tournament_matches WHERE status = 'waiting'"
+        "  AND tournament_id IN (SELECT id FROM tournaments WHERE status = 'running')"
+        ") AS due"
     )
     return None if value is None else float(value)

@@ -257,4 +257,62 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild_id, user_id, game_id)
     );
     """,
+    # 11: tournaments: sign-up, seeded players, matches (a thread each) and their games.
+    """
+    CREATE TABLE tournaments (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        guild_id INTEGER NOT NULL,
+        channel_id INTEGER NOT NULL,
+        message_id INTEGER,
+        organiser_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        format TEXT NOT NULL CHECK (format IN ('single', 'round_robin', 'swiss')),
+        rounds INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        best_of INTEGER NOT NULL CHECK (best_of IN (1, 3)),
+        max_players INTEGER NOT NULL,
+        signup_closes_at REAL,
+        show_up REAL NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('signup', 'running', 'finished', 'cancelled')),
+        round INTEGER NOT NULL,
+        created_at REAL NOT NULL,
+        locale TEXT,
+        champion INTEGER
+    );
+    CREATE UNIQUE INDEX tournaments_one_active_per_channel ON tournaments(channel_id)
+        WHERE status IN ('signup', 'running');
+    CREATE TABLE tournament_players (
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        user_id INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        joined_at REAL NOT NULL,
+        seed INTEGER,
+        removed INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tournament_id, user_id)
+    );
+    CREATE TABLE tournament_matches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL,
+        number INTEGER NOT NULL,
+        first INTEGER NOT NULL,
+        second INTEGER,
+        status TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'done')),
+        start_by REAL,
+        first_ready INTEGER NOT NULL DEFAULT 0,
+        second_ready INTEGER NOT NULL DEFAULT 0,
+        result TEXT CHECK (result IN ('first', 'second', 'draw', 'none')),
+        forfeit INTEGER NOT NULL DEFAULT 0,
+        thread_id INTEGER,
+        message_id INTEGER,
+        claimed_until REAL,
+        UNIQUE (tournament_id, number)
+    );
+    CREATE INDEX tournament_matches_waiting ON tournament_matches(start_by)
+        WHERE status = 'waiting';
+    CREATE INDEX tournament_matches_thread ON tournament_matches(thread_id);
+    ALTER TABLE games ADD COLUMN tournament_match_id INTEGER REFERENCES tournament_matches(id);
+    CREATE INDEX games_of_match ON games(tournament_match_id)
+        WHERE tournament_match_id IS NOT NULL;
+    """,
 )

@@ -138,6 +138,64 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (guild_id, user_id, game_id)
     );
     """,
+    # 6: tournaments: sign-up, seeded players, matches (a thread each) and their games.
+    """
+    CREATE TABLE tournaments (
+        id BIGSERIAL PRIMARY KEY,
+        guild_id BIGINT NOT NULL,
+        channel_id BIGINT NOT NULL,
+        message_id BIGINT,
+        organiser_id BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        format TEXT NOT NULL CHECK (format IN ('single', 'round_robin', 'swiss')),
+        rounds INTEGER NOT NULL,
+        size INTEGER NOT NULL,
+        best_of INTEGER NOT NULL CHECK (best_of IN (1, 3)),
+        max_players INTEGER NOT NULL,
+        signup_closes_at DOUBLE PRECISION,
+        show_up DOUBLE PRECISION NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('signup', 'running', 'finished', 'cancelled')),
+        round INTEGER NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        locale TEXT,
+        champion BIGINT
+    );
+    CREATE UNIQUE INDEX tournaments_one_active_per_channel ON tournaments(channel_id)
+        WHERE status IN ('signup', 'running');
+    CREATE TABLE tournament_players (
+        tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
+        user_id BIGINT NOT NULL,
+        name TEXT NOT NULL,
+        joined_at DOUBLE PRECISION NOT NULL,
+        seed INTEGER,
+        removed BOOLEAN NOT NULL DEFAULT FALSE,
+        PRIMARY KEY (tournament_id, user_id)
+    );
+    CREATE TABLE tournament_matches (
+        id BIGSERIAL PRIMARY KEY,
+        tournament_id BIGINT NOT NULL REFERENCES tournaments(id),
+        round INTEGER NOT NULL,
+        number INTEGER NOT NULL,
+        first BIGINT NOT NULL,
+        second BIGINT,
+        status TEXT NOT NULL CHECK (status IN ('waiting', 'playing', 'done')),
+        start_by DOUBLE PRECISION,
+        first_ready BOOLEAN NOT NULL DEFAULT FALSE,
+        second_ready BOOLEAN NOT NULL DEFAULT FALSE,
+        result TEXT CHECK (result IN ('first', 'second', 'draw', 'none')),
+        forfeit BOOLEAN NOT NULL DEFAULT FALSE,
+        thread_id BIGINT,
+        message_id BIGINT,
+        claimed_until DOUBLE PRECISION,
+        UNIQUE (tournament_id, number)
+    );
+    CREATE INDEX tournament_matches_waiting ON tournament_matches(start_by)
+        WHERE status = 'waiting';
+    CREATE INDEX tournament_matches_thread ON tournament_matches(thread_id);
+    ALTER TABLE games ADD COLUMN tournament_match_id BIGINT REFERENCES tournament_matches(id);
+    CREATE INDEX games_of_match ON games(tournament_match_id)
+        WHERE tournament_match_id IS NOT NULL;
+    """,
 )
 
 

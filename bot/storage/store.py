@@ -10,11 +10,13 @@ from typing import Any, TypeVar
 
 from bot.core.models import Challenge, Game
 from bot.core.repository import BotRecord, Rating
+from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage import challenge_queries as challenges
 from bot.storage import game_queries as games
 from bot.storage import record_queries as records
 from bot.storage import setting_queries as settings
 from bot.storage import token_queries as tokens
+from bot.storage import tournament_queries as tournaments
 
 T = TypeVar("T")
 
@@ -117,6 +119,64 @@ class SqlStore:
 
     async def forget_player(self, user_id: int) -> int:
         return await self._call(records.forget_player, user_id)
+
+    # --- tournaments ---
+    async def create_tournament(self, tournament: Tournament) -> Tournament:
+        return await self._call(tournaments.create_tournament, tournament)
+
+    async def get_tournament(self, tournament_id: int) -> Tournament | None:
+        return await self._call(tournaments.get_tournament, tournament_id)
+
+    async def active_tournament_in(self, channel_id: int) -> Tournament | None:
+        return await self._call(tournaments.active_tournament_in, channel_id)
+
+    async def save_tournament(self, tournament: Tournament) -> None:
+        await self._call(tournaments.save_tournament, tournament)
+
+    async def set_tournament_message(self, tournament_id: int, message_id: int) -> None:
+        await self._call(tournaments.set_tournament_message, tournament_id, message_id)
+
+    async def running_tournaments(self) -> list[int]:
+        return await self._call(tournaments.running_tournaments)
+
+    async def tournaments_due(self, now: float) -> list[int]:
+        return await self._call(tournaments.tournaments_due, now)
+
+    async def entrants(self, tournament_id: int) -> list[Entrant]:
+        return await self._call(tournaments.entrants, tournament_id)
+
+    async def add_entrant(self, tournament_id: int, entrant: Entrant) -> None:
+        await self._call(tournaments.add_entrant, tournament_id, entrant)
+
+    async def drop_entrant(self, tournament_id: int, user_id: int) -> bool:
+        return await self._call(tournaments.drop_entrant, tournament_id, user_id)
+
+    async def save_entrant(self, tournament_id: int, entrant: Entrant) -> None:
+        await self._call(tournaments.save_entrant, tournament_id, entrant)
+
+    async def ratings_of(self, scope: int, user_ids: list[int]) -> dict[int, float]:
+        return await self._call(tournaments.ratings_of, scope, user_ids)
+
+    async def matches(self, tournament_id: int) -> list[Match]:
+        return await self._call(tournaments.matches, tournament_id)
+
+    async def get_match(self, match_id: int) -> Match | None:
+        return await self._call(tournaments.get_match, match_id)
+
+    async def insert_match(self, match: Match) -> Match:
+        return await self._call(tournaments.insert_match, match)
+
+    async def save_match(self, match: Match) -> None:
+        await self._call(tournaments.save_match, match)
+
+    async def claim_match_opening(self, match_id: int, now: float, until: float) -> bool:
+        return await self._call(tournaments.claim_match_opening, match_id, now, until)
+
+    async def place_match(self, match_id: int, thread_id: int, message_id: int) -> bool:
+        return await self._call(tournaments.place_match, match_id, thread_id, message_id)
+
+    async def tournament_games(self, tournament_id: int) -> list[Game]:
+        return await self._call(tournaments.tournament_games, tournament_id)
 
     # --- server settings and bot state ---
     async def guild_overrides(self, guild_id: int) -> dict[str, object]:

@@ -64,11 +64,17 @@ def match_state(
 @dataclass(frozen=True, slots=True)
 class Result:
     """A finished match: ``points_first`` is 1 (first won), 0.5 (drawn) or 0; a bye has
-    ``second`` None and 1 point."""
+    ``second`` None and 1 point. ``second`` scores what ``first`` did not, unless
+    ``both_lost`` (neither showed up: nobody scores)."""
 
     first: Player
     second: Player | None
     points_first: float
+    both_lost: bool = False
+
+    @property
+    def points_second(self) -> float:
+        return 0.0 if self.both_lost else 1.0 - self.points_first
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +90,7 @@ def points(players: Sequence[Player], results: Sequence[Result]) -> dict[Player,
     for r in results:
         found[r.first] = found.get(r.first, 0.0) + r.points_first
         if r.second is not None:
-            found[r.second] = found.get(r.second, 0.0) + 1.0 - r.points_first
+            found[r.second] = found.get(r.second, 0.0) + r.points_second
     return found
 
 
@@ -94,7 +100,7 @@ def _scored(results: Sequence[Result]) -> list[tuple[Player, Player, float]]:
     for r in results:
         if r.second is not None:
             found.append((r.first, r.second, r.points_first))
-            found.append((r.second, r.first, 1.0 - r.points_first))
+            found.append((r.second, r.first, r.points_second))
     return found
 
 

@@ -1,0 +1,138 @@
+"""Showing what a tournament step changed, on the bot's own account: the tournament's
+message redrawn (its picture drawn off the event loop), a thread for each new match
+(or the tournament's channel where the bot may not create threads) with its Ready
+message, the boards of the games that started, and the games ended around their
+players (a removal, a correction, a cancel)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Literal
+
+import discord
+
+from bot.core.models import Game
+from bot.core.service import GameService
+from bot.core.tournaments.models import Match
+from bot.core.tournaments.service import TournamentService
+from bot.core.tournaments.view import TournamentView
+from bot.discord_ui import render_game, render_tournament
+from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.turn_pinger import TurnPinger
+
+log = logging.getLogger(__name__)
+
+NO_MENTIONS = discord.AllowedMentions.none()
+ARCHIVE_MINUTES: Literal[1440] = 1440
+"""A match thread quiet for a day leaves the channel's thread list (Discord archives it)."""
+PUBLIC_THREAD: Literal[11] = 11
+
+
+class TournamentPublisher:
+    def __init__(
+        self, client: discord.Client, tournaments: TournamentService, games: GameService,
+        publisher: Publisher, pinger: TurnPinger,
+    ) -> None:  # fmt: skip
+        self.client = client
+        self.tournaments = tournaments
+        self.games = games
+        self.publisher = publisher
+        self.pinger = pinger
+
+    async def game_ended(self, game: Game) -> None:
+        """A game's ending was shown: if it is a tournament's, take the next step."""
+        view = await self.tournaments.game_ended(game)
+        if view is not None:
+            await self.show(view)
+
+    async def show(self, view: TournamentView, *, answered: int | None = None) -> None:
+        """Show everything ``view`` says changed (``answered``: a match whose message the
+        interaction's own answer already showed). Never raises: it is all stored."""
+        try:
+            await self.redraw(view)
+            for match in view.opened:
+                await self._open(view, match)
+            for match in view.changed:
+                if match.id != answered:
+                    await self._edit_match(view, match)
+            for game in view.new_games:
+                await self._post_game(game)
+            for game in view.ended_games:
+                await self.publisher.publish(await self.games.update(game))
+                await self.pinger.game_changed(game, follow=False)
+        except Exception:
+            log.exception("tournament %s: showing a step failed", view.tournament.id)
+
+    async def redraw(self, view: TournamentView) -> None:
+        """The tournament's message as it stands: text, picture and buttons."""
+        t = view.tournament
+        if t.message_id is None:
+            return
+        locale = t.locale
+        content = render_tournament.tournament_content(view, locale)
+        file = await asyncio.to_thread(render_tournament.picture, view, locale)
+        message = self.client.get_partial_messageable(t.channel_id).get_partial_message(
+            t.message_id
+        )
+        colour = (await self.games.policies.policy(t.guild_id)).embed_colour
+        try:
+            await message.edit(
+                content=content, view=render_tournament.signup_view(t, locale),
+                embed=render_tournament.picture_embed(colour) if file else None,
+                attachments=[file] if file else [], allowed_mentions=NO_MENTIONS,
+            )  # fmt: skip
+        except discord.HTTPException as exc:
+            log.warning("tournament %s: could not update its message (%s)", t.id, exc)
+
+    async def _open(self, view: TournamentView, match: Match) -> None:
+        """A thread for the match, mentioning both players, with its Ready button."""
+        t = view.tournament
+        locale = t.locale
+        where = t.channel_id
+        try:  # over REST: the channel need not be in this process's cache (another shard's)
+            thread = await self.client.http.start_thread_without_message(
+                t.channel_id, name=render_tournament.thread_name(view, match, locale),
+                auto_archive_duration=ARCHIVE_MINUTES, type=PUBLIC_THREAD,
+            )  # fmt: skip
+            where = int(thread["id"])
+        except discord.HTTPException as exc:  # no right to, or no channel that has threads
+            log.info("tournament %s: no thread for match %s (%s); it is played in the "
+                     "channel", t.id, match.number, exc)  # fmt: skip
+        sent = await self.client.get_partial_messageable(where).send(
+            render_tournament.match_content(view, match, locale),
+            view=render_tournament.match_view(match, locale),  # type: ignore[arg-type]
+            allowed_mentions=render_tournament.match_mentions(match),
+        )
+        if not await self.tournaments.place_match(match, where, sent.id):
+            await sent.delete()  # another process showed it first
+
+    async def _edit_match(self, view: TournamentView, match: Match) -> None:
+        current = next((m for m in view.matches if m.id == match.id), match)
+        if current.thread_id is None or current.message_id is None:
+            return
+        locale = view.tournament.locale
+        message = self.client.get_partial_messageable(current.thread_id).get_partial_message(
+            current.message_id
+        )
+        try:
+            await message.edit(
+                content=render_tournament.match_content(view, current, locale),
+                view=render_tournament.match_view(current, locale), allowed_mentions=NO_MENTIONS,
+            )  # fmt: skip
+        except discord.HTTPException as exc:
+            log.info("match %s: could not update its message (%s)", match.id, exc)
+
+    async def _post_game(self, game: Game) -> None:
+        update = await self.games.started(game)
+        locale = game.locale
+        content, layout = render_game.game_message(update, locale)
+        channel = self.client.get_partial_messageable(game.channel_id)
+        if isinstance(layout, discord.ui.LayoutView):
+            sent = await channel.send(view=layout, allowed_mentions=NO_MENTIONS)
+        else:
+            sent = await channel.send(content=content, view=layout, allowed_mentions=NO_MENTIONS)
+        if not await self.games.claim_game_message(game, sent.id):
+            await sent.delete()  # another process posted it first
+            return
+        await self.pinger.game_changed(update.game.with_changes(message_id=sent.id))
