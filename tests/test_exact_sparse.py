@@ -25,8 +25,8 @@ def test_the_table_holds_every_running_position_up_to_its_depth_and_no_other() -
     by_marks = sparse.levels(sparse.SPARSE_DEPTH)
     held = sparse.entries()
     assert set(held) == set().union(*by_marks)
-    assert [len(keys) for keys in by_marks] == [1, 6, 85, 904, 9664]
-    assert sparse.SPARSE_PATH.stat().st_size < 1_000_000
+    assert [len(keys) for keys in by_marks] == [1, 6, 85, 904, 9664, 66859]
+    assert sparse.SPARSE_PATH.stat().st_size < 2_500_000
 
 
 def test_every_entry_below_the_depth_is_what_its_children_say() -> None:
@@ -37,7 +37,7 @@ def test_every_entry_below_the_depth_is_what_its_children_say() -> None:
         if board.move_count < sparse.SPARSE_DEPTH:
             assert sparse.derived(key, held) == (move, value), board.to_string()
             checked += 1
-    assert checked == 1 + 6 + 85 + 904
+    assert checked == 1 + 6 + 85 + 904 + 9664
 
 
 def test_searched_entries_agree_with_the_live_search() -> None:
@@ -87,7 +87,7 @@ def test_deeper_positions_and_other_sizes_are_not_in_the_table() -> None:
     assert sparse.lookup(random_board(sparse.SPARSE_DEPTH + 1, random.Random(24))) is None
 
 
-@pytest.mark.parametrize("marks", [2, 3])
+@pytest.mark.parametrize("marks", [2, 3, 4])
 def test_below_the_depth_every_best_move_is_known_at_once(marks: int) -> None:
     rng = random.Random(marks)
     for _ in range(4):
