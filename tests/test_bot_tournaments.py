@@ -28,6 +28,7 @@ from bot_harness import (
 from discord_emulator import DiscordEmulator, buttons
 from discord_emulator.state import (
     DEFAULT_PERMISSIONS,
+    PERM_ATTACH_FILES,
     PERM_CREATE_PUBLIC_THREADS,
     PERM_MANAGE_GUILD,
 )
@@ -228,7 +229,9 @@ async def test_a_no_show_forfeits_and_a_removed_player_is_out(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
     players = Players(emulator, 4)
-    emulator.channel.app_permissions &= ~PERM_CREATE_PUBLIC_THREADS  # matches in the channel
+    # no threads (matches in the channel), no files (the tournament's message without
+    # its picture)
+    emulator.channel.app_permissions &= ~(PERM_CREATE_PUBLIC_THREADS | PERM_ATTACH_FILES)
     async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):
         message, _ = await sign_up(emulator, players, "single", show_up_minutes=0.02)
         await emulator.invoke(players.organiser, "ttt tournament start")
@@ -257,7 +260,8 @@ async def test_a_no_show_forfeits_and_a_removed_player_is_out(
         assert set(MENTION.findall(final[0]["content"])[:2]) == {str(b.id), str(c.id)}
         status = await emulator.invoke(a, "ttt tournament status")
         assert status.ephemeral and "Match 3" in status.content
-    del message
+        shown = emulator.message(message["id"])
+        assert "**Round 2**" in shown["content"] and not shown["attachments"]
 
 
 async def test_a_restart_between_rounds_plays_on(emulator: DiscordEmulator, tmp_path) -> None:

@@ -76,12 +76,22 @@ class TournamentPublisher:
             t.message_id
         )
         colour = (await self.games.policies.policy(t.guild_id)).embed_colour
+        ui = render_tournament.signup_view(t, locale)
         try:
-            await message.edit(
-                content=content, view=render_tournament.signup_view(t, locale),
-                embed=render_tournament.picture_embed(colour) if file else None,
-                attachments=[file] if file else [], allowed_mentions=NO_MENTIONS,
-            )  # fmt: skip
+            try:
+                await message.edit(
+                    content=content, view=ui, allowed_mentions=NO_MENTIONS,
+                    embed=render_tournament.picture_embed(colour) if file else None,
+                    attachments=[file] if file else [],
+                )  # fmt: skip
+            except discord.Forbidden:
+                if file is None:
+                    raise
+                # no Attach Files here: the text says it all, without the picture
+                log.info("tournament %s: may not attach its picture in channel %s", t.id,
+                         t.channel_id)  # fmt: skip
+                await message.edit(content=content, view=ui, embed=None, attachments=[],
+                                   allowed_mentions=NO_MENTIONS)  # fmt: skip
         except discord.HTTPException as exc:
             log.warning("tournament %s: could not update its message (%s)", t.id, exc)
 
