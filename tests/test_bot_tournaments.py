@@ -331,3 +331,37 @@ async def test_two_processes_on_postgresql_run_one_tournament(
     (match,) = [m for m in emulator._messages.values() if "match 3" in m["content"]]
     assert "goes through by forfeit" in match["content"]  # neither pressed Ready: seed 1
     assert final["attachments"] and final["embeds"]
+
+
+async def test_cancelling_ends_the_games_and_closes_the_matches(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    players = Players(emulator, 4)
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):
+        message, _ = await sign_up(emulator, players, "single")
+        await emulator.invoke(players.organiser, "ttt tournament start")
+        matches = await until(lambda: len(waiting_matches(emulator)) == 2
+                              and waiting_matches(emulator), what="two matches")  # fmt: skip
+        playing = matches[0]
+        (ready,) = _ids(playing, ReadyClick)
+        for user_id in MENTION.findall(playing["content"])[:2]:
+            await emulator.click(
+                players.by_id[int(user_id)], playing, custom_ids.ready(ready.match_id)
+            )
+        board = await until(lambda: running_board(emulator, playing["channel_id"]), what="a board")
+        res = await emulator.invoke(players.members[0], "ttt tournament cancel")
+        assert res.ephemeral and "Manage Server" in res.content
+        res = await emulator.invoke(players.organiser, "ttt tournament cancel")
+        assert res.ephemeral and "is cancelled" in res.content
+        await until(lambda: not waiting_matches(emulator), what="no Ready left")
+        ended = emulator.message(board["id"])
+        assert (
+            "ended by" in ended["content"]
+            and running_board(emulator, playing["channel_id"]) is None
+        )
+        assert "not played" in emulator.message(matches[1]["id"])["content"]
+        shown = await until(lambda: "Cancelled" in emulator.message(message["id"])["content"]
+                            and emulator.message(message["id"]), what="the cancel")  # fmt: skip
+        assert "Champion" not in shown["content"]
+        res = await emulator.invoke(players.organiser, "ttt tournament status")
+        assert res.ephemeral and "no tournament" in res.content
