@@ -28,6 +28,7 @@ from bot_harness import (
 from discord_emulator import DiscordEmulator, buttons
 from discord_emulator.state import (
     DEFAULT_PERMISSIONS,
+    PERM_ATTACH_FILES,
     PERM_CREATE_PUBLIC_THREADS,
     PERM_MANAGE_GUILD,
 )
@@ -228,7 +229,9 @@ async def test_a_no_show_forfeits_and_a_removed_player_is_out(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
     players = Players(emulator, 4)
-    emulator.channel.app_permissions &= ~PERM_CREATE_PUBLIC_THREADS  # matches in the channel
+    # no threads (matches in the channel), no files (the tournament's message without
+    # its picture)
+    emulator.channel.app_permissions &= ~(PERM_CREATE_PUBLIC_THREADS | PERM_ATTACH_FILES)
     async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):
         message, _ = await sign_up(emulator, players, "single", show_up_minutes=0.02)
         await emulator.invoke(players.organiser, "ttt tournament start")
@@ -257,7 +260,8 @@ async def test_a_no_show_forfeits_and_a_removed_player_is_out(
         assert set(MENTION.findall(final[0]["content"])[:2]) == {str(b.id), str(c.id)}
         status = await emulator.invoke(a, "ttt tournament status")
         assert status.ephemeral and "Match 3" in status.content
-    del message
+        shown = emulator.message(message["id"])
+        assert "**Round 2**" in shown["content"] and not shown["attachments"]
 
 
 async def test_a_restart_between_rounds_plays_on(emulator: DiscordEmulator, tmp_path) -> None:
@@ -327,3 +331,37 @@ async def test_two_processes_on_postgresql_run_one_tournament(
     (match,) = [m for m in emulator._messages.values() if "match 3" in m["content"]]
     assert "goes through by forfeit" in match["content"]  # neither pressed Ready: seed 1
     assert final["attachments"] and final["embeds"]
+
+
+async def test_cancelling_ends_the_games_and_closes_the_matches(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    players = Players(emulator, 4)
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):
+        message, _ = await sign_up(emulator, players, "single")
+        await emulator.invoke(players.organiser, "ttt tournament start")
+        matches = await until(lambda: len(waiting_matches(emulator)) == 2
+                              and waiting_matches(emulator), what="two matches")  # fmt: skip
+        playing = matches[0]
+        (ready,) = _ids(playing, ReadyClick)
+        for user_id in MENTION.findall(playing["content"])[:2]:
+            await emulator.click(
+                players.by_id[int(user_id)], playing, custom_ids.ready(ready.match_id)
+            )
+        board = await until(lambda: running_board(emulator, playing["channel_id"]), what="a board")
+        res = await emulator.invoke(players.members[0], "ttt tournament cancel")
+        assert res.ephemeral and "Manage Server" in res.content
+        res = await emulator.invoke(players.organiser, "ttt tournament cancel")
+        assert res.ephemeral and "is cancelled" in res.content
+        await until(lambda: not waiting_matches(emulator), what="no Ready left")
+        ended = emulator.message(board["id"])
+        assert (
+            "ended by" in ended["content"]
+            and running_board(emulator, playing["channel_id"]) is None
+        )
+        assert "not played" in emulator.message(matches[1]["id"])["content"]
+        shown = await until(lambda: "Cancelled" in emulator.message(message["id"])["content"]
+                            and emulator.message(message["id"]), what="the cancel")  # fmt: skip
+        assert "Champion" not in shown["content"]
+        res = await emulator.invoke(players.organiser, "ttt tournament status")
+        assert res.ephemeral and "no tournament" in res.content

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
+from functools import partial
 from typing import Literal
 
 import discord
@@ -48,21 +50,28 @@ class TournamentPublisher:
 
     async def show(self, view: TournamentView, *, answered: int | None = None) -> None:
         """Show everything ``view`` says changed (``answered``: a match whose message the
-        interaction's own answer already showed). Never raises: it is all stored."""
-        try:
-            await self.redraw(view)
-            for match in view.opened:
-                await self._open(view, match)
-            for match in view.changed:
-                if match.id != answered:
-                    await self._edit_match(view, match)
-            for game in view.new_games:
-                await self._post_game(game)
-            for game in view.ended_games:
-                await self.publisher.publish(await self.games.update(game))
-                await self.pinger.game_changed(game, follow=False)
-        except Exception:
-            log.exception("tournament %s: showing a step failed", view.tournament.id)
+        interaction's own answer already showed). Never raises: it is all stored, and
+        one part that fails (a thread Discord refused) does not hold back the others."""
+        t = view.tournament
+        steps: list[tuple[str, Callable[[], Awaitable[None]]]] = [
+            ("its message", lambda: self.redraw(view))
+        ]
+        steps += [(f"opening match {m.number}", partial(self._open, view, m))
+                  for m in view.opened]  # fmt: skip
+        steps += [(f"match {m.number}'s message", partial(self._edit_match, view, m))
+                  for m in view.changed if m.id != answered]  # fmt: skip
+        steps += [(f"posting game {g.id}", partial(self._post_game, g)) for g in view.new_games]
+        steps += [(f"showing game {g.id} ended", partial(self._show_ended, g))
+                  for g in view.ended_games]  # fmt: skip
+        for what, step in steps:
+            try:
+                await step()
+            except Exception:
+                log.exception("tournament %s: %s failed", t.id, what)
+
+    async def _show_ended(self, game: Game) -> None:
+        await self.publisher.publish(await self.games.update(game))
+        await self.pinger.game_changed(game, follow=False)
 
     async def redraw(self, view: TournamentView) -> None:
         """The tournament's message as it stands: text, picture and buttons."""
@@ -76,12 +85,22 @@ class TournamentPublisher:
             t.message_id
         )
         colour = (await self.games.policies.policy(t.guild_id)).embed_colour
+        ui = render_tournament.signup_view(t, locale)
         try:
-            await message.edit(
-                content=content, view=render_tournament.signup_view(t, locale),
-                embed=render_tournament.picture_embed(colour) if file else None,
-                attachments=[file] if file else [], allowed_mentions=NO_MENTIONS,
-            )  # fmt: skip
+            try:
+                await message.edit(
+                    content=content, view=ui, allowed_mentions=NO_MENTIONS,
+                    embed=render_tournament.picture_embed(colour) if file else None,
+                    attachments=[file] if file else [],
+                )  # fmt: skip
+            except discord.Forbidden:
+                if file is None:
+                    raise
+                # no Attach Files here: the text says it all, without the picture
+                log.info("tournament %s: may not attach its picture in channel %s", t.id,
+                         t.channel_id)  # fmt: skip
+                await message.edit(content=content, view=ui, embed=None, attachments=[],
+                                   allowed_mentions=NO_MENTIONS)  # fmt: skip
         except discord.HTTPException as exc:
             log.warning("tournament %s: could not update its message (%s)", t.id, exc)
 

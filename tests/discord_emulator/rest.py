@@ -15,6 +15,7 @@ from .commands import check_command_definitions, command_object, store_commands
 from .errors import ApiError, missing_access, missing_permissions, unknown_channel, unknown_message
 from .state import (
     DEFAULT_PERMISSIONS,
+    PERM_ATTACH_FILES,
     PERM_CREATE_PRIVATE_THREADS,
     PERM_CREATE_PUBLIC_THREADS,
     PERM_SEND_MESSAGES_IN_THREADS,
@@ -378,6 +379,7 @@ class RestApi:
         channel = self.emu.channels[cid]
         if channel.is_thread and not channel.app_permissions & PERM_SEND_MESSAGES_IN_THREADS:
             raise missing_permissions()
+        _check_files(channel, req.body)
         return self.emu.store_message(cid, req.body or {})
 
     # -- threads ------------------------------------------------------------
@@ -422,6 +424,7 @@ class RestApi:
         mid = self._message_id(req)
         if self.emu.message(mid)["author"]["id"] != str(self.emu.application_id):
             raise ApiError(403, 50005, "Cannot edit a message authored by another user")
+        _check_files(self.emu.channels[self._channel_id(req)], req.body)
         return self.emu.edit_message(mid, req.body or {})
 
     async def delete_message(self, req: Req) -> Any:
@@ -458,3 +461,11 @@ class RestApi:
         if guild is None or uid not in guild.member_ids:
             raise ApiError(404, 10007, "Unknown Member")
         return member_dict(self.emu.users[uid], guild) | {"permissions": str(DEFAULT_PERMISSIONS)}
+
+
+def _check_files(channel: EmuChannel, body: Any) -> None:
+    """Uploading a file on the bot's own account in a server takes Attach Files (an
+    interaction's answer does not: Discord grants that to every app's responses)."""
+    uploads = body.get(UPLOADS) if isinstance(body, dict) else None
+    if uploads and channel.guild_id is not None and not channel.app_permissions & PERM_ATTACH_FILES:
+        raise missing_permissions()

@@ -253,7 +253,9 @@ class TournamentService:
                 if match.status != "done":
                     await self._end_games(tx, view, match, step, user_id)
                     # undecided, and no longer waiting for anyone (nor its deadline)
-                    await tx.save_match(match.with_changes(status="done", start_by=None))
+                    closed = match.with_changes(status="done", start_by=None)
+                    await tx.save_match(closed)
+                    step.changed[match.id] = closed
             await tx.save_tournament(t.with_changes(status="cancelled"))
             log.info("tournament %d cancelled", t.id)
 
