@@ -268,3 +268,24 @@ async def test_a_cancelled_tournament_leaves_no_deadline_behind(core: Core) -> N
     core.clock.advance(61)
     assert await core.repo.next_deadline() is None  # the timekeeper sleeps, not spins
     assert await core.tournaments.expire_due() == []
+
+
+async def test_what_was_never_shown_is_offered_again_once_its_claim_runs_out(core: Core) -> None:
+    view = await create(core, "single", [1, 2, 3, 4])
+    view = await core.tournaments.start(CHANNEL, ORGANISER, may_manage=True)
+    first, second = view.round_matches(1)
+    assert {m.id for m in view.opened} == {first.id, second.id}  # claimed by this step
+    assert await core.tournaments.unshown() == []  # its process is opening them
+    assert await core.tournaments.place_match(first, 77, 7001)
+    core.clock.advance(61)  # the other one never got its thread
+    (again,) = await core.tournaments.unshown()
+    assert [m.id for m in again.opened] == [second.id] and again.new_games == ()
+    assert await core.tournaments.unshown() == []  # claimed again, by this call
+    for player in first.players:  # a game that nobody posts
+        view = await core.tournaments.ready(first.id, player)
+    (game,) = view.new_games
+    assert game.channel_id == 77
+    core.clock.advance(61)
+    (again,) = await core.tournaments.unshown()
+    assert [g.id for g in again.new_games] == [game.id]
+    assert [m.id for m in again.opened] == [second.id]  # its claim ran out again

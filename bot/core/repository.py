@@ -188,6 +188,10 @@ class Store(Protocol):
     async def tournaments_due(self, now: float) -> list[int]:
         """Tournaments whose sign-up time ran out, or with a match nobody started in time."""
 
+    async def tournaments_unshown(self, now: float, grace: float) -> list[int]:
+        """Running tournaments with a match whose thread nobody opened or is opening, or a
+        game not posted ``grace`` seconds after it started."""
+
     async def entrants(self, tournament_id: int) -> list[Entrant]: ...
 
     async def add_entrant(self, tournament_id: int, entrant: Entrant) -> None: ...

@@ -78,6 +78,9 @@ class Timekeeper(commands.Cog):
                 for view in await self.tournaments.expire_due():
                     log.info("tournament %s: a deadline passed", view.tournament.id)
                     await self.shows.show(view)
+                for view in await self.tournaments.unshown():
+                    log.info("tournament %s: showing what was not shown", view.tournament.id)
+                    await self.shows.show(view)
                 soonest = await deadlines.next_deadline()
                 if failures:
                     log.info("timekeeper passes work again after %d failed", failures)

@@ -142,6 +142,9 @@ class SqlStore:
     async def tournaments_due(self, now: float) -> list[int]:
         return await self._call(tournaments.tournaments_due, now)
 
+    async def tournaments_unshown(self, now: float, grace: float) -> list[int]:
+        return await self._call(tournaments.tournaments_unshown, now, grace)
+
     async def entrants(self, tournament_id: int) -> list[Entrant]:
         return await self._call(tournaments.entrants, tournament_id)
 

@@ -339,15 +339,36 @@ class TournamentService:
         views = []
         for tournament_id in await self.repo.running_tournaments():
             view = await self._change(tournament_id, self._due)
-            now = self.clock()
-            unopened = [
-                m for m in view.matches
-                if m.status != "done" and m.message_id is None and m.second is not None
-                and await self.repo.claim_match_opening(m.id, now, now + OPENING_CLAIM)
-            ]  # fmt: skip
-            unposted = [g for g in view.games if g.running and g.message_id is None]
-            views.append(_with(view, opened=unopened, new_games=unposted))
+            views.append(await self._unshown(view, posted_before=self.clock()))
         return views
+
+    async def unshown(self) -> list[TournamentView]:
+        """Tournaments with a match whose thread was never opened and whose opener's claim
+        ran out (Discord refused it, or the process died), or a game never posted: each
+        pass of a timekeeper looks, so a failure is retried within a claim's length."""
+        views = []
+        for tournament_id in await self.repo.tournaments_unshown(self.clock(), OPENING_CLAIM):
+            t = await self.repo.get_tournament(tournament_id)
+            if t is not None:
+                view = await self._read(self.repo, t)
+                views.append(await self._unshown(view, self.clock() - OPENING_CLAIM))
+        return views
+
+    async def _unshown(self, view: TournamentView, posted_before: float) -> TournamentView:
+        """``view`` with what to show again: its matches without a thread (each claimed
+        for this process), and its running games without a board created before
+        ``posted_before`` (a younger one may be being posted by its process)."""
+        now = self.clock()
+        unopened = [
+            m for m in view.matches
+            if m.status != "done" and m.message_id is None and m.second is not None
+            and await self.repo.claim_match_opening(m.id, now, now + OPENING_CLAIM)
+        ]  # fmt: skip
+        unposted = [
+            g for g in view.games
+            if g.running and g.message_id is None and g.created_at <= posted_before
+        ]  # fmt: skip
+        return _with(view, opened=unopened, new_games=unposted)
 
     async def place_match(self, match: Match, thread_id: int, message_id: int) -> bool:
         """Remember where the match's thread and message are; False if another process
