@@ -5,6 +5,7 @@ the store would refuse."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from pathlib import Path
 from typing import Any
@@ -50,7 +51,7 @@ async def watch_statements(repo: Any) -> list[str]:
     if isinstance(repo, SqliteRepository):
         repo.conn.set_trace_callback(seen.append)
     else:
-        async with repo.pool.acquire() as conn:
+        async with repo.pool.connection(timeout=2.0) as conn:
             conn.add_query_logger(lambda record: seen.append(record.query))
     return seen
 
@@ -100,6 +101,7 @@ async def test_a_click_that_goes_on_is_one_statement(database: Path | str) -> No
         )
         statements = await watch_statements(repo)
         update = await core.games.play_turn(update.game.id, 0, 4, ALICE)
+        await asyncio.sleep(0)  # asyncpg tells its query loggers with call_soon
         assert update.game.running and update.game.ply == 2  # hard never loses in two moves
         assert len(statements) == 1, statements
         assert statements[0].lstrip().upper().startswith("UPDATE GAMES")

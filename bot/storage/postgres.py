@@ -33,6 +33,7 @@ from bot.storage.postgres_identify import identify_turn
 from bot.storage.postgres_locks import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
 from bot.storage.postgres_notify import Listener, notify
+from bot.storage.postgres_pool import ConnectionPool
 from bot.storage.sql import Dialect, Params, Row
 from bot.storage.store import SqlStore
 
@@ -149,17 +150,23 @@ class PostgresRepository(SqlStore):
         self.dsn = dsn
         self.pool_size = pool_size
         self.name = name_of(dsn)
-        self._pool: Any = None
+        self._pool: ConnectionPool | None = None
         self._listener = Listener(dsn)
 
+    async def _connect(self) -> Any:
+        return await asyncpg.connect(
+            self.dsn, timeout=10, command_timeout=QUERY_TIMEOUT,
+            server_settings={"application_name": "ttt-bot"},
+        )  # fmt: skip
+
     @property
-    def pool(self) -> Any:
+    def pool(self) -> ConnectionPool:
         if self._pool is None:
             raise DatabaseError(f"{self.name} is not open")
         return self._pool
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
+        async with self.pool.connection(QUERY_TIMEOUT) as conn:
             try:
                 return await fn(PostgresDb(conn), *args)
             except TimeoutError:
@@ -168,7 +175,7 @@ class PostgresRepository(SqlStore):
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[PostgresTransaction]:
-        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
+        async with self.pool.connection(QUERY_TIMEOUT) as conn:
             transaction, started = conn.transaction(isolation="read_committed"), False
             try:
                 await transaction.start()
@@ -200,11 +207,9 @@ class PostgresRepository(SqlStore):
                 await migrate(session)
             finally:
                 await session.close()
-            self._pool = await asyncpg.create_pool(
-                self.dsn, min_size=1, max_size=self.pool_size, timeout=10,
-                command_timeout=QUERY_TIMEOUT, reset=_keep_session,
-                server_settings={"application_name": "ttt-bot"},
-            )  # fmt: skip
+            pool = ConnectionPool(self._connect, self.pool_size)
+            await pool.start()
+            self._pool = pool
         except Exception as exc:  # any failure here means: this database cannot be used
             await self.close()
             reason = " ".join(str(exc).split()) or type(exc).__name__
@@ -220,7 +225,7 @@ class PostgresRepository(SqlStore):
             await pool.close()
 
     async def schema_version(self) -> int:
-        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
+        async with self.pool.connection(QUERY_TIMEOUT) as conn:
             return await schema_version(conn)
 
     async def describe(self) -> str:
@@ -234,13 +239,5 @@ class PostgresRepository(SqlStore):
         await self._listener.listen(topic, callback)
 
     async def notify(self, topic: str, payload: str = "") -> None:
-        async with self.pool.acquire(timeout=QUERY_TIMEOUT) as conn:
+        async with self.pool.connection(QUERY_TIMEOUT) as conn:
             await notify(conn, topic, payload)
-
-
-async def _keep_session(conn: Any) -> None:
-    """What a pooled connection needs reset between uses: nothing beyond the rollback of
-    an unfinished transaction that asyncpg always does. Pooled connections never LISTEN
-    (the listener has its own), SET, open cursors or take session locks (migrations and
-    IDENTIFY turns use connections of their own), so asyncpg's default reset query would
-    be one more round trip per use for nothing."""
