@@ -3,11 +3,13 @@ round, the organiser's removals, corrections and cancelling, and the deadlines (
 closing, a match nobody started).
 
 Every change is one transaction under the tournament's lock (a named lock every process
-sharing the database takes), and ends with :meth:`_settle`, which makes whatever progress
-is due: a match's next game, a decided match, the next round's pairings, the champion.
-Settling is idempotent, so a process that died half-way is caught up by the next one to
-look (:meth:`catch_up` at start-up), and pairings are computed once, by whichever process
-holds the lock when a round ends.
+sharing the database takes), and ends by settling it (:class:`~bot.core.tournaments.
+progress.Progress`): whatever progress is due, a match's next game, a decided match, the
+next round's pairings, the champion. Settling is idempotent, so a process that died
+half-way is caught up by the next one to look (:meth:`TournamentService.catch_up` at
+start-up; :meth:`TournamentService.unshown` at each timekeeper pass for what was never
+shown), and pairings are computed once, by whichever process holds the lock when a round
+ends.
 """
 
 from __future__ import annotations
@@ -15,9 +17,8 @@ from __future__ import annotations
 import logging
 import random
 from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
-from bot.core import rules
 from bot.core.alarm import DeadlineAlarm, deadline_added
 from bot.core.models import Game
 from bot.core.policies import PolicyBook
@@ -27,7 +28,7 @@ from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository, Transaction
 from bot.core.tournaments import pairing
 from bot.core.tournaments.models import Entrant, Format, Match, MatchResult, Tournament
-from bot.core.tournaments.standings import had_bye, match_state, played_pairs, points
+from bot.core.tournaments.progress import OPENING_CLAIM, Progress, Step, champion, read
 from bot.core.tournaments.view import TournamentView
 
 log = logging.getLogger(__name__)
@@ -35,9 +36,6 @@ log = logging.getLogger(__name__)
 Clock = Callable[[], float]
 MIN_PLAYERS = 2
 MAX_PLAYERS = 64
-OPENING_CLAIM = 60.0
-"""Seconds a process holds the opening of a match's thread before another may retry it
-(it died between storing the match and showing it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,16 +54,6 @@ class Setup:
     show_up: float = 600.0
 
 
-@dataclass(slots=True)
-class _Step:
-    """What one transaction changed, for the view it returns."""
-
-    new_games: list[Game] = field(default_factory=list)
-    ended_games: list[Game] = field(default_factory=list)
-    opened: list[Match] = field(default_factory=list)
-    changed: dict[int, Match] = field(default_factory=dict)
-
-
 class TournamentService:
     def __init__(
         self, repo: Repository, policies: PolicyBook, *, clock: Clock, rng: random.Random,
@@ -76,6 +64,7 @@ class TournamentService:
         self.clock = clock
         self.rng = rng
         self.alarm = alarm
+        self.progress = Progress(clock)
 
     # --- sign-up ------------------------------------------------------------------------
 
@@ -130,7 +119,7 @@ class TournamentService:
         if policy.start_role is not None and policy.start_role not in role_ids:
             raise Refusal("start.role_required", role=f"<@&{policy.start_role}>")
 
-        async def join(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def join(tx: Transaction, t: Tournament, step: Step) -> None:
             if t.status != "signup":
                 raise Refusal("tournament.signup_closed")
             entrants = await tx.entrants(t.id)
@@ -145,7 +134,7 @@ class TournamentService:
     async def leave(self, tournament_id: int, user_id: int) -> TournamentView:
         """Raises: Refusal: sign-up closed, or not signed up."""
 
-        async def leave(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def leave(tx: Transaction, t: Tournament, step: Step) -> None:
             if t.status != "signup":
                 raise Refusal("tournament.signup_closed")
             if not await tx.drop_entrant(t.id, user_id):
@@ -163,7 +152,7 @@ class TournamentService:
         """
         t = await self._managed(channel_id, user_id, may_manage)
 
-        async def start(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def start(tx: Transaction, t: Tournament, step: Step) -> None:
             if t.status != "signup":
                 raise Refusal("tournament.already_started")
             if not await self._begin(tx, t):
@@ -183,7 +172,7 @@ class TournamentService:
         """
         t = await self._managed(channel_id, user_id, may_manage)
 
-        async def remove(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def remove(tx: Transaction, t: Tournament, step: Step) -> None:
             entrants = {e.user_id: e for e in await tx.entrants(t.id)}
             entrant = entrants.get(member_id)
             if entrant is None or entrant.removed:
@@ -211,10 +200,10 @@ class TournamentService:
         """
         t = await self._managed(channel_id, user_id, may_manage)
 
-        async def correct(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def correct(tx: Transaction, t: Tournament, step: Step) -> None:
             if t.status not in ("running", "finished"):
                 raise Refusal("tournament.not_running")
-            view = await self._read(tx, t)
+            view = await read(tx, t)
             match = view.match_numbered(number)
             if match is None or match.second is None:
                 raise Refusal("tournament.no_match", number=number)
@@ -227,14 +216,14 @@ class TournamentService:
             result: MatchResult = (
                 "draw" if winner_id is None else "first" if winner_id == match.first else "second"
             )
-            await self._end_games(tx, view, match, step, user_id)
+            await self.progress.end_games(tx, view, match, step, user_id)
             decided = match.with_changes(status="done", result=result, forfeit=True,
                                          start_by=None)  # fmt: skip
             await tx.save_match(decided)
             step.changed[match.id] = decided
             if t.status == "finished":  # the table changes, and maybe the champion
-                after = await self._read(tx, t)
-                await tx.save_tournament(t.with_changes(champion=_champion(after)))
+                after = await read(tx, t)
+                await tx.save_tournament(t.with_changes(champion=champion(after)))
             log.info("tournament %d: match %d corrected to %s", t.id, number, result)
 
         return await self._change(t.id, correct)
@@ -247,11 +236,11 @@ class TournamentService:
         """
         t = await self._managed(channel_id, user_id, may_manage)
 
-        async def cancel(tx: Transaction, t: Tournament, step: _Step) -> None:
-            view = await self._read(tx, t)
+        async def cancel(tx: Transaction, t: Tournament, step: Step) -> None:
+            view = await read(tx, t)
             for match in view.matches:
                 if match.status != "done":
-                    await self._end_games(tx, view, match, step, user_id)
+                    await self.progress.end_games(tx, view, match, step, user_id)
                     # undecided, and no longer waiting for anyone (nor its deadline)
                     closed = match.with_changes(status="done", start_by=None)
                     await tx.save_match(closed)
@@ -270,7 +259,7 @@ class TournamentService:
         t = await self.repo.active_tournament_in(channel_id)
         if t is None:
             raise Refusal("tournament.none")
-        return await self._read(self.repo, t)
+        return await read(self.repo, t)
 
     # --- players ------------------------------------------------------------------------
 
@@ -287,7 +276,7 @@ class TournamentService:
         if user_id not in match.players:
             raise Refusal("tournament.not_your_match")
 
-        async def ready(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def ready(tx: Transaction, t: Tournament, step: Step) -> None:
             current = await tx.get_match(match_id)
             if current is None or current.status != "waiting" or t.status != "running":
                 raise Refusal("tournament.match_over")
@@ -310,7 +299,7 @@ class TournamentService:
         if match is None:
             return None
 
-        async def nothing(tx: Transaction, t: Tournament, step: _Step) -> None:
+        async def nothing(tx: Transaction, t: Tournament, step: Step) -> None:
             return None
 
         return await self._change(match.tournament_id, nothing)
@@ -324,7 +313,7 @@ class TournamentService:
             views.append(await self._change(tournament_id, self._due))
         return views
 
-    async def _due(self, tx: Transaction, t: Tournament, step: _Step) -> None:
+    async def _due(self, tx: Transaction, t: Tournament, step: Step) -> None:
         """A sign-up whose time ran out starts, or is cancelled with too few players;
         settling then resolves the matches whose time ran out."""
         closes = t.signup_closes_at
@@ -350,7 +339,7 @@ class TournamentService:
         for tournament_id in await self.repo.tournaments_unshown(self.clock(), OPENING_CLAIM):
             t = await self.repo.get_tournament(tournament_id)
             if t is not None:
-                view = await self._read(self.repo, t)
+                view = await read(self.repo, t)
                 views.append(await self._unshown(view, self.clock() - OPENING_CLAIM))
         return views
 
@@ -394,7 +383,7 @@ class TournamentService:
     async def _change(
         self,
         tournament_id: int,
-        change: Callable[[Transaction, Tournament, _Step], Awaitable[None]],
+        change: Callable[[Transaction, Tournament, Step], Awaitable[None]],
     ) -> TournamentView:
         """Run ``change`` and then settle, in one transaction under the tournament's lock.
 
@@ -406,7 +395,7 @@ class TournamentService:
         if t0 is None:
             raise Refusal("tournament.none")
         policy = await self.policies.policy(t0.guild_id)  # read before: not in the lock
-        step = _Step()
+        step = Step()
         async with self.repo.atomic() as tx:
             await tx.serialize(("tournament", tournament_id))
             t = await tx.get_tournament(tournament_id)
@@ -414,19 +403,13 @@ class TournamentService:
                 raise Refusal("tournament.none")
             await change(tx, t, step)
             t = await tx.get_tournament(tournament_id) or t
-            await self._settle(tx, t, policy, step)
-            view = await self._read(tx, await tx.get_tournament(tournament_id) or t)
+            await self.progress.settle(tx, t, policy, step)
+            view = await read(tx, await tx.get_tournament(tournament_id) or t)
         await self._deadlines_added(
             [g.turn_deadline for g in step.new_games] + [m.start_by for m in step.opened]
         )
         return _with(view, new_games=step.new_games, ended_games=step.ended_games,
                      opened=step.opened, changed=list(step.changed.values()))  # fmt: skip
-
-    async def _read(self, store: Repository | Transaction, t: Tournament) -> TournamentView:
-        entrants = await store.entrants(t.id)
-        matches = await store.matches(t.id)
-        games = await store.tournament_games(t.id)
-        return TournamentView(t, tuple(entrants), tuple(matches), tuple(games))
 
     async def _begin(self, tx: Transaction, t: Tournament) -> bool:
         """Seed the players by the server's ratings and start round 1; False (nothing
@@ -448,181 +431,9 @@ class TournamentService:
         log.info("tournament %d started with %d players", t.id, len(order))
         return True
 
-    async def _settle(
-        self, tx: Transaction, t: Tournament, policy: ServerPolicy, step: _Step
-    ) -> None:
-        """Make every bit of progress that is due, until none is."""
-        if t.status != "running":
-            return
-        now = self.clock()
-        while True:
-            view = await self._read(tx, t)
-            if t.round > 0:
-                for match in view.round_matches(t.round):
-                    if match.status != "done":
-                        await self._settle_match(tx, view, match, policy, step, now)
-                view = await self._read(tx, t)
-                if any(m.status != "done" for m in view.round_matches(t.round)):
-                    return
-            pairs = self._next_pairs(view)
-            if not pairs:
-                champion = _champion(view)
-                await tx.save_tournament(t.with_changes(status="finished", champion=champion))
-                log.info("tournament %d finished: champion %s", t.id, champion)
-                return
-            t = await self._next_round(tx, view, pairs, step, now)
-
-    def _next_pairs(self, view: TournamentView) -> list[pairing.Pair]:
-        """The pairs of the round after the one just finished; [] when it was the last."""
-        t = view.tournament
-        active = [p for p in view.seeds if p not in view.removed]
-        if t.format == "single":
-            if t.round == 0:
-                return pairing.first_round(view.seeds)
-            winners = [m.winner for m in view.round_matches(t.round)]
-            alive = [w for w in winners if w is not None]
-            return [] if len(alive) <= 1 else pairing.next_round(alive)
-        if t.format == "round_robin":
-            schedule = pairing.round_robin(view.seeds)
-            return schedule[t.round] if t.round < len(schedule) else []
-        if t.round >= t.rounds or len(active) < 2:
-            return []
-        results = view.results()
-        return pairing.swiss_round(
-            active, points(active, results), played_pairs(results), had_bye(results)
-        )
-
-    async def _next_round(
-        self, tx: Transaction, view: TournamentView, pairs: list[pairing.Pair], step: _Step,
-        now: float,
-    ) -> Tournament:  # fmt: skip
-        t = view.tournament
-        number = t.round + 1
-        count = len(view.matches)
-        removed = view.removed
-        for i, pair in enumerate(pairs, start=1):
-            match = Match(
-                id=0, tournament_id=t.id, round=number, number=count + i, first=pair.first,
-                second=pair.second, status="waiting", start_by=now + t.show_up,
-            )  # fmt: skip
-            if pair.second is None:
-                match = match.with_changes(status="done", result="first", start_by=None)
-            elif removed & set(match.players):
-                match = _forfeited(match, removed, better=view.seeds)
-            match = await tx.insert_match(match)
-            if match.status == "waiting":
-                await tx.claim_match_opening(match.id, now, now + OPENING_CLAIM)
-                step.opened.append(match)
-        t = t.with_changes(round=number)
-        await tx.save_tournament(t)
-        log.info("tournament %d: round %d, %d matches", t.id, number, len(pairs))
-        return t
-
-    async def _settle_match(
-        self, tx: Transaction, view: TournamentView, match: Match, policy: ServerPolicy,
-        step: _Step, now: float,
-    ) -> None:  # fmt: skip
-        t = view.tournament
-        removed = view.removed & set(match.players)
-        decided: Match | None = None
-        if removed:
-            await self._end_games(tx, view, match, step, t.organiser_id)
-            decided = _forfeited(match, view.removed, better=view.seeds)
-        elif match.status == "waiting":
-            if match.first_ready and match.second_ready:
-                decided = match.with_changes(status="playing", start_by=None)
-                await tx.save_match(decided)
-                step.changed[match.id] = decided
-                await self._start_game(tx, t, decided, 0, policy, step, now)
-                return
-            if match.start_by is not None and match.start_by <= now:
-                decided = _no_show(match, better=view.seeds, elimination=t.format == "single")
-        else:
-            games = view.games_of(match)
-            if any(g.running for g in games):
-                return
-            outcomes = view.outcomes(match)
-            assert match.second is not None
-            better = min(match.players, key=view.seeds.index)
-            state = match_state(match.first, match.second, outcomes, t.best_of,
-                                t.format == "single", better)  # fmt: skip
-            if not state.over:
-                await self._start_game(tx, t, match, len(outcomes), policy, step, now)
-                return
-            result: MatchResult = (
-                "draw" if state.winner is None
-                else "first" if state.winner == match.first else "second"
-            )  # fmt: skip
-            decided = match.with_changes(status="done", result=result)
-        if decided is not None:
-            await tx.save_match(decided)
-            step.changed[match.id] = decided
-
-    async def _start_game(
-        self, tx: Transaction, t: Tournament, match: Match, played: int, policy: ServerPolicy,
-        step: _Step, now: float,
-    ) -> None:  # fmt: skip
-        """The match's next game, ``played`` games in: sides alternate from its first."""
-        assert match.second is not None
-        x, o = (match.first, match.second) if played % 2 == 0 else (match.second, match.first)
-        game = rules.new_game(
-            guild_id=t.guild_id, channel_id=match.thread_id or t.channel_id, size=t.size,
-            player_x=x, player_o=o, now=now, locale=t.locale,
-        ).with_changes(tournament_match_id=match.id)  # fmt: skip
-        game = await tx.create_game(rules.start_clock(game, now, policy.turn_timeout))
-        step.new_games.append(game)
-        log.info("game %d started: tournament %d, match %d, game %d", game.id, t.id,
-                 match.number, played + 1)  # fmt: skip
-
-    async def _end_games(
-        self, tx: Transaction, view: TournamentView, match: Match, step: _Step, by: int
-    ) -> None:
-        """End the match's running games with no result, as stopped by ``by`` (the
-        match was decided around them)."""
-        for game in view.games_of(match):
-            stored = await tx.get_game(game.id)  # as it is now: a move may have got in
-            if stored is not None and stored.running:
-                ended = rules.stopped(stored, by, self.clock())
-                step.ended_games.append(await tx.save_game(ended, expected_ply=stored.ply))
-
     async def _deadlines_added(self, deadlines: list[float | None]) -> None:
         soonest = min((d for d in deadlines if d is not None), default=None)
         await deadline_added(self.alarm, self.repo.notify, soonest, self.clock())
-
-
-def _forfeited(match: Match, removed: set[int], better: list[int]) -> Match:
-    """A match with a removed player: the other goes through (both removed: the better
-    seed, as in a no-show)."""
-    gone = removed & set(match.players)
-    if len(gone) == 1:
-        result: MatchResult = "second" if match.first in gone else "first"
-    else:
-        result = (
-            "first" if better.index(match.first) < better.index(match.second or 0) else "second"
-        )
-    return match.with_changes(status="done", result=result, forfeit=True, start_by=None)
-
-
-def _no_show(match: Match, better: list[int], elimination: bool) -> Match:
-    """The match's time to start ran out: whoever pressed Ready takes it; if neither
-    did, both lose (single elimination: the better seed goes through)."""
-    if match.first_ready != match.second_ready:
-        result: MatchResult = "first" if match.first_ready else "second"
-    elif elimination:
-        second = match.second if match.second is not None else match.first
-        result = "first" if better.index(match.first) < better.index(second) else "second"
-    else:
-        result = "none"
-    return match.with_changes(status="done", result=result, forfeit=True, start_by=None)
-
-
-def _champion(view: TournamentView) -> int | None:
-    t = view.tournament
-    if t.format == "single":
-        final = view.round_matches(t.round)
-        return final[0].winner if len(final) == 1 else None
-    standing = [s for s in view.standings() if s.player not in view.removed]
-    return standing[0].player if standing else None
 
 
 def _with(view: TournamentView, **changes: object) -> TournamentView:
