@@ -370,3 +370,16 @@ async def test_cancelling_ends_the_games_and_closes_the_matches(
         assert "Champion" not in shown["content"]
         res = await emulator.invoke(players.organiser, "ttt tournament status")
         assert res.ephemeral and "no tournament" in res.content
+
+
+async def test_a_tournament_whose_message_discord_refuses_does_not_hold_the_channel(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    players = Players(emulator, 2)
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):
+        emulator.faults.add("POST", r"^/interactions/\d+/[^/]+/callback$", 403, code=50013)
+        res = await emulator.invoke(players.organiser, "ttt tournament create",
+                                    {"name": "Lost", "format": "single"})  # fmt: skip
+        assert res.ephemeral and "no tournament was opened" in res.content
+        message, _ = await sign_up(emulator, players, "single")  # the channel is free
+        assert "2/16" in message["content"]

@@ -4,6 +4,8 @@ answers the interaction, and leaves the rest of the step to the publisher."""
 
 from __future__ import annotations
 
+import logging
+
 import discord
 
 from bot.core.refusals import Refusal
@@ -15,6 +17,8 @@ from bot.discord_ui.custom_ids import JoinClick, LeaveClick, ReadyClick
 from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale, role_ids
 from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.i18n import text
+
+log = logging.getLogger(__name__)
 
 
 def _may_manage(interaction: discord.Interaction) -> bool:
@@ -53,11 +57,18 @@ class TournamentController:
                 locale=str(locale.value) if locale else None,
             )  # fmt: skip
             t = view.tournament
-            response = await interaction.response.send_message(
-                render_tournament.tournament_content(view, t.locale),
-                view=render_tournament.signup_view(t, t.locale),  # type: ignore[arg-type]
-                allowed_mentions=NO_MENTIONS,
-            )
+            try:
+                response = await interaction.response.send_message(
+                    render_tournament.tournament_content(view, t.locale),
+                    view=render_tournament.signup_view(t, t.locale),  # type: ignore[arg-type]
+                    allowed_mentions=NO_MENTIONS,
+                )
+            except discord.HTTPException as exc:
+                # Nobody could join a tournament nobody sees: do not let it hold the channel.
+                log.warning("tournament %s: could not post its message (%s); cancelling it",
+                            t.id, exc)  # fmt: skip
+                await self.tournaments.cancel(t.channel_id, t.organiser_id, may_manage=True)
+                raise Refusal("tournament.not_posted") from None
             if response.message_id is not None:
                 await self.tournaments.attach_message(t, response.message_id)
 
