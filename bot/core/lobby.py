@@ -17,7 +17,7 @@ from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from bot.core.service import Clock, First, GameService
-from bot.core.start_rules import check_start
+from bot.core.start_rules import check_role, check_start
 
 log = logging.getLogger(__name__)
 
@@ -150,8 +150,8 @@ class Lobby:
         policy = await self.policies.policy(challenge.settings_guild)
         game = rules.start_clock(game, now, policy.turn_timeout)
         taker = challenge.opponent_id is None
-        if taker and policy.start_role is not None and policy.start_role not in role_ids:
-            raise Refusal("start.role_required", role=f"<@&{policy.start_role}>")
+        if taker:
+            check_role(policy, role_ids)
         try:
             async with self.repo.atomic() as tx:
                 await tx.serialize(*sorted([("channel", challenge.channel_id),

@@ -10,6 +10,19 @@ from bot.core.refusals import Refusal
 from bot.core.repository import Transaction
 
 
+def check_role(rules: ServerPolicy, role_ids: Collection[int]) -> None:
+    """Raises: Refusal: the server requires a role to play that the member lacks."""
+    if rules.start_role is not None and rules.start_role not in role_ids:
+        raise Refusal("start.role_required", role=f"<@&{rules.start_role}>")
+
+
+def check_channel(rules: ServerPolicy, channel_id: int) -> None:
+    """Raises: Refusal: the server allows games in other channels only."""
+    if rules.allowed_channels and channel_id not in rules.allowed_channels:
+        channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
+        raise Refusal("start.channel_not_allowed", channels=channels)
+
+
 async def check_start(
     tx: Transaction,
     rules: ServerPolicy,
@@ -24,11 +37,8 @@ async def check_start(
     Refusal: a required role missing, a channel games are not allowed in, one game
         per member, the start cooldown, or a busy channel.
     """
-    if rules.start_role is not None and rules.start_role not in role_ids:
-        raise Refusal("start.role_required", role=f"<@&{rules.start_role}>")
-    if rules.allowed_channels and channel_id not in rules.allowed_channels:
-        channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
-        raise Refusal("start.channel_not_allowed", channels=channels)
+    check_role(rules, role_ids)
+    check_channel(rules, channel_id)
     await tx.serialize(*sorted([("channel", channel_id), ("member", user_id)]))
     if rules.one_game_per_member:
         running = await tx.running_game_of(guild_id, user_id)

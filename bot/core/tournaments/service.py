@@ -26,6 +26,7 @@ from bot.core.policy import SIZES, ServerPolicy
 from bot.core.rating import INITIAL_RATING
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository, Transaction
+from bot.core.start_rules import check_channel, check_role
 from bot.core.tournaments import pairing
 from bot.core.tournaments.models import Entrant, Format, Match, MatchResult, Tournament
 from bot.core.tournaments.progress import OPENING_CLAIM, Progress, Step, champion, read
@@ -85,9 +86,7 @@ class TournamentService:
         if not MIN_PLAYERS <= setup.max_players <= MAX_PLAYERS:
             raise Refusal("tournament.bad_setup")
         policy = await self.policies.policy(guild_id)
-        if policy.allowed_channels and channel_id not in policy.allowed_channels:
-            channels = ", ".join(f"<#{c}>" for c in policy.allowed_channels)
-            raise Refusal("start.channel_not_allowed", channels=channels)
+        check_channel(policy, channel_id)
         now = self.clock()
         rounds = setup.rounds if setup.format == "swiss" else 0
         closes = None if setup.signup_seconds is None else now + setup.signup_seconds
@@ -115,9 +114,7 @@ class TournamentService:
         self, tournament_id: int, user_id: int, role_ids: Collection[int] = (), name: str = ""
     ) -> TournamentView:
         """Raises: Refusal: sign-up closed, already in, full, or the server's start role."""
-        policy = await self._policy_of(tournament_id)
-        if policy.start_role is not None and policy.start_role not in role_ids:
-            raise Refusal("start.role_required", role=f"<@&{policy.start_role}>")
+        check_role(await self._policy_of(tournament_id), role_ids)
 
         async def join(tx: Transaction, t: Tournament, step: Step) -> None:
             if t.status != "signup":
