@@ -239,24 +239,24 @@ def action_buttons(
     (unless a moderator ended it) and Review after."""
     Style = discord.ButtonStyle
     if game.running:
-        resign = _action(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
+        resign = button(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
         if not (hints and game.bot_side is not None):
             return [resign]
         label = text("button.hint", locale)
-        return [resign, _action(custom_ids.hint(game.id, game.ply), label, Style.secondary)]
+        return [resign, button(custom_ids.hint(game.id, game.ply), label, Style.secondary)]
     actions = []
     if game.stopped_by is None:  # a game a moderator ended is not offered again
         label = text("button.rematch", locale)
-        actions.append(_action(custom_ids.rematch(game.id), label, Style.primary))
+        actions.append(button(custom_ids.rematch(game.id), label, Style.primary))
     if reviewable(game):
         actions.append(
-            _action(custom_ids.review(game.id), text("button.review", locale), Style.secondary)
+            button(custom_ids.review(game.id), text("button.review", locale), Style.secondary)
         )
     return actions
 
 
-def _action(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
-    """One of the buttons that act on a game or challenge."""
+def button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
+    """A labelled button whose click the router answers (game, challenge, tournament)."""
     return discord.ui.Button(custom_id=custom_id, label=label, style=style)
 
 
@@ -293,6 +293,6 @@ def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.Vi
     decline = text("button.withdraw" if challenge.opponent_id is None else "button.decline",
                    locale)  # fmt: skip
     Style = discord.ButtonStyle
-    view.add_item(_action(custom_ids.accept(challenge.id), accept, Style.success))
-    view.add_item(_action(custom_ids.decline(challenge.id), decline, Style.danger))
+    view.add_item(button(custom_ids.accept(challenge.id), accept, Style.success))
+    view.add_item(button(custom_ids.decline(challenge.id), decline, Style.danger))
     return view

@@ -5,14 +5,13 @@ bracket or the table) and each match's message in its thread (with Ready)."""
 from __future__ import annotations
 
 import io
-from typing import Any
 
 import discord
 
 from bot.core.tournaments.models import Match, Tournament
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import custom_ids
-from bot.discord_ui.render_game import Unlistened, relative_time
+from bot.discord_ui.render_game import Unlistened, button, relative_time
 from bot.i18n import text
 from bot.pictures import BracketMatch, draw_bracket, draw_table
 
@@ -30,10 +29,6 @@ def heading(t: Tournament, locale: object) -> str:
         "tournament.head", locale, name=t.name, format=text(f"choice.format.{t.format}", locale),
         size=f"{t.size}×{t.size}", best_of=t.best_of, organiser=mention(t.organiser_id),
     )  # fmt: skip
-
-
-def _button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
-    return discord.ui.Button(label=label, style=style, custom_id=custom_id)
 
 
 # --- the tournament's message ------------------------------------------------------------
@@ -104,9 +99,9 @@ def signup_view(t: Tournament, locale: object) -> discord.ui.View | None:
     if t.status != "signup":
         return None
     view = Unlistened()
-    view.add_item(_button(custom_ids.join(t.id), text("tournament.button.join", locale),
+    view.add_item(button(custom_ids.join(t.id), text("tournament.button.join", locale),
                           discord.ButtonStyle.success))  # fmt: skip
-    view.add_item(_button(custom_ids.leave(t.id), text("tournament.button.leave", locale),
+    view.add_item(button(custom_ids.leave(t.id), text("tournament.button.leave", locale),
                           discord.ButtonStyle.secondary))  # fmt: skip
     return view
 
@@ -205,7 +200,7 @@ def match_view(match: Match, locale: object) -> discord.ui.View | None:
     if match.status != "waiting":
         return None
     view = Unlistened()
-    view.add_item(_button(custom_ids.ready(match.id), text("tournament.button.ready", locale),
+    view.add_item(button(custom_ids.ready(match.id), text("tournament.button.ready", locale),
                           discord.ButtonStyle.primary))  # fmt: skip
     return view
 
