@@ -20,6 +20,19 @@ log = logging.getLogger(__name__)
 NO_MENTIONS = discord.AllowedMentions.none()
 
 
+async def post(
+    channel: discord.abc.Messageable, content: str | None,
+    view: discord.ui.View | discord.ui.LayoutView | None,
+) -> discord.Message:  # fmt: skip
+    """A new message from what a renderer made: a components-v2 layout carries its text
+    itself (such a message may have no content), a legacy one its content and buttons."""
+    if view is None:
+        return await channel.send(content=content, allowed_mentions=NO_MENTIONS)
+    if isinstance(view, discord.ui.LayoutView):
+        return await channel.send(view=view, allowed_mentions=NO_MENTIONS)
+    return await channel.send(content=content, view=view, allowed_mentions=NO_MENTIONS)
+
+
 class Publisher:
     def __init__(
         self, client: discord.Client, games: GameService, lobby: Lobby, pinger: TurnPinger,
@@ -50,14 +63,7 @@ class Publisher:
             if target.message_id is None:
                 # The process died between posting the message and storing its id: the
                 # channel still has to learn what happened, so say it in a new message.
-                if view is None:
-                    sent = await channel.send(content=content, allowed_mentions=NO_MENTIONS)
-                elif isinstance(view, discord.ui.LayoutView):
-                    sent = await channel.send(view=view, allowed_mentions=NO_MENTIONS)
-                else:
-                    sent = await channel.send(
-                        content=content, view=view, allowed_mentions=NO_MENTIONS
-                    )
+                sent = await post(channel, content, view)
                 if isinstance(target, Game):
                     await self.games.attach_game_message(target, sent.id)
                 else:

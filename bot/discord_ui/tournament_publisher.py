@@ -20,7 +20,7 @@ from bot.core.tournaments.models import Match
 from bot.core.tournaments.service import TournamentService
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import render_game, render_tournament
-from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.publisher import Publisher, post
 from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
@@ -146,11 +146,7 @@ class TournamentPublisher:
         update = await self.games.started(game)
         locale = game.locale
         content, layout = render_game.game_message(update, locale)
-        channel = self.client.get_partial_messageable(game.channel_id)
-        if isinstance(layout, discord.ui.LayoutView):
-            sent = await channel.send(view=layout, allowed_mentions=NO_MENTIONS)
-        else:
-            sent = await channel.send(content=content, view=layout, allowed_mentions=NO_MENTIONS)
+        sent = await post(self.client.get_partial_messageable(game.channel_id), content, layout)
         if not await self.games.claim_game_message(game, sent.id):
             await sent.delete()  # another process posted it first
             return
