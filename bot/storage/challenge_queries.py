@@ -8,14 +8,11 @@ from typing import Any
 from bot.core.models import Challenge, Game
 from bot.core.repository import Conflict
 from bot.storage.game_queries import claim, insert_game
-from bot.storage.sql import Db, Row
+from bot.storage.sql import Db, Row, insert_returning_id
 
 _CHALLENGE_FIELDS = tuple(f.name for f in fields(Challenge))
 CHALLENGE_COLUMNS = ", ".join(_CHALLENGE_FIELDS)
-_INSERT_CHALLENGE = (
-    f"INSERT INTO challenges ({', '.join(_CHALLENGE_FIELDS[1:])})"
-    f" VALUES ({', '.join(':' + c for c in _CHALLENGE_FIELDS[1:])}) RETURNING id"
-)
+_INSERT_CHALLENGE = insert_returning_id("challenges", _CHALLENGE_FIELDS[1:])
 
 
 def challenge_from_row(row: Row) -> Challenge:

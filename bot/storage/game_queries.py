@@ -10,7 +10,7 @@ from typing import Any
 from bot.core.models import Ending, Game
 from bot.core.repository import Conflict
 from bot.storage.record_queries import apply_result, finished_games_where
-from bot.storage.sql import Db, Row
+from bot.storage.sql import Db, Row, insert_returning_id
 
 _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
@@ -19,10 +19,7 @@ _GAME_FIELDS = (
     "ping_message_id", "stopped_by", "guest", "tournament_match_id",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
-_INSERT_GAME = (
-    f"INSERT INTO games ({', '.join(_GAME_FIELDS)})"
-    f" VALUES ({', '.join(':' + f for f in _GAME_FIELDS)}) RETURNING id"
-)
+_INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
 _MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
     "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
     " OR (player_o = :user AND bot_side IS DISTINCT FROM 'O'))"

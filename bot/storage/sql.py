@@ -15,7 +15,7 @@ coroutine is awaited on the event loop, one round trip per statement.
 
 from __future__ import annotations
 
-from collections.abc import Coroutine, Mapping
+from collections.abc import Coroutine, Mapping, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
@@ -63,6 +63,15 @@ class Db(Protocol):
 
     async def serialize(self, key: tuple[str, int]) -> None:
         """Hold the named lock (``("channel", id)``) until the transaction ends."""
+
+
+def insert_returning_id(table: str, columns: Sequence[str]) -> str:
+    """``INSERT INTO table (columns) VALUES (:columns) RETURNING id``: a row from the
+    parameters named as its columns, and the id the database gave it."""
+    return (
+        f"INSERT INTO {table} ({', '.join(columns)})"
+        f" VALUES ({', '.join(':' + c for c in columns)}) RETURNING id"
+    )
 
 
 def run_to_end(coro: Coroutine[Any, Any, T]) -> T:

@@ -10,13 +10,15 @@ from bot.core.models import Game
 from bot.core.repository import Conflict
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage.game_queries import games_where
-from bot.storage.sql import Db, Row
+from bot.storage.sql import Db, Row, insert_returning_id
 
 _T_FIELDS = tuple(f.name for f in fields(Tournament))
 _T_COLUMNS = ", ".join(_T_FIELDS)
 _M_FIELDS = tuple(f.name for f in fields(Match))
 _M_COLUMNS = ", ".join(_M_FIELDS)
 _ACTIVE = "status IN ('signup', 'running')"
+_INSERT_TOURNAMENT = insert_returning_id("tournaments", _T_FIELDS[1:])
+_INSERT_MATCH = insert_returning_id("tournament_matches", _M_FIELDS[1:])
 
 
 def _tournament(row: Row) -> Tournament:
@@ -37,14 +39,9 @@ async def _tournaments_where(db: Db, where: str, params: dict[str, Any]) -> list
 
 async def create_tournament(db: Db, tournament: Tournament) -> Tournament:
     """Raises: Conflict: the channel already has a tournament in sign-up or running."""
-    names = _T_FIELDS[1:]
-    sql = (
-        f"INSERT INTO tournaments ({', '.join(names)})"
-        f" VALUES ({', '.join(':' + n for n in names)}) RETURNING id"
-    )
     try:
         async with db.atomic():
-            tournament_id = await db.value(sql, asdict(tournament))
+            tournament_id = await db.value(_INSERT_TOURNAMENT, asdict(tournament))
     except db.dialect.integrity_errors as exc:
         raise Conflict(str(exc)) from None
     return tournament.with_changes(id=tournament_id)
@@ -187,12 +184,7 @@ async def get_match(db: Db, match_id: int) -> Match | None:
 
 
 async def insert_match(db: Db, match: Match) -> Match:
-    names = _M_FIELDS[1:]
-    sql = (
-        f"INSERT INTO tournament_matches ({', '.join(names)})"
-        f" VALUES ({', '.join(':' + n for n in names)}) RETURNING id"
-    )
-    return match.with_changes(id=await db.value(sql, asdict(match)))
+    return match.with_changes(id=await db.value(_INSERT_MATCH, asdict(match)))
 
 
 async def save_match(db: Db, match: Match) -> None:
