@@ -99,16 +99,16 @@ async def tournaments_unshown(db: Db, now: float, grace: float) -> list[int]:
     """Running tournaments with a match never given its thread (and nobody claiming it),
     or a game never posted ``grace`` seconds after it started."""
     rows = await db.rows(
-        "SELECT tournament_id AS id FROM tournament_matches WHERE status != 'done'"
+        "SELECT id FROM tournaments WHERE status = 'running' AND id IN ("
+        " SELECT tournament_id FROM tournament_matches WHERE status != 'done'"
         " AND second IS NOT NULL AND message_id IS NULL"
         " AND (claimed_until IS NULL OR claimed_until <= :now)"
         " UNION SELECT m.tournament_id FROM games g JOIN tournament_matches m"
         " ON g.tournament_match_id = m.id WHERE g.status = 'running' AND g.message_id IS NULL"
-        " AND g.created_at <= :posted",
+        " AND g.created_at <= :posted) ORDER BY id",
         {"now": now, "posted": now - grace},
     )
-    running = set(await running_tournaments(db))
-    return sorted(int(row["id"]) for row in rows if int(row["id"]) in running)
+    return [int(row["id"]) for row in rows]
 
 
 # --- entrants -----------------------------------------------------------------------------
