@@ -29,7 +29,7 @@ from bot.core.repository import Conflict, Repository, Transaction
 from bot.core.start_rules import check_channel, check_role
 from bot.core.tournaments import pairing
 from bot.core.tournaments.models import Entrant, Format, Match, MatchResult, Tournament
-from bot.core.tournaments.progress import OPENING_CLAIM, Progress, Step, champion, read
+from bot.core.tournaments.progress import OPENING_CLAIM, Progress, Step, read
 from bot.core.tournaments.view import TournamentView
 
 log = logging.getLogger(__name__)
@@ -198,7 +198,7 @@ class TournamentService:
         t = await self._managed(channel_id, user_id, may_manage)
 
         async def correct(tx: Transaction, t: Tournament, step: Step) -> None:
-            if t.status not in ("running", "finished"):
+            if t.status != "running":  # in sign-up (a finished one is no channel's now)
                 raise Refusal("tournament.not_running")
             view = await read(tx, t)
             match = view.match_numbered(number)
@@ -218,9 +218,6 @@ class TournamentService:
                                          start_by=None)  # fmt: skip
             await tx.save_match(decided)
             step.changed[match.id] = decided
-            if t.status == "finished":  # the table changes, and maybe the champion
-                after = await read(tx, t)
-                await tx.save_tournament(t.with_changes(champion=champion(after)))
             log.info("tournament %d: match %d corrected to %s", t.id, number, result)
 
         return await self._change(t.id, correct)

@@ -77,17 +77,6 @@ class TournamentView:
     def match_numbered(self, number: int) -> Match | None:
         return next((m for m in self.matches if m.number == number), None)
 
-    def current_match_of(self, player: Player) -> Match | None:
-        """The player's undecided match of the round being played."""
-        return next(
-            (
-                m
-                for m in self.round_matches(self.tournament.round)
-                if m.status != "done" and player in m.players
-            ),
-            None,
-        )
-
     def results(self) -> list[Result]:
         found = (result_of(m) for m in sorted(self.matches, key=lambda m: m.number))
         return [r for r in found if r is not None]
