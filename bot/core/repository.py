@@ -99,6 +99,10 @@ class Store(Protocol):
 
     async def running_games_in(self, channel_id: int) -> list[Game]: ...
 
+    async def channel_load(self, channel_id: int) -> tuple[int, int]:
+        """How many games run in the channel and how many challenges wait there: what a
+        start asks of it in one read (the games and the challenge only when it says no)."""
+
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         """A member's running game in a server, if any (the bot's own id is no member)."""
 

@@ -48,11 +48,15 @@ async def check_start(
         last = await tx.last_start(guild_id, user_id)
         if last is not None and last + rules.start_cooldown > now:
             raise Refusal("start.cooldown", when=f"<t:{int(last + rules.start_cooldown)}:R>")
-    games = await tx.running_games_in(channel_id)
-    if len(games) >= rules.games_per_channel:
-        if rules.games_per_channel == 1:
-            raise Refusal("start.busy_game", game=games[0])
-        raise Refusal("start.channel_full", count=len(games))
-    challenge = await tx.pending_challenge_in(channel_id)
-    if challenge is not None:
-        raise Refusal("start.busy_challenge", challenge=challenge)
+    playing, waiting = await tx.channel_load(channel_id)
+    if playing >= rules.games_per_channel:
+        # read again to link them: on PostgreSQL one may have ended since the count
+        games = await tx.running_games_in(channel_id)
+        if len(games) >= rules.games_per_channel:
+            if rules.games_per_channel == 1:
+                raise Refusal("start.busy_game", game=games[0])
+            raise Refusal("start.channel_full", count=len(games))
+    if waiting:
+        challenge = await tx.pending_challenge_in(channel_id)
+        if challenge is not None:
+            raise Refusal("start.busy_challenge", challenge=challenge)

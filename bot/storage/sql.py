@@ -40,6 +40,10 @@ class Dialect:
     process per SQLite file: nobody to keep off."""
     integrity_errors: tuple[type[Exception], ...]
     """What the driver raises when a unique index refuses a row."""
+    writable_with: bool
+    """An UPDATE … RETURNING may feed an INSERT in one statement (a WITH query that
+    writes): PostgreSQL's round trips are saved so; SQLite has no such WITH, and runs a
+    query's statements in one step anyway."""
 
 
 class Db(Protocol):

@@ -62,6 +62,9 @@ class SqlStore:
     async def running_games_in(self, channel_id: int) -> list[Game]:
         return await self._call(games.running_games_in, channel_id)
 
+    async def channel_load(self, channel_id: int) -> tuple[int, int]:
+        return await self._call(games.channel_load, channel_id)
+
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         return await self._call(games.running_game_of, guild_id, user_id)
 
