@@ -59,6 +59,12 @@ class Store(Protocol):
     async def create_game(self, game: Game) -> Game:
         """Insert ``game`` (its id is ignored) and return it with its new id."""
 
+    async def create_game_if_room(self, game: Game, room: int) -> Game | None:
+        """Insert a running ``game`` unless its channel already holds ``room`` running
+        games or a pending challenge (None then): the start rules' count of the channel
+        and the insert in one statement. Inside :meth:`Repository.atomic`, after the
+        channel's lock."""
+
     async def get_game(self, game_id: int) -> Game | None: ...
 
     async def save_game(self, game: Game, expected_ply: int, clicked: int | None = None) -> Game:

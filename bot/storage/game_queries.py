@@ -20,6 +20,12 @@ _GAME_FIELDS = (
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
+_INSERT_GAME_IF_ROOM = insert_returning_id(
+    "games", _GAME_FIELDS,
+    where="(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running')"
+    " < :room AND NOT EXISTS (SELECT 1 FROM challenges WHERE channel_id = :channel_id"
+    " AND status = 'pending')",
+)  # fmt: skip
 _MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
     "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
     " OR (player_o = :user AND bot_side IS DISTINCT FROM 'O'))"
@@ -78,6 +84,11 @@ async def insert_game(db: Db, game: Game) -> Game:
         game = game.with_changes(id=await db.value(_INSERT_GAME, game_params(game)))
         await apply_result(db, game)
     return game
+
+
+async def insert_game_if_room(db: Db, game: Game, room: int) -> Game | None:
+    game_id = await db.value(_INSERT_GAME_IF_ROOM, {**game_params(game), "room": room})
+    return None if game_id is None else game.with_changes(id=game_id)
 
 
 async def import_finished_games(db: Db, games: list[Game]) -> None:

@@ -30,6 +30,9 @@ class SqlStore:
     async def create_game(self, game: Game) -> Game:
         return await self._call(games.insert_game, game)
 
+    async def create_game_if_room(self, game: Game, room: int) -> Game | None:
+        return await self._call(games.insert_game_if_room, game, room)
+
     async def import_finished_games(self, finished: list[Game]) -> None:
         """Store already-finished games (and fold them into the records) at once: for
         imports and benchmarks, not for games being played."""
