@@ -21,6 +21,7 @@ import math
 import os
 import platform
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -38,7 +39,7 @@ from engine import Board  # noqa: E402
 
 from bot_harness import bot_process_env, cell_buttons  # noqa: E402
 from discord_emulator import DiscordEmulator, default_spec_path  # noqa: E402
-from pg_server import start_server  # noqa: E402
+from pg_server import PgServer, start_server  # noqa: E402
 
 MARKS = {"❌": "X", "⭕": "O"}
 
@@ -63,6 +64,19 @@ class Tally:
     """(baseline, largest sampled, kernel's peak) RSS of the bot in KB."""
     problems: list[str] = field(default_factory=list)
     """The emulator's spec violations and error responses, as lines."""
+
+    def trim(self, mark: tuple[int, int, int, int, int]) -> None:
+        """Keep only what came after :meth:`mark` (the warm-up left out of the figures;
+        what went wrong during it is kept)."""
+        clicks, starts, moves, replies, finished = mark
+        del self.latencies[:clicks], self.start_latencies[:starts]
+        self.member_moves -= moves
+        self.bot_replies -= replies
+        self.finished_games -= finished
+
+    def mark(self) -> tuple[int, int, int, int, int]:
+        return (len(self.latencies), len(self.start_latencies), self.member_moves,
+                self.bot_replies, self.finished_games)  # fmt: skip
 
 
 def percentile(values: list[float], p: float) -> float:
@@ -235,10 +249,14 @@ class Run:
 async def measure(
     kind: str, games: int, moves: int, seed: int, validate: bool, think: float,
     duration: float | None, dsn: str | None = None, pg_data: Path | None = None,
+    warmup: float = 0.0,
 ) -> Run:  # fmt: skip
     """Run the load against one bot (``kind`` in :data:`BOTS`) in a process of its own,
     with a fresh emulator; ``dsn`` makes ttt use that PostgreSQL database instead of a
-    SQLite file, ``pg_data`` its server's data folder (to count its CPU)."""
+    SQLite file, ``pg_data`` its server's data folder (to count its CPU). With a
+    ``duration``, the load runs ``warmup`` seconds more first, left out of the figures:
+    what a fresh process pays once (its database connections, the server's backends
+    for them, the first statements' plans) is not what each interaction costs."""
     spec = default_spec_path()
     emu = DiscordEmulator(spec_path=spec, validate=validate and spec.is_file())
     tally = Tally()
@@ -263,12 +281,10 @@ async def measure(
                 await asyncio.sleep(0.5)
                 baseline = rss_kb(proc.pid)[0]
                 postmaster = postmaster_pid(pg_data) if pg_data is not None else None
-                db_before = tree_cpu_seconds(postmaster) if postmaster else 0.0
                 xacts_before = await transactions(dsn) if dsn is not None else 0
-                cpu_before = tree_cpu_seconds(proc.pid)
                 began = time.perf_counter()
                 if duration is not None:
-                    until = began + duration
+                    until = began + warmup + duration
                     samples: list[int] = []
 
                     async def sample() -> None:
@@ -276,16 +292,26 @@ async def measure(
                             samples.append(rss_kb(proc.pid)[0])
                             await asyncio.sleep(0.5)
 
-                    sampler = asyncio.create_task(sample())
-                    await asyncio.gather(
+                    load = asyncio.gather(
                         *(
                             slot(emu, p, c, random.Random(rng.random()), tally, think, until)
                             for p, c in zip(players, channels, strict=True)
                         )
                     )
+                    await asyncio.sleep(warmup)
+                    warm = tally.mark()
+                    db_before = tree_cpu_seconds(postmaster) if postmaster else 0.0
+                    cpu_before = tree_cpu_seconds(proc.pid)
+                    began = time.perf_counter()
+                    sampler = asyncio.create_task(sample())
+                    await load
                     sampler.cancel()
                     tally.rss = (baseline, max(samples), rss_kb(proc.pid)[1])
+                    everything = len(tally.latencies) + len(tally.start_latencies)
+                    tally.trim(warm)
                 else:
+                    db_before = tree_cpu_seconds(postmaster) if postmaster else 0.0
+                    cpu_before = tree_cpu_seconds(proc.pid)
                     starts = await asyncio.gather(
                         *(
                             emu.invoke(
@@ -304,12 +330,14 @@ async def measure(
                             if r.message is not None
                         )
                     )  # fmt: skip
+                    everything = len(tally.latencies) + len(tally.start_latencies)
                 wall = time.perf_counter() - began
                 cpu = tree_cpu_seconds(proc.pid) - cpu_before
                 if postmaster:
                     db_cpu = tree_cpu_seconds(postmaster) - db_before
-                if dsn is not None:
-                    db_transactions = await transactions(dsn) - xacts_before
+                if dsn is not None:  # the statistics lag a second: counted over it all
+                    xacts = await transactions(dsn) - xacts_before
+                    db_transactions = round(xacts * run_share(tally, everything))
             finally:
                 proc.terminate()
                 await asyncio.to_thread(proc.wait, 10)
@@ -321,6 +349,11 @@ async def measure(
     ]
     assert problems == len(tally.problems)
     return Run(kind, tally, wall, cpu, db_cpu, db_transactions)
+
+
+def run_share(tally: Tally, everything: int) -> float:
+    """The share of the run's interactions that the figures count (after the warm-up)."""
+    return (len(tally.latencies) + len(tally.start_latencies)) / max(1, everything)
 
 
 async def transactions(dsn: str) -> int:
@@ -408,42 +441,21 @@ def comparison(minimal: Run, others: list[Run]) -> list[str]:
     return lines
 
 
-async def bench(
-    games: int, moves: int, seed: int, validate: bool, think: float, duration: float | None,
-    database: str, bots: tuple[str, ...] = BOTS,
-) -> None:  # fmt: skip
-    spec = default_spec_path()
-    validate = validate and spec.is_file()
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(
-        f"bot latency: {games} concurrent games vs hard, member first, "
-        + (f"for {duration:g} s" if duration else f"up to {moves} moves each")
-        + f", {think:g} s mean think time; each bot in its own process"
-    )
-    print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
-    print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
-    if validate:
-        state = f"ON ({spec})"
-    else:
-        state = "OFF (--no-validate)" if spec.is_file() else f"OFF (no spec at {spec})"
-    print(f"validation:  {state}")
-    print("latency:     from the emulator's INTERACTION_CREATE to the bot's initial response")
-    args = (games, moves, seed, validate, think, duration)
+async def one_round(
+    args: tuple[int, int, int, bool, float, float | None], database: str,
+    bots: tuple[str, ...], warmup: float, server: PgServer | None,
+) -> list[Run]:  # fmt: skip
+    """Each bot once, in order, then ttt on PostgreSQL (a fresh database on ``server``)."""
+    games = args[0]
     runs = []
     for kind in bots:
-        runs.append(run := await measure(kind, *args))
+        runs.append(run := await measure(kind, *args, warmup=warmup))
         print(f"{run.bot}" + (" (SQLite)" if kind == "ttt" else "") + ":")
         print("\n".join(report(run, games)))
     if database == "postgres":
-        with tempfile.TemporaryDirectory() as tmp:
-            server, why = start_server(Path(tmp))
-            if server is None:
-                raise SystemExit(f"no PostgreSQL server could be started: {why}")
-            try:
-                dsn = server.dsn(server.create_database())
-                run = await measure("ttt", *args, dsn=dsn, pg_data=server.data_dir)
-            finally:
-                server.stop()
+        assert server is not None
+        dsn = server.dsn(server.create_database())
+        run = await measure("ttt", *args, dsn=dsn, pg_data=server.data_dir, warmup=warmup)
         run.bot = "ttt (PostgreSQL)"
         runs.append(run)
         print("ttt (PostgreSQL, its server on this machine):")
@@ -458,6 +470,72 @@ async def bench(
             f"PostgreSQL {postgres.cpu_ms(True):.3f} ms: "
             f"{postgres.cpu_ms(True) / sqlite.cpu_ms():.2f}×"
         )
+    return runs
+
+
+def medians(rounds: list[list[Run]]) -> list[str]:
+    """The ratios of every round, and their median: one run's ratio moves by a tenth
+    from one run to the next on a shared machine."""
+    ratios: dict[str, list[float]] = {}
+    for runs in rounds:
+        by_bot = {run.bot: run for run in runs}
+        if "minimal" in by_bot:
+            for run in runs[1:]:
+                ratios.setdefault(f"{run.bot} / minimal, CPU per interaction", []).append(
+                    run.cpu_ms() / by_bot["minimal"].cpu_ms()
+                )
+        if "ttt" in by_bot and "ttt (PostgreSQL)" in by_bot:
+            ratios.setdefault("PostgreSQL + its server / SQLite, CPU per interaction", []).append(
+                by_bot["ttt (PostgreSQL)"].cpu_ms(True) / by_bot["ttt"].cpu_ms()
+            )
+    return [
+        f"  {label}: median {statistics.median(values):.2f}× "
+        f"({', '.join(f'{v:.2f}' for v in values)})"
+        for label, values in ratios.items()
+    ]
+
+
+async def bench(
+    games: int, moves: int, seed: int, validate: bool, think: float, duration: float | None,
+    database: str, bots: tuple[str, ...] = BOTS, warmup: float = 0.0, rounds: int = 1,
+) -> None:  # fmt: skip
+    spec = default_spec_path()
+    validate = validate and spec.is_file()
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(
+        f"bot latency: {games} concurrent games vs hard, member first, "
+        + (f"for {duration:g} s after {warmup:g} s of warm-up" if duration
+           else f"up to {moves} moves each")
+        + f", {think:g} s mean think time; each bot in its own process"
+        + (f"; {rounds} rounds" if rounds > 1 else "")
+    )  # fmt: skip
+    print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
+    print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
+    if validate:
+        state = f"ON ({spec})"
+    else:
+        state = "OFF (--no-validate)" if spec.is_file() else f"OFF (no spec at {spec})"
+    print(f"validation:  {state}")
+    print("latency:     from the emulator's INTERACTION_CREATE to the bot's initial response")
+    args = (games, moves, seed, validate, think, duration)
+    with tempfile.TemporaryDirectory() as tmp:
+        server = None
+        if database == "postgres":
+            server, why = start_server(Path(tmp))
+            if server is None:
+                raise SystemExit(f"no PostgreSQL server could be started: {why}")
+        try:
+            results = []
+            for number in range(1, rounds + 1):
+                if rounds > 1:
+                    print(f"\n=== round {number} of {rounds}")
+                results.append(await one_round(args, database, bots, warmup, server))
+        finally:
+            if server is not None:
+                server.stop()
+    if rounds > 1:
+        print(f"\nratios, round by round ({rounds} rounds):")
+        print("\n".join(medians(results)))
 
 
 def main() -> None:
@@ -496,12 +574,26 @@ def main() -> None:
         default=",".join(BOTS),
         help="which bots to run, comma-separated, in order (default: minimal,ttt)",
     )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=2.0,
+        help="with --duration, seconds of load before the figures start (default 2)",
+    )
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="run every bot this many times, alternating, and print the median ratios",
+    )
     args = parser.parse_args()
     bots = tuple(args.bots.split(","))
     if not set(bots) <= set(BOTS):
         parser.error(f"--bots takes {', '.join(BOTS)}")
-    if args.games < 1 or args.moves_per_game < 1:
-        parser.error("--games and --moves-per-game must be at least 1")
+    if args.games < 1 or args.moves_per_game < 1 or args.rounds < 1:
+        parser.error("--games, --moves-per-game and --rounds must be at least 1")
+    if args.warmup < 0:
+        parser.error("--warmup cannot be negative")
     asyncio.run(
         bench(
             args.games,
@@ -512,6 +604,8 @@ def main() -> None:
             args.duration,
             args.database,
             bots,
+            args.warmup if args.duration else 0.0,
+            args.rounds,
         )
     )
 

@@ -109,6 +109,75 @@ async def test_a_click_that_goes_on_is_one_statement(database: Path | str) -> No
         await repo.close()
 
 
+async def test_a_start_is_three_statements_its_locks_sent_with_the_begin(
+    database: Path | str,
+) -> None:
+    """BEGIN (PostgreSQL: with the channel's and the member's locks, one round trip), the
+    insert that counts the channel's games and challenges itself, COMMIT."""
+    repo = open_repo(database, pool_size=1)
+    await repo.open()
+    try:
+        core = await services_over(repo, FakeClock())
+        # the first start reads the server's settings (then cached) and announces the
+        # first deadline; later ones do neither
+        await core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL + 1, user_id=BOB, difficulty="hard", first="me"
+        )
+        statements = await watch_statements(repo)
+        await core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
+        )
+        await asyncio.sleep(0)
+        assert len(statements) == 3, statements
+        begin, insert, commit = (s.lstrip().upper() for s in statements)
+        assert begin.startswith("BEGIN") and commit.startswith("COMMIT")
+        if not isinstance(repo, SqliteRepository):
+            assert begin.count("PG_ADVISORY_XACT_LOCK") == 2
+        assert insert.startswith("INSERT INTO GAMES") and "COUNT(*) FROM GAMES" in insert
+        # a second start in the busy channel is refused, and says which game is there
+        refused = await refusal_key(core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=BOB, difficulty="hard", first="me"
+        ))  # fmt: skip
+        assert refused == "start.busy_game"
+    finally:
+        await repo.close()
+
+
+@pytest.mark.postgres
+async def test_a_click_that_ends_a_game_against_the_bot_is_one_statement(
+    pg_database: str,
+) -> None:
+    """On PostgreSQL the finishing save and the member's record at the level are one
+    statement (a WITH query): atomic by itself, one round trip."""
+    repo = open_repo(pg_database, pool_size=1)
+    await repo.open()
+    try:
+        core = await services_over(repo, FakeClock())
+        update = await core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
+        )
+        for cell in (0, 8, 2):  # corners: hard blocks and draws or wins, within 4 clicks
+            if not update.game.running:
+                break
+            cell = cell if cell in update.game.board.legal_moves() else free_cell(update)
+            statements = await watch_statements(repo)
+            update = await core.games.play_turn(update.game.id, update.game.ply, cell, ALICE)
+        while update.game.running:
+            statements = await watch_statements(repo)
+            update = await core.games.play_turn(
+                update.game.id, update.game.ply, free_cell(update), ALICE
+            )
+        await asyncio.sleep(0)
+        assert len(statements) == 1 and statements[0].lstrip().upper().startswith("WITH"), (
+            statements
+        )
+        (record,) = await repo.best_against_bot(GUILD, "hard", 10)
+        assert (record.user_id, record.wins) == (ALICE, 0)
+        assert record.losses + record.draws == 1
+    finally:
+        await repo.close()
+
+
 @pytest.mark.postgres
 async def test_a_click_on_a_board_another_process_posted_again_is_refused(
     pg_database: str,

@@ -4,6 +4,7 @@ channels, games per channel, one game per member, cooldowns, roles, channels."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import pytest
 
@@ -11,7 +12,7 @@ from bot.core.models import GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
-from core_harness import GUILD, Core, refusal_key
+from core_harness import GUILD, Core, FakeClock, open_core, refusal_key
 
 ALICE, BOB = 101, 102
 
@@ -89,3 +90,39 @@ async def test_a_servers_choices_override_the_defaults(core: Core) -> None:
     assert (await policies.policy(GUILD)).games_per_channel == 1
     assert (await policies.policy(GUILD)).emoji_set == "hearts"
     assert (await policies.policy(GUILD + 1)).emoji_set == "classic"
+
+
+@pytest.mark.postgres
+async def test_a_game_that_ends_between_the_insert_and_its_check_makes_room(
+    pg_database: str,
+) -> None:
+    """The insert finds the channel full; before the check that says why, the game there
+    ends in another process: the start goes ahead rather than being refused with no game
+    to link."""
+    clock = FakeClock()
+    first, other = await open_core(pg_database, clock), await open_core(pg_database, clock)
+    try:
+        running = await start(first, ALICE)
+        real_atomic = first.repo.atomic
+
+        @contextlib.asynccontextmanager
+        async def atomic():  # type: ignore[no-untyped-def]
+            async with real_atomic() as tx:
+                insert = tx.create_game_if_room
+
+                async def racing(game, room):  # type: ignore[no-untyped-def]
+                    stored = await insert(game, room)
+                    if stored is None:  # full: the running game ends now, elsewhere
+                        await other.games.resign(ALICE, game_id=running.game.id)
+                    return stored
+
+                tx.create_game_if_room = racing  # type: ignore[method-assign]
+                yield tx
+
+        first.repo.atomic = atomic  # type: ignore[method-assign]
+        started = await start(first, BOB)
+        (game,) = await other.repo.running_games_in(10)
+        assert game.id == started.game.id != running.game.id
+    finally:
+        await first.repo.close()
+        await other.repo.close()

@@ -1,7 +1,8 @@
 """Starting games: against the bot, by challenge (accept, decline, expiry), and rematches.
 
-The server's start rules are checked in the same transaction as the insert
-(:func:`~bot.core.start_rules.check_start`), so two starts cannot both pass them.
+The server's start rules are checked in the same transaction as the insert, under the
+channel's and the member's locks (:mod:`bot.core.start_rules`), so two starts cannot both
+pass them.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from bot.core.service import Clock, First, GameService
-from bot.core.start_rules import check_role, check_start
+from bot.core.start_rules import check_player, check_role, check_start, create_game
 
 log = logging.getLogger(__name__)
 
@@ -69,9 +70,9 @@ class Lobby:
                 game, await self.games.opponent.move(game.board, difficulty)
             )
         async with self.repo.atomic() as tx:
-            await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
-                              user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
-            game = await tx.create_game(game)
+            await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
+                               user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
+            game = await create_game(tx, policy, game)
         log.info("game %d started: %s", game.id, game.describe())
         await self._deadline_added(game.turn_deadline)
         return await self.games.started(game)

@@ -59,6 +59,12 @@ class Store(Protocol):
     async def create_game(self, game: Game) -> Game:
         """Insert ``game`` (its id is ignored) and return it with its new id."""
 
+    async def create_game_if_room(self, game: Game, room: int) -> Game | None:
+        """Insert a running ``game`` unless its channel already holds ``room`` running
+        games or a pending challenge (None then): the start rules' count of the channel
+        and the insert in one statement. Inside :meth:`Repository.atomic`, after the
+        channel's lock."""
+
     async def get_game(self, game_id: int) -> Game | None: ...
 
     async def save_game(self, game: Game, expected_ply: int, clicked: int | None = None) -> Game:
@@ -98,6 +104,10 @@ class Store(Protocol):
     async def running_games(self) -> list[Game]: ...
 
     async def running_games_in(self, channel_id: int) -> list[Game]: ...
+
+    async def channel_load(self, channel_id: int) -> tuple[int, int]:
+        """How many games run in the channel and how many challenges wait there: what a
+        start asks of it in one read (the games and the challenge only when it says no)."""
 
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         """A member's running game in a server, if any (the bot's own id is no member)."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 
+from bot.core.models import Game
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 from bot.core.repository import Transaction
@@ -23,7 +24,7 @@ def check_channel(rules: ServerPolicy, channel_id: int) -> None:
         raise Refusal("start.channel_not_allowed", channels=channels)
 
 
-async def check_start(
+async def check_player(
     tx: Transaction,
     rules: ServerPolicy,
     *,
@@ -33,9 +34,12 @@ async def check_start(
     role_ids: Collection[int],
     now: float,
 ) -> None:
-    """Raises:
-    Refusal: a required role missing, a channel games are not allowed in, one game
-        per member, the start cooldown, or a busy channel.
+    """Everything but the channel's room (:func:`check_room`), with the channel's and the
+    member's locks taken for the rest of the transaction.
+
+    Raises:
+        Refusal: a required role missing, a channel games are not allowed in, one game
+            per member, or the start cooldown.
     """
     check_role(rules, role_ids)
     check_channel(rules, channel_id)
@@ -48,11 +52,57 @@ async def check_start(
         last = await tx.last_start(guild_id, user_id)
         if last is not None and last + rules.start_cooldown > now:
             raise Refusal("start.cooldown", when=f"<t:{int(last + rules.start_cooldown)}:R>")
-    games = await tx.running_games_in(channel_id)
-    if len(games) >= rules.games_per_channel:
-        if rules.games_per_channel == 1:
-            raise Refusal("start.busy_game", game=games[0])
-        raise Refusal("start.channel_full", count=len(games))
-    challenge = await tx.pending_challenge_in(channel_id)
-    if challenge is not None:
-        raise Refusal("start.busy_challenge", challenge=challenge)
+
+
+async def check_room(tx: Transaction, rules: ServerPolicy, channel_id: int) -> None:
+    """Raises: Refusal: the channel holds as many games as it may, or a challenge waits
+    there (each linked)."""
+    playing, waiting = await tx.channel_load(channel_id)
+    if playing >= rules.games_per_channel:
+        # read again to link them: on PostgreSQL one may have ended since the count
+        games = await tx.running_games_in(channel_id)
+        if len(games) >= rules.games_per_channel:
+            if rules.games_per_channel == 1:
+                raise Refusal("start.busy_game", game=games[0])
+            raise Refusal("start.channel_full", count=len(games))
+    if waiting:
+        challenge = await tx.pending_challenge_in(channel_id)
+        if challenge is not None:
+            raise Refusal("start.busy_challenge", challenge=challenge)
+
+
+async def check_start(
+    tx: Transaction,
+    rules: ServerPolicy,
+    *,
+    guild_id: int | None,
+    channel_id: int,
+    user_id: int,
+    role_ids: Collection[int],
+    now: float,
+) -> None:
+    """:func:`check_player`, then :func:`check_room`.
+
+    Raises:
+        Refusal: a required role missing, a channel games are not allowed in, one game
+            per member, the start cooldown, or a busy channel.
+    """
+    await check_player(tx, rules, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
+                       role_ids=role_ids, now=now)  # fmt: skip
+    await check_room(tx, rules, channel_id)
+
+
+async def create_game(tx: Transaction, rules: ServerPolicy, game: Game) -> Game:
+    """Store ``game`` if its channel has room for it, counted by the insert itself (one
+    statement where :func:`check_room` and an insert would be two); after
+    :func:`check_player`.
+
+    Raises:
+        Refusal: no room (what :func:`check_room` says).
+    """
+    for _ in range(3):  # a game that ends between the insert and the check makes room
+        stored = await tx.create_game_if_room(game, rules.games_per_channel)
+        if stored is not None:
+            return stored
+        await check_room(tx, rules, game.channel_id)
+    raise Refusal("start.channel_full", count=rules.games_per_channel)

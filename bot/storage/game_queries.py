@@ -9,8 +9,8 @@ from typing import Any
 
 from bot.core.models import Ending, Game
 from bot.core.repository import Conflict
-from bot.storage.record_queries import apply_result, finished_games_where
-from bot.storage.sql import Db, Row, insert_returning_id
+from bot.storage.record_queries import apply_result, count_bot_game, finished_games_where
+from bot.storage.sql import Db, Params, Row, insert_returning_id
 
 _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
@@ -20,6 +20,12 @@ _GAME_FIELDS = (
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
+_INSERT_GAME_IF_ROOM = insert_returning_id(
+    "games", _GAME_FIELDS,
+    where="(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running')"
+    " < :room AND NOT EXISTS (SELECT 1 FROM challenges WHERE channel_id = :channel_id"
+    " AND status = 'pending')",
+)  # fmt: skip
 _MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
     "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
     " OR (player_o = :user AND bot_side IS DISTINCT FROM 'O'))"
@@ -80,6 +86,11 @@ async def insert_game(db: Db, game: Game) -> Game:
     return game
 
 
+async def insert_game_if_room(db: Db, game: Game, room: int) -> Game | None:
+    game_id = await db.value(_INSERT_GAME_IF_ROOM, {**game_params(game), "room": room})
+    return None if game_id is None else game.with_changes(id=game_id)
+
+
 async def import_finished_games(db: Db, games: list[Game]) -> None:
     async with db.atomic():
         for game in games:
@@ -117,15 +128,31 @@ async def save_game(db: Db, game: Game, expected_ply: int, clicked: int | None =
     """
     if game.running:
         return await _update_game(db, game, expected_ply, clicked)
+    if game.bot_side is not None:  # at most one row more: the member's record at the level
+        counted = count_bot_game(game, "FROM saved WHERE NOT saved.hinted")
+        if counted is None:
+            return await _update_game(db, game, expected_ply, clicked)
+        if db.dialect.writable_with:  # both in one statement, atomic by itself
+            return await _update_game(db, game, expected_ply, clicked, also=counted)
     async with db.atomic():
         stored = await _update_game(db, game, expected_ply, clicked)
         await apply_result(db, stored)
     return stored
 
 
-async def _update_game(db: Db, game: Game, expected_ply: int, clicked: int | None) -> Game:
-    params = {**game_params(game), "expected_ply": expected_ply, "clicked": clicked}
-    row = await db.row(_UPDATE_GAME, params)
+async def _update_game(
+    db: Db, game: Game, expected_ply: int, clicked: int | None,
+    also: tuple[str, Params] | None = None,
+) -> Game:  # fmt: skip
+    """The compare-and-set of :func:`save_game`; ``also``, a statement reading ``saved``
+    (the updated row) and its parameters, runs in the same statement."""
+    sql, params = _UPDATE_GAME, {**game_params(game), "expected_ply": expected_ply,
+                                 "clicked": clicked}  # fmt: skip
+    if also is not None:
+        sql = (f"WITH saved AS ({sql}), also AS ({also[0]})"
+               " SELECT hinted, message_id, ping_message_id FROM saved")  # fmt: skip
+        params |= also[1]
+    row = await db.row(sql, params)
     if row is None:
         raise Conflict(f"game {game.id} changed before this write")
     return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"],
@@ -183,6 +210,17 @@ async def running_games(db: Db) -> list[Game]:
 async def running_games_in(db: Db, channel_id: int) -> list[Game]:
     return await games_where(db, "WHERE channel_id = :channel AND status = 'running' ORDER BY id",
                              {"channel": channel_id})  # fmt: skip
+
+
+async def channel_load(db: Db, channel_id: int) -> tuple[int, int]:
+    row = await db.row(
+        "SELECT (SELECT COUNT(*) FROM games WHERE channel_id = :channel"
+        " AND status = 'running') AS games, (SELECT COUNT(*) FROM challenges"
+        " WHERE channel_id = :channel AND status = 'pending') AS challenges",
+        {"channel": channel_id},
+    )
+    assert row is not None  # a SELECT without FROM has its one row
+    return int(row["games"]), int(row["challenges"])
 
 
 async def running_game_of(db: Db, guild_id: int | None, user_id: int) -> Game | None:

@@ -48,6 +48,7 @@ __all__ = ["PostgresRepository", "PostgresTransaction", "lock_key", "name_of"]
 POSTGRES = Dialect(
     name="postgres", for_update=" FOR UPDATE", skip_locked=" FOR UPDATE SKIP LOCKED",
     claim_seconds=30.0, integrity_errors=(asyncpg.IntegrityConstraintViolationError,),
+    writable_with=True,
 )  # fmt: skip
 _PARAMETER = re.compile(r"(?<![:\w]):([a-z_][a-z0-9_]*)")
 
@@ -116,28 +117,91 @@ class PostgresDb:
         await self.conn.execute("SELECT pg_advisory_xact_lock($1)", lock_key(key))
 
 
+def _locks(keys: tuple[tuple[str, int], ...]) -> str:
+    """Statements taking a transaction-scoped advisory lock per key, in the order given.
+    The keys are integers this module computes, so they are written into the SQL: that
+    lets them travel in one simple query with the BEGIN before them."""
+    return "".join(f"; SELECT pg_advisory_xact_lock({int(lock_key(key))})" for key in keys)
+
+
+class UnitDb(PostgresDb):
+    """The :class:`~bot.storage.sql.Db` of a unit of work: its BEGIN is sent with the
+    first thing the unit asks for, so a unit that starts by taking its locks (every start
+    rule does) spends one round trip on both. asyncpg's transactions cannot nest in one
+    begun by hand, so savepoints are written here too."""
+
+    BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED"
+
+    def __init__(self, conn: Any) -> None:
+        super().__init__(conn)
+        self.begun = False
+        self._savepoints = 0
+
+    async def begin(self, then: str = "") -> None:
+        """Send the BEGIN if it has not been sent, with ``then`` (statements written
+        whole, each after a ``"; "``) in the same round trip."""
+        if not self.begun:
+            self.begun = True  # set first: whatever happens next, the end rolls it back
+            await self.conn.execute(self.BEGIN + then)
+        elif then:
+            await self.conn.execute(then.removeprefix("; "))
+
+    async def rows(self, sql: str, params: Params | None = None) -> list[Row]:
+        await self.begin()
+        return await super().rows(sql, params)
+
+    async def row(self, sql: str, params: Params | None = None) -> Row | None:
+        await self.begin()
+        return await super().row(sql, params)
+
+    async def value(self, sql: str, params: Params | None = None) -> Any:
+        await self.begin()
+        return await super().value(sql, params)
+
+    async def run(self, sql: str, params: Params | None = None) -> int:
+        await self.begin()
+        return await super().run(sql, params)
+
+    @contextlib.asynccontextmanager
+    async def atomic(self) -> AsyncIterator[None]:
+        """A savepoint of the unit's transaction: rolled back if the block raises."""
+        self._savepoints += 1
+        name = f"sp{self._savepoints}"
+        await self.begin(f"; SAVEPOINT {name}")
+        try:
+            yield
+        except BaseException as exc:
+            # a server that did not answer gets no more statements: the unit cuts it
+            if not isinstance(exc, TimeoutError) and not self.conn.is_closed():
+                await self.conn.execute(f"ROLLBACK TO SAVEPOINT {name}; RELEASE SAVEPOINT {name}")
+            raise
+        await self.conn.execute(f"RELEASE SAVEPOINT {name}")
+
+    async def serialize(self, key: tuple[str, int]) -> None:
+        await self.begin(_locks((key,)))
+
+    async def end(self, commit: bool) -> None:
+        """COMMIT or ROLLBACK, if anything was begun."""
+        if self.begun and self.conn.is_in_transaction():
+            await self.conn.execute("COMMIT" if commit else "ROLLBACK")
+
+
 class PostgresTransaction(SqlStore):
     """The store inside :meth:`PostgresRepository.atomic`: calls run on its connection, in
     its transaction."""
 
-    def __init__(self, conn: Any) -> None:
-        self._db = PostgresDb(conn)
+    def __init__(self, db: UnitDb) -> None:
+        self._db = db
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         return await fn(self._db, *args)
 
     async def serialize(self, *keys: tuple[str, int]) -> None:
         """Take a transaction-scoped advisory lock per key, in the order given (the caller
-        sorts them, so two units of work never wait on each other in a cycle), in one
-        round trip: a volatile function in the select list runs after ORDER BY sorts."""
-        if len(keys) == 1:
-            await self._db.serialize(keys[0])
-        elif keys:
-            await self._db.conn.execute(
-                "SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) WITH ORDINALITY"
-                " AS taken(k, n) ORDER BY n",
-                [lock_key(key) for key in keys],
-            )
+        sorts them, so two units of work never wait on each other in a cycle): one round
+        trip, with the unit's BEGIN if it has not been sent yet."""
+        if keys:
+            await self._db.begin(_locks(keys))
 
 
 class PostgresRepository(SqlStore):
@@ -176,21 +240,19 @@ class PostgresRepository(SqlStore):
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[PostgresTransaction]:
         async with self.pool.connection(QUERY_TIMEOUT) as conn:
-            transaction, started = conn.transaction(isolation="read_committed"), False
+            db = UnitDb(conn)
             try:
-                await transaction.start()
-                started = True
-                yield PostgresTransaction(conn)
+                yield PostgresTransaction(db)
             except BaseException as exc:
                 if isinstance(exc, TimeoutError):
                     # The server does not answer: a ROLLBACK would wait as long again, and
                     # the pool for the cancelled query. Cut the connection instead: the
                     # server rolls the transaction back when it sees it gone.
                     conn.terminate()
-                elif started:  # a BEGIN that failed left nothing to roll back
-                    await transaction.rollback()
+                elif not conn.is_closed():
+                    await db.end(commit=False)
                 raise
-            await transaction.commit()
+            await db.end(commit=True)
 
     # --- lifecycle ----------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from bot.core.models import Game
 from bot.core.rating import INITIAL_RATING
 from bot.core.records import bot_record_change, rating_changes
 from bot.core.repository import BotRecord, Rating
-from bot.storage.sql import Db, Row
+from bot.storage.sql import Db, Params, Row
 
 
 async def apply_result(db: Db, game: Game) -> None:
@@ -53,21 +53,34 @@ async def apply_result(db: Db, game: Game) -> None:
                  "before": current[t.user_id], "after": change.rating},
             )  # fmt: skip
         return
+    counted = count_bot_game(game, "WHERE TRUE")
+    if counted is not None:
+        await db.run(*counted)
+
+
+def count_bot_game(game: Game, source: str) -> tuple[str, Params] | None:
+    """The statement adding a finished game against the bot to the member's record at its
+    level, and its parameters; None when the game does not count (see
+    :func:`~bot.core.records.bot_record_change`). Its one row of parameters is selected
+    ``source``: ``WHERE TRUE``, or ``FROM saved WHERE NOT saved.hinted`` inside a WITH
+    whose ``saved`` stored the game, so a hint another process marked meanwhile still
+    keeps the game out, as it does when the row is read back first."""
     added = bot_record_change(game)
     if added is None:
-        return
-    await db.run(
+        return None
+    sql = (
         "INSERT INTO bot_records (guild_id, user_id, difficulty, wins, losses, draws, points)"
-        " VALUES (:scope, :user, :difficulty, :wins, :losses, :draws, :points)"
+        f" SELECT :scope, :user, :difficulty, :wins, :losses, :draws, :points {source}"
         " ON CONFLICT (guild_id, difficulty, user_id) DO UPDATE SET"
         " wins = bot_records.wins + excluded.wins,"
         " losses = bot_records.losses + excluded.losses,"
         " draws = bot_records.draws + excluded.draws,"
-        " points = bot_records.points + excluded.points",
-        {"scope": scope, "user": added.user_id, "difficulty": game.difficulty,
-         "wins": added.wins, "losses": added.losses, "draws": added.draws,
-         "points": added.points},
-    )  # fmt: skip
+        " points = bot_records.points + excluded.points"
+    )
+    return sql, {
+        "scope": game.records_scope, "user": added.user_id, "difficulty": game.difficulty,
+        "wins": added.wins, "losses": added.losses, "draws": added.draws, "points": added.points,
+    }  # fmt: skip
 
 
 def finished_games_where(guild_id: int | None, limit: int | None) -> str:

@@ -40,6 +40,10 @@ class Dialect:
     process per SQLite file: nobody to keep off."""
     integrity_errors: tuple[type[Exception], ...]
     """What the driver raises when a unique index refuses a row."""
+    writable_with: bool
+    """An UPDATE … RETURNING may feed an INSERT in one statement (a WITH query that
+    writes): PostgreSQL's round trips are saved so; SQLite has no such WITH, and runs a
+    query's statements in one step anyway."""
 
 
 class Db(Protocol):
@@ -65,13 +69,13 @@ class Db(Protocol):
         """Hold the named lock (``("channel", id)``) until the transaction ends."""
 
 
-def insert_returning_id(table: str, columns: Sequence[str]) -> str:
+def insert_returning_id(table: str, columns: Sequence[str], where: str | None = None) -> str:
     """``INSERT INTO table (columns) VALUES (:columns) RETURNING id``: a row from the
-    parameters named as its columns, and the id the database gave it."""
-    return (
-        f"INSERT INTO {table} ({', '.join(columns)})"
-        f" VALUES ({', '.join(':' + c for c in columns)}) RETURNING id"
-    )
+    parameters named as its columns, and the id the database gave it; with ``where``, the
+    row is inserted only if that condition holds (no id comes back otherwise)."""
+    values = ", ".join(":" + c for c in columns)
+    row = f"VALUES ({values})" if where is None else f"SELECT {values} WHERE {where}"
+    return f"INSERT INTO {table} ({', '.join(columns)}) {row} RETURNING id"
 
 
 def run_to_end(coro: Coroutine[Any, Any, T]) -> T:

@@ -30,6 +30,9 @@ class SqlStore:
     async def create_game(self, game: Game) -> Game:
         return await self._call(games.insert_game, game)
 
+    async def create_game_if_room(self, game: Game, room: int) -> Game | None:
+        return await self._call(games.insert_game_if_room, game, room)
+
     async def import_finished_games(self, finished: list[Game]) -> None:
         """Store already-finished games (and fold them into the records) at once: for
         imports and benchmarks, not for games being played."""
@@ -61,6 +64,9 @@ class SqlStore:
 
     async def running_games_in(self, channel_id: int) -> list[Game]:
         return await self._call(games.running_games_in, channel_id)
+
+    async def channel_load(self, channel_id: int) -> tuple[int, int]:
+        return await self._call(games.channel_load, channel_id)
 
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         return await self._call(games.running_game_of, guild_id, user_id)
