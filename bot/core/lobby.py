@@ -18,7 +18,7 @@ from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from bot.core.service import Clock, First, GameService
-from bot.core.start_rules import check_player, check_role, check_start, create_game
+from bot.core.start_rules import check_player, check_role, check_room, create_game
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +52,7 @@ class Lobby:
         server's settings apply there.
 
         Raises:
-            Refusal: the server's start rules say no (see :func:`check_start`).
+            Refusal: the server's start rules say no (see :mod:`~bot.core.start_rules`).
         """
         policy = await self.policies.policy(None if guest else guild_id)
         locale = policy.public_locale(locale)
@@ -105,8 +105,9 @@ class Lobby:
             timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale, guest=guest,
         )  # fmt: skip
         async with self.repo.atomic() as tx:
-            await check_start(tx, policy, guild_id=guild_id, channel_id=channel_id,
-                              user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
+            await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
+                               user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
+            await check_room(tx, policy, channel_id)
             try:
                 challenge = await tx.create_challenge(challenge)
             except Conflict:  # another process's challenge reached the channel first

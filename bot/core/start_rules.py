@@ -71,27 +71,6 @@ async def check_room(tx: Transaction, rules: ServerPolicy, channel_id: int) -> N
             raise Refusal("start.busy_challenge", challenge=challenge)
 
 
-async def check_start(
-    tx: Transaction,
-    rules: ServerPolicy,
-    *,
-    guild_id: int | None,
-    channel_id: int,
-    user_id: int,
-    role_ids: Collection[int],
-    now: float,
-) -> None:
-    """:func:`check_player`, then :func:`check_room`.
-
-    Raises:
-        Refusal: a required role missing, a channel games are not allowed in, one game
-            per member, the start cooldown, or a busy channel.
-    """
-    await check_player(tx, rules, guild_id=guild_id, channel_id=channel_id, user_id=user_id,
-                       role_ids=role_ids, now=now)  # fmt: skip
-    await check_room(tx, rules, channel_id)
-
-
 async def create_game(tx: Transaction, rules: ServerPolicy, game: Game) -> Game:
     """Store ``game`` if its channel has room for it, counted by the insert itself (one
     statement where :func:`check_room` and an insert would be two); after
