@@ -20,12 +20,14 @@ _GAME_FIELDS = (
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
+_PLAYING_HERE = "(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running')"
+_WAITING_HERE = (
+    "(SELECT COUNT(*) FROM challenges WHERE channel_id = :channel_id AND status = 'pending')"
+)
+"""A channel's running games and pending challenges: what the start rules count."""
 _INSERT_GAME_IF_ROOM = insert_returning_id(
-    "games", _GAME_FIELDS,
-    where="(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running')"
-    " < :room AND NOT EXISTS (SELECT 1 FROM challenges WHERE channel_id = :channel_id"
-    " AND status = 'pending')",
-)  # fmt: skip
+    "games", _GAME_FIELDS, where=f"{_PLAYING_HERE} < :room AND {_WAITING_HERE} = 0"
+)
 _MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
     "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
     " OR (player_o = :user AND bot_side IS DISTINCT FROM 'O'))"
@@ -214,10 +216,8 @@ async def running_games_in(db: Db, channel_id: int) -> list[Game]:
 
 async def channel_load(db: Db, channel_id: int) -> tuple[int, int]:
     row = await db.row(
-        "SELECT (SELECT COUNT(*) FROM games WHERE channel_id = :channel"
-        " AND status = 'running') AS games, (SELECT COUNT(*) FROM challenges"
-        " WHERE channel_id = :channel AND status = 'pending') AS challenges",
-        {"channel": channel_id},
+        f"SELECT {_PLAYING_HERE} AS games, {_WAITING_HERE} AS challenges",
+        {"channel_id": channel_id},
     )
     assert row is not None  # a SELECT without FROM has its one row
     return int(row["games"]), int(row["challenges"])
