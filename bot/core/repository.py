@@ -79,7 +79,10 @@ class Store(Protocol):
                 message ``clicked`` is no longer its board (it was posted again since).
         """
 
-    async def set_game_message(self, game_id: int, message_id: int) -> None: ...
+    async def set_game_message(self, game_id: int, message_id: int) -> None:
+        """``message_id`` is the board just posted for the game. Games read through this
+        store show it at once; it is written with the first click on it, or within a
+        second, or when the store closes, and never over a board stored meanwhile."""
 
     async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
         """Make ``new`` the running game's message if it still is ``old`` (a board posted

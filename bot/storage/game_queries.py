@@ -109,7 +109,8 @@ async def get_game(db: Db, game_id: int) -> Game | None:
 _UPDATE_GAME = (
     "UPDATE games SET moves = :moves, ply = :ply, status = :status, result = :result,"
     " end_reason = :end_reason, turn_deadline = :turn_deadline, updated_at = :updated_at,"
-    " finished_at = :finished_at, stopped_by = :stopped_by, claimed_until = NULL"
+    " finished_at = :finished_at, stopped_by = :stopped_by, claimed_until = NULL,"
+    " message_id = COALESCE(message_id, CAST(:clicked AS BIGINT))"
     " WHERE id = :id AND status = 'running' AND ply = :expected_ply"
     " AND (CAST(:clicked AS BIGINT) IS NULL OR message_id IS NULL OR message_id = :clicked)"
     " RETURNING hinted, message_id, ping_message_id"
@@ -120,9 +121,10 @@ async def save_game(db: Db, game: Game, expected_ply: int, clicked: int | None =
     """Store the changed game: a compare-and-set on the ply (on PostgreSQL the UPDATE locks
     the row, and a writer that waited for another re-reads it, finds the ply moved on and
     changes nothing). Returns it with what others may have changed since it was read: a
-    hint marked, a board posted again, a turn ping sent; the message id is never written
-    here. A game that goes on is that one statement; a finished one changes the records
-    in the same transaction.
+    hint marked, a board posted again, a turn ping sent. The message id is written only
+    where none is stored yet: the board ``clicked`` is then the game's (a new board is
+    stored by its first click, see :mod:`bot.storage.board_writes`). A game that goes
+    on is that one statement; a finished one changes the records in the same transaction.
 
     Raises:
         Conflict: the stored game is no longer running at ``expected_ply``, or its board
@@ -172,9 +174,12 @@ async def mark_hinted(db: Db, game_id: int, expected_ply: int) -> None:
         raise Conflict(f"game {game_id} changed before its hint was marked")
 
 
-async def set_game_message(db: Db, game_id: int, message_id: int) -> None:
-    await db.run("UPDATE games SET message_id = :message WHERE id = :id",
-                 {"id": game_id, "message": message_id})  # fmt: skip
+async def set_game_message_if_none(db: Db, game_id: int, message_id: int) -> bool:
+    changed = await db.run(
+        "UPDATE games SET message_id = :message WHERE id = :id AND message_id IS NULL",
+        {"id": game_id, "message": message_id},
+    )
+    return changed == 1
 
 
 async def move_game_message(db: Db, game_id: int, old: int | None, new: int) -> bool:

@@ -29,6 +29,7 @@ from urllib.parse import parse_qs, urlsplit
 import asyncpg  # type: ignore[import-untyped]
 
 from bot.core.repository import DatabaseError
+from bot.storage.board_writes import BoardWrites
 from bot.storage.postgres_identify import identify_turn
 from bot.storage.postgres_locks import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
@@ -190,8 +191,9 @@ class PostgresTransaction(SqlStore):
     """The store inside :meth:`PostgresRepository.atomic`: calls run on its connection, in
     its transaction."""
 
-    def __init__(self, db: UnitDb) -> None:
+    def __init__(self, db: UnitDb, boards: BoardWrites) -> None:
         self._db = db
+        self._boards = boards
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         return await fn(self._db, *args)
@@ -216,6 +218,7 @@ class PostgresRepository(SqlStore):
         self.name = name_of(dsn)
         self._pool: ConnectionPool | None = None
         self._listener = Listener(dsn)
+        self._boards = BoardWrites(self._set_game_message_if_none)
 
     async def _connect(self) -> Any:
         return await asyncpg.connect(
@@ -242,7 +245,7 @@ class PostgresRepository(SqlStore):
         async with self.pool.connection(QUERY_TIMEOUT) as conn:
             db = UnitDb(conn)
             try:
-                yield PostgresTransaction(db)
+                yield PostgresTransaction(db, self._boards)
             except BaseException as exc:
                 if isinstance(exc, TimeoutError):
                     # The server does not answer: a ROLLBACK would wait as long again, and
@@ -281,6 +284,8 @@ class PostgresRepository(SqlStore):
             raise DatabaseError(f"cannot open {self.name}: {reason}") from None
 
     async def close(self) -> None:
+        if self._pool is not None:
+            await self._boards.close()
         await self._listener.close()
         pool, self._pool = self._pool, None
         if pool is not None:

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.core.repository import DatabaseError
+from bot.storage.board_writes import BoardWrites
 from bot.storage.migrations import MIGRATIONS
 from bot.storage.sql import Dialect, Params, Row, run_to_end
 from bot.storage.store import SqlStore
@@ -98,6 +99,7 @@ class SqliteTransaction(SqlStore):
 
     def __init__(self, repo: SqliteRepository) -> None:
         self._repo = repo
+        self._boards = repo._boards
 
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         return _run_query(fn, self._repo.conn, *args)
@@ -120,6 +122,7 @@ class SqliteRepository(SqlStore):
         self._identify_lock = asyncio.Lock()
         self._listeners: dict[str, list[Callable[[str], None]]] = {}
         self._last_identify: dict[int, float] = {}
+        self._boards = BoardWrites(self._set_game_message_if_none)
         self._turn = asyncio.Lock()
         """Held by a unit of work while its transaction is open: a statement issued then
         would otherwise join (or roll back with) it, so it waits for the lock."""
@@ -261,6 +264,8 @@ class SqliteRepository(SqlStore):
             self._lock_fd = None
 
     async def close(self) -> None:
+        if self._conn is not None:
+            await self._boards.close()
         if self._checkpoints is not None:
             self._checkpoints.cancel()
             with contextlib.suppress(asyncio.CancelledError):

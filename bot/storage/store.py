@@ -17,11 +17,15 @@ from bot.storage import record_queries as records
 from bot.storage import setting_queries as settings
 from bot.storage import token_queries as tokens
 from bot.storage import tournament_queries as tournaments
+from bot.storage.board_writes import BoardWrites
 
 T = TypeVar("T")
 
 
 class SqlStore:
+    _boards: BoardWrites
+    """Boards posted and not stored yet, shared by a repository and its transactions."""
+
     async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
         """``fn(db, *args)`` on this store's connection."""
         raise NotImplementedError
@@ -39,15 +43,21 @@ class SqlStore:
         await self._call(games.import_finished_games, finished)
 
     async def get_game(self, game_id: int) -> Game | None:
-        return await self._call(games.get_game, game_id)
+        return self._boards.known(await self._call(games.get_game, game_id))
 
     async def save_game(self, game: Game, expected_ply: int, clicked: int | None = None) -> Game:
-        return await self._call(games.save_game, game, expected_ply, clicked)
+        return self._boards.known(await self._call(games.save_game, game, expected_ply, clicked))
 
     async def set_game_message(self, game_id: int, message_id: int) -> None:
-        await self._call(games.set_game_message, game_id, message_id)
+        """Stored by the first click on the board, or within a second (see
+        :mod:`bot.storage.board_writes`); games read here show it at once."""
+        self._boards.note(game_id, message_id)
+
+    async def _set_game_message_if_none(self, game_id: int, message_id: int) -> bool:
+        return await self._call(games.set_game_message_if_none, game_id, message_id)
 
     async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
+        await self._boards.write_now(game_id)  # ``old`` may be a board not stored yet
         return await self._call(games.move_game_message, game_id, old, new)
 
     async def set_ping_message(self, game_id: int, ply: int, message_id: int) -> bool:
@@ -60,16 +70,16 @@ class SqlStore:
         await self._call(games.mark_hinted, game_id, expected_ply)
 
     async def running_games(self) -> list[Game]:
-        return await self._call(games.running_games)
+        return self._boards.known(await self._call(games.running_games))
 
     async def running_games_in(self, channel_id: int) -> list[Game]:
-        return await self._call(games.running_games_in, channel_id)
+        return self._boards.known(await self._call(games.running_games_in, channel_id))
 
     async def channel_load(self, channel_id: int) -> tuple[int, int]:
         return await self._call(games.channel_load, channel_id)
 
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
-        return await self._call(games.running_game_of, guild_id, user_id)
+        return self._boards.known(await self._call(games.running_game_of, guild_id, user_id))
 
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         return await self._call(games.last_start, guild_id, user_id)
@@ -77,7 +87,7 @@ class SqlStore:
     async def games_due(self, now: float) -> list[Game]:
         """Running games whose deadline passed (on PostgreSQL, claimed for this process
         for a while, so two timekeepers never race to end the same game)."""
-        return await self._call(games.games_due, now)
+        return self._boards.known(await self._call(games.games_due, now))
 
     async def next_deadline(self) -> float | None:
         return await self._call(games.next_deadline)
@@ -109,7 +119,8 @@ class SqlStore:
     async def finished_games_of(
         self, guild_id: int | None, user_id: int, limit: int | None = None
     ) -> list[Game]:
-        return await self._call(games.finished_games_of, guild_id, user_id, limit)
+        finished = await self._call(games.finished_games_of, guild_id, user_id, limit)
+        return self._boards.known(finished)
 
     async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
         return await self._call(records.leaderboard, guild_id, limit)
@@ -185,7 +196,7 @@ class SqlStore:
         return await self._call(tournaments.place_match, match_id, thread_id, message_id)
 
     async def tournament_games(self, tournament_id: int) -> list[Game]:
-        return await self._call(tournaments.tournament_games, tournament_id)
+        return self._boards.known(await self._call(tournaments.tournament_games, tournament_id))
 
     # --- server settings and bot state ---
     async def guild_overrides(self, guild_id: int) -> dict[str, object]:
