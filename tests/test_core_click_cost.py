@@ -56,9 +56,12 @@ async def watch_statements(repo: Any) -> list[str]:
     return seen
 
 
-async def services_over(repo: Any, clock: FakeClock) -> Services:
+async def services_over(
+    repo: Any, clock: FakeClock, policy: ServerPolicy | None = None
+) -> Services:
     return build_core(
-        repo, PolicyBook(repo, ServerPolicy()), BotOpponent(think_time=2.0, rng=random.Random(1)),
+        repo, PolicyBook(repo, policy or ServerPolicy()),
+        BotOpponent(think_time=2.0, rng=random.Random(1)),
         bot_user_id=BOT, clock=clock, rng=random.Random(1),
     )  # fmt: skip
 
@@ -109,11 +112,11 @@ async def test_a_click_that_goes_on_is_one_statement(database: Path | str) -> No
         await repo.close()
 
 
-async def test_a_start_is_three_statements_its_locks_sent_with_the_begin(
+async def test_a_start_is_one_statement_that_takes_the_channels_lock(
     database: Path | str,
 ) -> None:
-    """BEGIN (PostgreSQL: with the channel's and the member's locks, one round trip), the
-    insert that counts the channel's games and challenges itself, COMMIT."""
+    """The insert counts the channel's games and challenges itself; on PostgreSQL it takes
+    the channel's lock first (``ttt_room_after_locks``), so it needs no transaction."""
     repo = open_repo(database, pool_size=1)
     await repo.open()
     try:
@@ -128,17 +131,49 @@ async def test_a_start_is_three_statements_its_locks_sent_with_the_begin(
             guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
         )
         await asyncio.sleep(0)
-        assert len(statements) == 3, statements
-        begin, insert, commit = (s.lstrip().upper() for s in statements)
-        assert begin.startswith("BEGIN") and commit.startswith("COMMIT")
-        if not isinstance(repo, SqliteRepository):
-            assert begin.count("PG_ADVISORY_XACT_LOCK") == 2
-        assert insert.startswith("INSERT INTO GAMES") and "COUNT(*) FROM GAMES" in insert
+        assert len(statements) == 1, statements
+        insert = statements[0].lstrip().upper()
+        assert insert.startswith("INSERT INTO GAMES")
+        if isinstance(repo, SqliteRepository):
+            assert "COUNT(*) FROM GAMES" in insert
+        else:
+            assert "TTT_ROOM_AFTER_LOCKS" in insert
         # a second start in the busy channel is refused, and says which game is there
         refused = await refusal_key(core.lobby.start_bot_game(
             guild_id=GUILD, channel_id=CHANNEL, user_id=BOB, difficulty="hard", first="me"
         ))  # fmt: skip
         assert refused == "start.busy_game"
+    finally:
+        await repo.close()
+
+
+async def test_a_start_that_reads_the_member_first_is_a_transaction(
+    database: Path | str,
+) -> None:
+    """One game per member: BEGIN (PostgreSQL: with the channel's and the member's locks,
+    one round trip), the member's running game, the insert, COMMIT."""
+    repo = open_repo(database, pool_size=1)
+    await repo.open()
+    try:
+        core = await services_over(repo, FakeClock(), ServerPolicy(one_game_per_member=True))
+        await core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL + 1, user_id=BOB, difficulty="hard", first="me"
+        )
+        statements = await watch_statements(repo)
+        await core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
+        )
+        await asyncio.sleep(0)
+        begin, read, insert, commit = (s.lstrip().upper() for s in statements)
+        assert begin.startswith("BEGIN") and commit.startswith("COMMIT")
+        if not isinstance(repo, SqliteRepository):
+            assert begin.count("PG_ADVISORY_XACT_LOCK") == 2
+        assert read.startswith("SELECT") and insert.startswith("INSERT INTO GAMES")
+        assert "COUNT(*) FROM GAMES" in insert  # the transaction holds the locks already
+        refused = await refusal_key(core.lobby.start_bot_game(
+            guild_id=GUILD, channel_id=CHANNEL + 2, user_id=ALICE, difficulty="hard", first="me"
+        ))  # fmt: skip
+        assert refused == "start.member_busy"
     finally:
         await repo.close()
 

@@ -4,15 +4,15 @@ channels, games per channel, one game per member, cooldowns, roles, channels."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import pytest
 
+from bot.core import rules
 from bot.core.models import GameUpdate
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 
-from core_harness import GUILD, Core, FakeClock, open_core, refusal_key
+from core_harness import BOT, GUILD, Core, FakeClock, open_core, refusal_key
 
 ALICE, BOB = 101, 102
 
@@ -103,26 +103,43 @@ async def test_a_game_that_ends_between_the_insert_and_its_check_makes_room(
     first, other = await open_core(pg_database, clock), await open_core(pg_database, clock)
     try:
         running = await start(first, ALICE)
-        real_atomic = first.repo.atomic
+        insert = first.repo.create_game_if_room
 
-        @contextlib.asynccontextmanager
-        async def atomic():  # type: ignore[no-untyped-def]
-            async with real_atomic() as tx:
-                insert = tx.create_game_if_room
+        async def racing(game, room, locks=()):  # type: ignore[no-untyped-def]
+            stored = await insert(game, room, locks)
+            if stored is None:  # full: the running game ends now, elsewhere
+                await other.games.resign(ALICE, game_id=running.game.id)
+            return stored
 
-                async def racing(game, room):  # type: ignore[no-untyped-def]
-                    stored = await insert(game, room)
-                    if stored is None:  # full: the running game ends now, elsewhere
-                        await other.games.resign(ALICE, game_id=running.game.id)
-                    return stored
-
-                tx.create_game_if_room = racing  # type: ignore[method-assign]
-                yield tx
-
-        first.repo.atomic = atomic  # type: ignore[method-assign]
+        first.repo.create_game_if_room = racing  # type: ignore[method-assign]
         started = await start(first, BOB)
         (game,) = await other.repo.running_games_in(10)
         assert game.id == started.game.id != running.game.id
     finally:
         await first.repo.close()
+        await other.repo.close()
+
+
+@pytest.mark.postgres
+async def test_a_start_waits_for_the_channels_lock_and_sees_what_its_holder_stored(
+    pg_database: str,
+) -> None:
+    """The start's one statement takes the channel's lock before it counts, and counts
+    what committed before it got the lock: not what its statement saw when it began."""
+    clock = FakeClock()
+    core, other = await open_core(pg_database, clock), await open_core(pg_database, clock)
+    try:
+        async with other.repo.atomic() as tx:  # another process, in the middle of a start
+            await tx.serialize(("channel", 10))
+            await tx.create_game(rules.new_game(
+                guild_id=GUILD, channel_id=10, size=3, now=clock(), player_x=BOB,
+                player_o=BOT, bot_side="O", difficulty="easy",
+            ))  # fmt: skip
+            waiting = asyncio.ensure_future(start(core, ALICE))
+            await asyncio.sleep(0.3)
+            assert not waiting.done()  # it waits for the lock
+        assert await refusal_key(waiting) == "start.busy_game"
+        assert len(await core.repo.running_games_in(10)) == 1
+    finally:
+        await core.repo.close()
         await other.repo.close()

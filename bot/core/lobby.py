@@ -1,8 +1,7 @@
 """Starting games: against the bot, by challenge (accept, decline, expiry), and rematches.
 
-The server's start rules are checked in the same transaction as the insert, under the
-channel's and the member's locks (:mod:`bot.core.start_rules`), so two starts cannot both
-pass them.
+The server's start rules are checked with the insert, under the channel's and the
+member's locks (:mod:`bot.core.start_rules`), so two starts cannot both pass them.
 """
 
 from __future__ import annotations
@@ -18,7 +17,7 @@ from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from bot.core.service import Clock, First, GameService
-from bot.core.start_rules import check_player, check_role, check_room, create_game
+from bot.core.start_rules import check_player, check_role, check_room, start_game
 
 log = logging.getLogger(__name__)
 
@@ -69,10 +68,8 @@ class Lobby:
             game = await self.games.advance(
                 game, await self.games.opponent.move(game.board, difficulty)
             )
-        async with self.repo.atomic() as tx:
-            await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
-                               user_id=user_id, role_ids=role_ids, now=self.clock())  # fmt: skip
-            game = await create_game(tx, policy, game)
+        game = await start_game(self.repo, policy, game, user_id=user_id, role_ids=role_ids,
+                                now=self.clock())  # fmt: skip
         log.info("game %d started: %s", game.id, game.describe())
         await self._deadline_added(game.turn_deadline)
         return await self.games.started(game)

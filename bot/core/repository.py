@@ -8,7 +8,7 @@ one transaction whose reads see what its writes will change.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
@@ -59,11 +59,15 @@ class Store(Protocol):
     async def create_game(self, game: Game) -> Game:
         """Insert ``game`` (its id is ignored) and return it with its new id."""
 
-    async def create_game_if_room(self, game: Game, room: int) -> Game | None:
+    async def create_game_if_room(
+        self, game: Game, room: int, locks: Sequence[tuple[str, int]] = ()
+    ) -> Game | None:
         """Insert a running ``game`` unless its channel already holds ``room`` running
         games or a pending challenge (None then): the start rules' count of the channel
-        and the insert in one statement. Inside :meth:`Repository.atomic`, after the
-        channel's lock."""
+        and the insert in one statement. That statement takes ``locks`` (sorted, as
+        :meth:`Transaction.serialize` takes them) before it counts, so it needs no
+        transaction around it; inside :meth:`Repository.atomic`, after the channel's
+        lock, it needs none."""
 
     async def get_game(self, game_id: int) -> Game | None: ...
 

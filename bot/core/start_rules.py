@@ -1,14 +1,16 @@
 """May this member start a game or a challenge here, now? The server's rules, checked
-inside the transaction that then inserts it, so two starts cannot both pass."""
+under the channel's and the member's locks with the insert, so two starts cannot both
+pass: in a transaction when a rule about the member must be read first, else in the
+insert's one statement (:func:`start_game`)."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 
 from bot.core.models import Game
 from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
-from bot.core.repository import Transaction
+from bot.core.repository import Repository, Store, Transaction
 
 
 def check_role(rules: ServerPolicy, role_ids: Collection[int]) -> None:
@@ -54,7 +56,7 @@ async def check_player(
             raise Refusal("start.cooldown", when=f"<t:{int(last + rules.start_cooldown)}:R>")
 
 
-async def check_room(tx: Transaction, rules: ServerPolicy, channel_id: int) -> None:
+async def check_room(tx: Store, rules: ServerPolicy, channel_id: int) -> None:
     """Raises: Refusal: the channel holds as many games as it may, or a challenge waits
     there (each linked)."""
     playing, waiting = await tx.channel_load(channel_id)
@@ -71,17 +73,46 @@ async def check_room(tx: Transaction, rules: ServerPolicy, channel_id: int) -> N
             raise Refusal("start.busy_challenge", challenge=challenge)
 
 
-async def create_game(tx: Transaction, rules: ServerPolicy, game: Game) -> Game:
+async def start_game(
+    repo: Repository,
+    rules: ServerPolicy,
+    game: Game,
+    *,
+    user_id: int,
+    role_ids: Collection[int],
+    now: float,
+) -> Game:
+    """Store the new ``game`` its member starts, if the server's rules let them: in one
+    statement, which takes the channel's lock itself, unless a rule about the member
+    (one game each, the cooldown) must be read first under the member's lock, in a
+    transaction with the insert.
+
+    Raises:
+        Refusal: what :func:`check_player` and :func:`check_room` say.
+    """
+    if rules.one_game_per_member or rules.start_cooldown:
+        async with repo.atomic() as tx:
+            await check_player(tx, rules, guild_id=game.guild_id, channel_id=game.channel_id,
+                               user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
+            return await create_game(tx, rules, game)
+    check_role(rules, role_ids)
+    check_channel(rules, game.channel_id)
+    return await create_game(repo, rules, game, locks=[("channel", game.channel_id)])
+
+
+async def create_game(
+    store: Store, rules: ServerPolicy, game: Game, locks: Sequence[tuple[str, int]] = ()
+) -> Game:
     """Store ``game`` if its channel has room for it, counted by the insert itself (one
-    statement where :func:`check_room` and an insert would be two); after
-    :func:`check_player`.
+    statement where :func:`check_room` and an insert would be two), which takes
+    ``locks`` first; in a transaction, after :func:`check_player`.
 
     Raises:
         Refusal: no room (what :func:`check_room` says).
     """
     for _ in range(3):  # a game that ends between the insert and the check makes room
-        stored = await tx.create_game_if_room(game, rules.games_per_channel)
+        stored = await store.create_game_if_room(game, rules.games_per_channel, locks)
         if stored is not None:
             return stored
-        await check_room(tx, rules, game.channel_id)
+        await check_room(store, rules, game.channel_id)
     raise Refusal("start.channel_full", count=rules.games_per_channel)

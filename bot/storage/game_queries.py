@@ -4,11 +4,13 @@ its own transaction, or a savepoint of the unit of work it is part of."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
 from bot.core.models import Ending, Game
 from bot.core.repository import Conflict
+from bot.storage.postgres_locks import lock_key
 from bot.storage.record_queries import apply_result, count_bot_game, finished_games_where
 from bot.storage.sql import Db, Params, Row, insert_returning_id
 
@@ -25,9 +27,23 @@ _WAITING_HERE = (
     "(SELECT COUNT(*) FROM challenges WHERE channel_id = :channel_id AND status = 'pending')"
 )
 """A channel's running games and pending challenges: what the start rules count."""
-_INSERT_GAME_IF_ROOM = insert_returning_id(
-    "games", _GAME_FIELDS, where=f"{_PLAYING_HERE} < :room AND {_WAITING_HERE} = 0"
+_ROOM_HERE = f"{_PLAYING_HERE} < :room AND {_WAITING_HERE} = 0"
+_INSERT_GAME_IF_ROOM = insert_returning_id("games", _GAME_FIELDS, where=_ROOM_HERE)
+_INSERT_GAME_AFTER_LOCKS = insert_returning_id(
+    "games", _GAME_FIELDS, where="ttt_room_after_locks(:locks, :channel_id, :room)"
 )
+ROOM_AFTER_LOCKS = (
+    "CREATE OR REPLACE FUNCTION ttt_room_after_locks(BIGINT[], BIGINT, BIGINT)"
+    " RETURNS BOOLEAN LANGUAGE plpgsql VOLATILE AS $$ BEGIN"
+    " PERFORM pg_advisory_xact_lock(key) FROM unnest($1) AS key;"
+    f" RETURN {_ROOM_HERE.replace(':channel_id', '$2').replace(':room', '$3')}; END $$"
+)
+"""PostgreSQL: take the advisory locks ($1), then say whether the channel ($2) has room
+for one more game (fewer than $3 running, no challenge pending). A VOLATILE function's
+queries each take a snapshot of their own, after the locks: they see every start that
+held the locks before, which a condition in the INSERT itself would not (its snapshot
+is taken when the statement begins, before it waits). Installed on every open, from the
+same SQL as SQLite's condition, by :func:`~bot.storage.postgres_migrations.migrate`."""
 _MEMBER_OF = (  # a member's side of a game; in a bot game the bot's side is never theirs
     "((player_x = :user AND bot_side IS DISTINCT FROM 'X')"
     " OR (player_o = :user AND bot_side IS DISTINCT FROM 'O'))"
@@ -88,8 +104,17 @@ async def insert_game(db: Db, game: Game) -> Game:
     return game
 
 
-async def insert_game_if_room(db: Db, game: Game, room: int) -> Game | None:
-    game_id = await db.value(_INSERT_GAME_IF_ROOM, {**game_params(game), "room": room})
+async def insert_game_if_room(
+    db: Db, game: Game, room: int, locks: Sequence[tuple[str, int]] = ()
+) -> Game | None:
+    """The insert of ``Store.create_game_if_room``: on PostgreSQL ``locks`` are taken by
+    the statement (:data:`ROOM_AFTER_LOCKS`); on SQLite a statement on the one connection
+    is atomic by itself, and needs none."""
+    params = {**game_params(game), "room": room}
+    sql = _INSERT_GAME_IF_ROOM
+    if locks and db.dialect.locks_in_statement:
+        sql, params["locks"] = _INSERT_GAME_AFTER_LOCKS, [lock_key(key) for key in locks]
+    game_id = await db.value(sql, params)
     return None if game_id is None else game.with_changes(id=game_id)
 
 

@@ -49,7 +49,7 @@ __all__ = ["PostgresRepository", "PostgresTransaction", "lock_key", "name_of"]
 POSTGRES = Dialect(
     name="postgres", for_update=" FOR UPDATE", skip_locked=" FOR UPDATE SKIP LOCKED",
     claim_seconds=30.0, integrity_errors=(asyncpg.IntegrityConstraintViolationError,),
-    writable_with=True,
+    writable_with=True, locks_in_statement=True,
 )  # fmt: skip
 _PARAMETER = re.compile(r"(?<![:\w]):([a-z_][a-z0-9_]*)")
 

@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.storage.game_queries import ROOM_AFTER_LOCKS
+
+FUNCTIONS = (ROOM_AFTER_LOCKS,)
 MIGRATION_LOCK = 0x7474_745F_6D69_6772  # "ttt_migr": the advisory lock key for migrating
 
 MIGRATIONS: tuple[str, ...] = (
@@ -235,5 +238,9 @@ async def migrate(conn: Any) -> None:
             async with conn.transaction():
                 await conn.execute(MIGRATIONS[number - 1])
                 await conn.execute("UPDATE schema_version SET version = $1", number)
+        # Functions made of the queries' own SQL: replaced on every open, so they are
+        # always this release's (under the lock: two replacing at once would collide).
+        for function in FUNCTIONS:
+            await conn.execute(function)
     finally:
         await conn.execute("SELECT pg_advisory_unlock($1)", MIGRATION_LOCK)

@@ -44,6 +44,10 @@ class Dialect:
     """An UPDATE … RETURNING may feed an INSERT in one statement (a WITH query that
     writes): PostgreSQL's round trips are saved so; SQLite has no such WITH, and runs a
     query's statements in one step anyway."""
+    locks_in_statement: bool
+    """A statement takes the advisory locks its condition needs itself (PostgreSQL, with
+    ``game_queries.ROOM_AFTER_LOCKS``); SQLite has none to take: its one connection runs
+    each statement alone."""
 
 
 class Db(Protocol):

@@ -41,7 +41,7 @@ log = logging.getLogger(__name__)
 
 SQLITE = Dialect(
     name="sqlite", for_update="", skip_locked="", claim_seconds=0.0,
-    integrity_errors=(sqlite3.IntegrityError,), writable_with=False,
+    integrity_errors=(sqlite3.IntegrityError,), writable_with=False, locks_in_statement=False,
 )  # fmt: skip
 MIN_VERSION = (3, 35, 0)
 """UPDATE … RETURNING, which the queries use, came with SQLite 3.35."""

@@ -5,7 +5,7 @@ connection on its thread, a pooled PostgreSQL connection, or a transaction's).""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from bot.core.models import Challenge, Game
@@ -34,8 +34,10 @@ class SqlStore:
     async def create_game(self, game: Game) -> Game:
         return await self._call(games.insert_game, game)
 
-    async def create_game_if_room(self, game: Game, room: int) -> Game | None:
-        return await self._call(games.insert_game_if_room, game, room)
+    async def create_game_if_room(
+        self, game: Game, room: int, locks: Sequence[tuple[str, int]] = ()
+    ) -> Game | None:
+        return await self._call(games.insert_game_if_room, game, room, locks)
 
     async def import_finished_games(self, finished: list[Game]) -> None:
         """Store already-finished games (and fold them into the records) at once: for
