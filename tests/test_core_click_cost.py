@@ -112,6 +112,24 @@ async def test_a_click_that_goes_on_is_one_statement(database: Path | str) -> No
         await repo.close()
 
 
+async def a_watched_start(
+    repo: Any, policy: ServerPolicy | None = None
+) -> tuple[Services, list[str]]:
+    """A core over ``repo``, and the statements of ALICE's start in CHANNEL: its second
+    start (the first reads the server's settings, then cached, and announces the first
+    deadline; later ones do neither)."""
+    core = await services_over(repo, FakeClock(), policy)
+    await core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=CHANNEL + 1, user_id=BOB, difficulty="hard", first="me"
+    )
+    statements = await watch_statements(repo)
+    await core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
+    )
+    await asyncio.sleep(0)  # asyncpg tells its query loggers with call_soon
+    return core, statements
+
+
 async def test_a_start_is_one_statement_that_takes_the_channels_lock(
     database: Path | str,
 ) -> None:
@@ -120,17 +138,7 @@ async def test_a_start_is_one_statement_that_takes_the_channels_lock(
     repo = open_repo(database, pool_size=1)
     await repo.open()
     try:
-        core = await services_over(repo, FakeClock())
-        # the first start reads the server's settings (then cached) and announces the
-        # first deadline; later ones do neither
-        await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL + 1, user_id=BOB, difficulty="hard", first="me"
-        )
-        statements = await watch_statements(repo)
-        await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-        )
-        await asyncio.sleep(0)
+        core, statements = await a_watched_start(repo)
         assert len(statements) == 1, statements
         insert = statements[0].lstrip().upper()
         assert insert.startswith("INSERT INTO GAMES")
@@ -155,15 +163,7 @@ async def test_a_start_that_reads_the_member_first_is_a_transaction(
     repo = open_repo(database, pool_size=1)
     await repo.open()
     try:
-        core = await services_over(repo, FakeClock(), ServerPolicy(one_game_per_member=True))
-        await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL + 1, user_id=BOB, difficulty="hard", first="me"
-        )
-        statements = await watch_statements(repo)
-        await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-        )
-        await asyncio.sleep(0)
+        core, statements = await a_watched_start(repo, ServerPolicy(one_game_per_member=True))
         begin, read, insert, commit = (s.lstrip().upper() for s in statements)
         assert begin.startswith("BEGIN") and commit.startswith("COMMIT")
         if not isinstance(repo, SqliteRepository):
