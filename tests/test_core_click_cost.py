@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -66,6 +67,15 @@ async def services_over(
     )  # fmt: skip
 
 
+def start_hard(
+    core: Services, user_id: int = ALICE, channel_id: int = CHANNEL
+) -> Coroutine[Any, Any, GameUpdate]:
+    """The member's game against ``hard`` in the channel, the member moving first."""
+    return core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=channel_id, user_id=user_id, difficulty="hard", first="me"
+    )
+
+
 def free_cell(update: GameUpdate) -> int:
     return update.game.board.legal_moves()[0]
 
@@ -99,9 +109,7 @@ async def test_a_click_that_goes_on_is_one_statement(database: Path | str) -> No
     await repo.open()
     try:
         core = await services_over(repo, FakeClock())
-        update = await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-        )
+        update = await start_hard(core)
         statements = await watch_statements(repo)
         update = await core.games.play_turn(update.game.id, 0, 4, ALICE)
         await asyncio.sleep(0)  # asyncpg tells its query loggers with call_soon
@@ -119,13 +127,9 @@ async def a_watched_start(
     start (the first reads the server's settings, then cached, and announces the first
     deadline; later ones do neither)."""
     core = await services_over(repo, FakeClock(), policy)
-    await core.lobby.start_bot_game(
-        guild_id=GUILD, channel_id=CHANNEL + 1, user_id=BOB, difficulty="hard", first="me"
-    )
+    await start_hard(core, BOB, CHANNEL + 1)
     statements = await watch_statements(repo)
-    await core.lobby.start_bot_game(
-        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-    )
+    await start_hard(core)
     await asyncio.sleep(0)  # asyncpg tells its query loggers with call_soon
     return core, statements
 
@@ -147,9 +151,7 @@ async def test_a_start_is_one_statement_that_takes_the_channels_lock(
         else:
             assert "TTT_ROOM_AFTER_LOCKS" in insert
         # a second start in the busy channel is refused, and says which game is there
-        refused = await refusal_key(core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=BOB, difficulty="hard", first="me"
-        ))  # fmt: skip
+        refused = await refusal_key(start_hard(core, BOB))
         assert refused == "start.busy_game"
     finally:
         await repo.close()
@@ -170,9 +172,7 @@ async def test_a_start_that_reads_the_member_first_is_a_transaction(
             assert begin.count("PG_ADVISORY_XACT_LOCK") == 2
         assert read.startswith("SELECT") and insert.startswith("INSERT INTO GAMES")
         assert "COUNT(*) FROM GAMES" in insert  # the transaction holds the locks already
-        refused = await refusal_key(core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL + 2, user_id=ALICE, difficulty="hard", first="me"
-        ))  # fmt: skip
+        refused = await refusal_key(start_hard(core, ALICE, CHANNEL + 2))
         assert refused == "start.member_busy"
     finally:
         await repo.close()
@@ -188,9 +188,7 @@ async def test_a_click_that_ends_a_game_against_the_bot_is_one_statement(
     await repo.open()
     try:
         core = await services_over(repo, FakeClock())
-        update = await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-        )
+        update = await start_hard(core)
         while update.game.running:  # the last click's statements are kept
             statements = await watch_statements(repo)
             update = await core.games.play_turn(

@@ -8,14 +8,14 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from test_core_click_cost import services_over, watch_statements
+from test_core_click_cost import services_over, start_hard, watch_statements
 from test_storage_repository import a_game
 
 from bot.core.models import GameUpdate
 from bot.core.repository import Repository
 from bot.storage import SqliteRepository, board_writes
 
-from core_harness import CHANNEL, GUILD, FakeClock, open_core, open_repo
+from core_harness import CHANNEL, FakeClock, open_core, open_repo
 
 ALICE, BOB = 101, 102
 BOARD, REPOSTED = 5000, 6000
@@ -35,9 +35,7 @@ async def test_a_new_board_is_stored_by_its_first_click(database: Path | str) ->
     await repo.open()
     try:
         core = await services_over(repo, FakeClock())
-        update = await core.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-        )
+        update = await start_hard(core)
         game = await core.games.attach_game_message(update.game, BOARD)
         assert await stored_board(repo, game.id) is None  # no write of its own
         assert (await repo.get_game(game.id)).message_id == BOARD  # type: ignore[union-attr]
@@ -92,9 +90,7 @@ async def test_a_board_posted_again_elsewhere_meanwhile_stays_the_live_one(
     clock = FakeClock()
     first, second = await open_core(pg_database, clock), await open_core(pg_database, clock)
     try:
-        update = await first.lobby.start_bot_game(
-            guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
-        )
+        update = await start_hard(first)
         game = await first.games.attach_game_message(update.game, BOARD)
 
         async def post(_update: GameUpdate) -> int:

@@ -33,9 +33,9 @@ Write = Callable[[int, int], Awaitable[bool]]
 
 
 class BoardWrites:
-    def __init__(self, write: Write, delay: float | None = None) -> None:
+    def __init__(self, write: Write) -> None:
         self._write = write
-        self.delay = DELAY if delay is None else delay
+        self.delay = DELAY  # read when made, so a test may set the module's first
         self._due: dict[int, tuple[int, float]] = {}
         """Game id → (its board's message id, when to write it)."""
         self._writer: asyncio.Task[None] | None = None
