@@ -21,6 +21,7 @@ from bot.core.hints import Hint
 from bot.core.models import Game
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
+from bot.core.reconcile import ReadBack
 from bot.core.records import RecordsService
 from bot.core.repository import Repository
 from bot.core.review import MoveVerdict, review_moves
@@ -31,6 +32,7 @@ from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.reconciler import Reconciler
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import AnsweringTree, Responder
@@ -103,7 +105,7 @@ class TTTBot(commands.Bot):
         self.settings_source = settings_source
         self.repo = repo
         self.metrics = make_metrics() if settings.health_port else None
-        self.responder = Responder(self.metrics.observe if self.metrics else None)
+        self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts)
         self.health: HealthServer | None = None
         self.signed_in = False
         """Whether Discord accepted the token (a start that never got this far created
@@ -151,6 +153,8 @@ class TTTBot(commands.Bot):
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments))
         await games.policies.listen()
         await self.add_cog(Timekeeper(core.deadlines, publisher, pinger, core.tournaments, shows))
+        read_back = ReadBack(games, lobby, repo=repo)
+        await self.add_cog(Reconciler(repo.doubts, read_back, publisher, pinger, shows))
         if settings.warm_workers:
             self.warming = asyncio.create_task(self.warm_exact_workers())
 

@@ -13,6 +13,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from typing import Protocol
 
+from bot.core.doubts import Doubts
 from bot.core.models import Challenge, Game
 from bot.core.tournaments.models import Entrant, Match, Tournament
 
@@ -32,6 +33,13 @@ class Conflict(Exception):
 
 class DatabaseError(Exception):
     """The database cannot be opened or used; the message names it."""
+
+
+class OutcomeUnknown(DatabaseError):
+    """A write was sent and its answer never came (the server stopped answering, or the
+    connection was cut mid-statement or mid-COMMIT): it may have been applied or not.
+    What it touched is in the repository's :attr:`Repository.doubts`, to be re-read when
+    the database answers again."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,6 +265,9 @@ class Transaction(Store, Protocol):
 
 
 class Repository(Store, Protocol):
+    doubts: Doubts
+    """What writes whose outcome is unknown touched (see :mod:`bot.core.doubts`)."""
+
     def atomic(self) -> AbstractAsyncContextManager[Transaction]:
         """One transaction: committed when the block ends, rolled back if it raises."""
 

@@ -184,6 +184,10 @@ class GameService:
             self._recent.pop(game_id, None)
             await self._running_game(game_id, message_id)  # the refusal that says why
             raise Refusal("move.stale") from None
+        except BaseException:
+            # stored or not, nobody knows: the next click reads what is (OutcomeUnknown)
+            self._recent.pop(game.id, None)
+            raise
 
     async def _store_reply(self, game: Game, reply: asyncio.Future[int]) -> Game:
         """The bot's reply to ``game`` once it comes; the game as stored if it ended
@@ -392,4 +396,8 @@ class GameService:
         return rules.advance(game, cell, self.clock(), policy.turn_timeout)
 
     async def _save(self, before: Game, after: Game) -> Game:
-        return self._stored(await self.repo.save_game(after, expected_ply=before.ply))
+        try:
+            return self._stored(await self.repo.save_game(after, expected_ply=before.ply))
+        except BaseException:
+            self._recent.pop(before.id, None)  # see _store_click
+            raise

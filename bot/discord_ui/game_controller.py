@@ -161,8 +161,11 @@ class GameController:
                     show_early=show_early, message_id=_clicked(interaction),
                 )  # fmt: skip
             except Refusal as refusal:
-                await self._catch_up(interaction, click.game_id, refusal)
-                raise
+                current = await self._catch_up(interaction, click.game_id, refusal)
+                if current is None:
+                    raise
+                now = render_game.grid(current.game, current.marks)
+                raise Refusal(refusal.key, **refusal.params, now=now) from None
             if board_gone:
                 await self._abandon(update.game.id)
                 return
@@ -238,23 +241,25 @@ class GameController:
 
     async def _catch_up(
         self, interaction: discord.Interaction, game_id: int, refusal: Refusal
-    ) -> None:
-        """If the clicked board is behind what is stored (a failure between storing a move
-        and showing it), show the stored board on the message before the refusal goes
-        out privately. The router only lets through buttons still on the message, so a
-        stale ply here means the message itself is behind, not the member's client;
-        unless the change is so recent that its own answer may still be on its way (a
-        double click), which is left to land."""
+    ) -> GameUpdate | None:
+        """For a click refused because its board is behind what is stored (a failure
+        between storing a move and showing it, or a write whose outcome was unknown): the
+        game as stored, for the private answer to show, and the stored board shown on the
+        message before that answer goes out. The router only lets through buttons still
+        on the message, so a stale ply here means the message itself is behind, not the
+        member's client; unless the change is so recent that its own answer may still be
+        on its way (a double click), which is left to land. None for other refusals."""
         if refusal.key not in ("move.stale", "move.over") or interaction.message is None:
-            return
+            return None
         current = await self.games.current(game_id)
         if current is None or current.game.message_id != interaction.message.id:
-            return
+            return None
         # A guest's game may have ended while no token could show it: catch up at once.
         if current.game.guest or self.games.clock() - current.game.updated_at >= IN_FLIGHT:
             log.info("game %s: its message was behind the stored board; brought up to date",
                      game_id)  # fmt: skip
             await self._update_game(interaction, current)
+        return current
 
     # --- showing ------------------------------------------------------------------------
 

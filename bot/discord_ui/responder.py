@@ -14,6 +14,7 @@ from collections.abc import AsyncIterator, Callable
 import discord
 from discord import app_commands
 
+from bot.core.doubts import Doubts, Journal, journal
 from bot.core.models import Challenge, Game
 from bot.core.refusals import Refusal
 from bot.discord_ui.render_game import message_link, player_name
@@ -95,8 +96,10 @@ seconds from its creation (Discord's clock, from the snowflake) to the answer.""
 
 
 class Responder:
-    def __init__(self, observe: Observer | None = None) -> None:
+    def __init__(self, observe: Observer | None = None, doubts: Doubts | None = None) -> None:
         self.observe = observe
+        self.doubts = doubts or Doubts()
+        """Where what a failed interaction stored goes, for the reconciler to show."""
         self.in_flight = 0
         self.idle = asyncio.Event()
         self.idle.set()
@@ -104,12 +107,19 @@ class Responder:
     @contextlib.asynccontextmanager
     async def answering(self, interaction: discord.Interaction) -> AsyncIterator[None]:
         """Turn refusals into private replies and failures into an apology; count the
-        interaction as in flight meanwhile."""
+        interaction as in flight meanwhile.
+
+        The apology says nothing was changed only when that is known: when no write of
+        the interaction was stored or may have been (its :class:`~bot.core.doubts.Journal`).
+        Otherwise it says the outcome is not confirmed, and what the writes touched is
+        left to the reconciler, which shows it as stored."""
         self.in_flight += 1
         self.idle.clear()
         outcome = "answered"
+        written = Journal()
         try:
-            yield
+            with journal() as written:
+                yield
         except Refusal as refusal:
             outcome = "refused"
             log.debug("interaction %s by %s refused: %s", interaction.id, interaction.user.id,
@@ -118,8 +128,12 @@ class Responder:
         except Exception:
             outcome = "failed"
             log.exception("interaction %s failed", interaction.id)
+            key = "error.generic"
+            if written.changed_maybe:
+                key = "error.unconfirmed"
+                self.doubts.add(written.stored)  # those unknown are there already
             with contextlib.suppress(discord.HTTPException):
-                await self.reply_private(interaction, text("error.generic", interaction.locale))
+                await self.reply_private(interaction, text(key, interaction.locale))
         finally:
             self.in_flight -= 1
             if not self.in_flight:
@@ -252,6 +266,7 @@ def refusal_text(refusal: Refusal, locale: object) -> str:
     if "permission_keys" in params:
         keys = params.pop("permission_keys")
         params["permissions"] = ", ".join(text(str(k), locale) for k in keys)  # type: ignore[attr-defined]
+    now = params.pop("now", None)  # the position as stored, for a click on an old board
     if refusal.key == "move.not_your_turn" and isinstance(game, Game):
         params["player"] = player_name(game, str(params.pop("mark")), locale)
     elif isinstance(game, Game):
@@ -262,4 +277,5 @@ def refusal_text(refusal: Refusal, locale: object) -> str:
         )
     elif refusal.key == "start.busy_challenge":
         params["link"] = ""
-    return text(refusal.key, locale, **params)
+    said = text(refusal.key, locale, **params)
+    return said if now is None else f"{said}\n{text('move.stale.now', locale, board=now)}"

@@ -21,15 +21,16 @@ from __future__ import annotations
 import contextlib
 import functools
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 from urllib.parse import parse_qs, urlsplit
 
 import asyncpg  # type: ignore[import-untyped]
 
+from bot.core.doubts import Doubts, Touched
 from bot.core.repository import DatabaseError
 from bot.storage.board_writes import BoardWrites
+from bot.storage.outcomes import WriteTracker, settle
 from bot.storage.postgres_identify import identify_turn
 from bot.storage.postgres_locks import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
@@ -80,14 +81,20 @@ def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
     return _PARAMETER.sub(number, sql), tuple(names)
 
 
+def _answered(exc: BaseException) -> bool:
+    """An error the server reported for the statement: it did not take effect."""
+    return isinstance(exc, asyncpg.PostgresError)
+
+
 class PostgresDb:
     """The queries' :class:`~bot.storage.sql.Db` over an asyncpg connection: one round
-    trip per statement."""
+    trip per statement. Its :attr:`tracker` follows what the writes came to."""
 
     dialect = POSTGRES
 
-    def __init__(self, conn: Any) -> None:
+    def __init__(self, conn: Any, tracker: WriteTracker | None = None) -> None:
         self.conn = conn
+        self.tracker = tracker or WriteTracker(_answered)
 
     @staticmethod
     def _args(sql: str, params: Params | None) -> tuple[Any, ...]:
@@ -96,22 +103,45 @@ class PostgresDb:
         return (query, *(values[name] for name in names))
 
     async def rows(self, sql: str, params: Params | None = None) -> list[Row]:
-        rows: list[Row] = await self.conn.fetch(*self._args(sql, params))
+        with self.tracker.statement(sql) as answer:
+            rows: list[Row] = await self.conn.fetch(*self._args(sql, params))
+            answer(bool(rows))
         return rows
 
     async def row(self, sql: str, params: Params | None = None) -> Row | None:
-        row: Row | None = await self.conn.fetchrow(*self._args(sql, params))
+        with self.tracker.statement(sql) as answer:
+            row: Row | None = await self.conn.fetchrow(*self._args(sql, params))
+            answer(row is not None)
         return row
 
     async def value(self, sql: str, params: Params | None = None) -> Any:
-        return await self.conn.fetchval(*self._args(sql, params))
+        with self.tracker.statement(sql) as answer:
+            value = await self.conn.fetchval(*self._args(sql, params))
+            answer(value is not None)
+        return value
 
     async def run(self, sql: str, params: Params | None = None) -> int:
-        status: str = await self.conn.execute(*self._args(sql, params))
-        return int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "INSERT 0 1"
+        with self.tracker.statement(sql) as answer:
+            status: str = await self.conn.execute(*self._args(sql, params))
+            count = int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "INSERT 0 1"
+            answer(count > 0)
+        return count
 
-    def atomic(self) -> AbstractAsyncContextManager[Any]:
-        return self.conn.transaction()
+    @contextlib.asynccontextmanager
+    async def atomic(self) -> AsyncIterator[None]:
+        transaction = self.conn.transaction()
+        await transaction.start()
+        self.tracker.begin()
+        try:
+            yield
+        except BaseException as exc:
+            self.tracker.rollback()
+            # a server that did not answer gets no more statements: the caller cuts it
+            if not isinstance(exc, TimeoutError) and not self.conn.is_closed():
+                await transaction.rollback()
+            raise
+        with self.tracker.commit():
+            await transaction.commit()
 
     async def serialize(self, key: tuple[str, int]) -> None:
         """A transaction-scoped advisory lock: held until the transaction ends."""
@@ -134,7 +164,7 @@ class UnitDb(PostgresDb):
     BEGIN = "BEGIN ISOLATION LEVEL READ COMMITTED"
 
     def __init__(self, conn: Any) -> None:
-        super().__init__(conn)
+        super().__init__(conn, WriteTracker(_answered, in_transaction=True))
         self.begun = False
         self._savepoints = 0
 
@@ -183,8 +213,13 @@ class UnitDb(PostgresDb):
 
     async def end(self, commit: bool) -> None:
         """COMMIT or ROLLBACK, if anything was begun."""
-        if self.begun and self.conn.is_in_transaction():
-            await self.conn.execute("COMMIT" if commit else "ROLLBACK")
+        if not (self.begun and self.conn.is_in_transaction()):
+            return
+        if not commit:
+            await self.conn.execute("ROLLBACK")
+            return
+        with self.tracker.commit():
+            await self.conn.execute("COMMIT")
 
 
 class PostgresTransaction(SqlStore):
@@ -194,8 +229,13 @@ class PostgresTransaction(SqlStore):
     def __init__(self, db: UnitDb, boards: BoardWrites) -> None:
         self._db = db
         self._boards = boards
+        self.touched: list[Touched] = []
+        """What the unit's writes touch: stored or not with its COMMIT."""
 
-    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    async def _call(
+        self, fn: Callable[..., Awaitable[T]], *args: Any, touches: Sequence[Touched] = ()
+    ) -> T:
+        self.touched += touches
         return await fn(self._db, *args)
 
     async def serialize(self, *keys: tuple[str, int]) -> None:
@@ -210,9 +250,10 @@ class PostgresRepository(SqlStore):
     """Async access to the PostgreSQL database at ``dsn``
     (``postgresql://user:pass@host:5432/db``) through at most ``pool_size`` connections."""
 
-    def __init__(self, dsn: str, pool_size: int = 10) -> None:
+    def __init__(self, dsn: str, pool_size: int = 10, doubts: Doubts | None = None) -> None:
         if pool_size < 1:
             raise ValueError(f"pool_size must be at least 1, not {pool_size}")
+        self.doubts = doubts or Doubts()
         self.dsn = dsn
         self.pool_size = pool_size
         self.name = name_of(dsn)
@@ -232,20 +273,28 @@ class PostgresRepository(SqlStore):
             raise DatabaseError(f"{self.name} is not open")
         return self._pool
 
-    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    async def _call(
+        self, fn: Callable[..., Awaitable[T]], *args: Any, touches: Sequence[Touched] = ()
+    ) -> T:
         async with self.pool.connection(QUERY_TIMEOUT) as conn:
+            db = PostgresDb(conn)
             try:
-                return await fn(PostgresDb(conn), *args)
-            except TimeoutError:
-                conn.terminate()  # see atomic()
+                result = await fn(db, *args)
+            except BaseException as exc:
+                if isinstance(exc, TimeoutError):
+                    conn.terminate()  # see atomic()
+                settle(db.tracker, touches, self.doubts, self.name, exc)
                 raise
+            settle(db.tracker, touches, self.doubts, self.name)
+            return result
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[PostgresTransaction]:
         async with self.pool.connection(QUERY_TIMEOUT) as conn:
             db = UnitDb(conn)
+            unit = PostgresTransaction(db, self._boards)
             try:
-                yield PostgresTransaction(db, self._boards)
+                yield unit
             except BaseException as exc:
                 if isinstance(exc, TimeoutError):
                     # The server does not answer: a ROLLBACK would wait as long again, and
@@ -255,7 +304,14 @@ class PostgresRepository(SqlStore):
                 elif not conn.is_closed():
                     await db.end(commit=False)
                 raise
-            await db.end(commit=True)
+            try:
+                await db.end(commit=True)
+            except BaseException as exc:
+                if isinstance(exc, TimeoutError):
+                    conn.terminate()
+                settle(db.tracker, unit.touched, self.doubts, self.name, exc)
+                raise
+            settle(db.tracker, unit.touched, self.doubts, self.name)
 
     # --- lifecycle ----------------------------------------------------------------------
 

@@ -24,14 +24,16 @@ import functools
 import logging
 import os
 import sqlite3
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
 
+from bot.core.doubts import Doubts, Touched
 from bot.core.repository import DatabaseError
 from bot.storage.board_writes import BoardWrites
 from bot.storage.migrations import MIGRATIONS
+from bot.storage.outcomes import WriteTracker, settle
 from bot.storage.sql import Dialect, Params, Row, run_to_end
 from bot.storage.store import SqlStore
 from bot.storage.transactions import transaction
@@ -45,6 +47,8 @@ SQLITE = Dialect(
 )  # fmt: skip
 MIN_VERSION = (3, 35, 0)
 """UPDATE … RETURNING, which the queries use, came with SQLite 3.35."""
+SQLITE_IOERR, SQLITE_CORRUPT = 10, 11
+"""Primary result codes after which a statement's (or a COMMIT's) fate is not known."""
 CHECKPOINT_SECONDS = 2.0
 """How often the log is copied into the database file, when anything was written."""
 
@@ -56,32 +60,51 @@ def _sqlite_sql(sql: str) -> str:
     return sql.replace("IS NOT DISTINCT FROM", "IS").replace("IS DISTINCT FROM", "IS NOT")
 
 
+def _answered(exc: BaseException) -> bool:
+    """An error SQLite reported for the statement, which it then rolled back (a full
+    disk included); an I/O error or a corrupt file may leave a COMMIT's fate unknown."""
+    if not isinstance(exc, sqlite3.Error):
+        return False
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is None or code & 0xFF not in (SQLITE_IOERR, SQLITE_CORRUPT)
+
+
 class SqliteDb:
     """The queries' :class:`~bot.storage.sql.Db` over the one connection: nothing here
-    suspends, so a whole query runs to its end in one step of the event loop."""
+    suspends, so a whole query runs to its end in one step of the event loop. Its
+    :attr:`tracker` follows what the writes came to."""
 
     dialect = SQLITE
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, tracker: WriteTracker | None = None) -> None:
         self.conn = conn
+        self.tracker = tracker or WriteTracker(_answered, in_transaction=conn.in_transaction)
+
+    def _execute(self, sql: str, params: Params | None) -> sqlite3.Cursor:
+        with self.tracker.statement(sql) as answer:
+            cursor = self.conn.execute(_sqlite_sql(sql), params or {})
+            # a statement with RETURNING counts its rows only as they are read: it is
+            # taken to have changed some (the doubt errs toward a needless re-read)
+            answer(cursor.rowcount > 0 or cursor.description is not None)
+        return cursor
 
     async def rows(self, sql: str, params: Params | None = None) -> list[Row]:
-        return self.conn.execute(_sqlite_sql(sql), params or {}).fetchall()
+        return self._execute(sql, params).fetchall()
 
     async def row(self, sql: str, params: Params | None = None) -> Row | None:
-        row: Row | None = self.conn.execute(_sqlite_sql(sql), params or {}).fetchone()
+        row: Row | None = self._execute(sql, params).fetchone()
         return row
 
     async def value(self, sql: str, params: Params | None = None) -> Any:
-        row = self.conn.execute(_sqlite_sql(sql), params or {}).fetchone()
+        row = self._execute(sql, params).fetchone()
         return None if row is None else row[0]
 
     async def run(self, sql: str, params: Params | None = None) -> int:
-        return self.conn.execute(_sqlite_sql(sql), params or {}).rowcount
+        return self._execute(sql, params).rowcount
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[None]:
-        with transaction(self.conn):
+        with transaction(self.conn, self.tracker):
             yield
 
     async def serialize(self, key: tuple[str, int]) -> None:
@@ -89,20 +112,26 @@ class SqliteDb:
         IMMEDIATE the file's write lock, until it ends."""
 
 
-def _run_query(fn: Callable[..., Awaitable[T]], conn: sqlite3.Connection, *args: Any) -> T:
+def _run_query(fn: Callable[..., Awaitable[T]], db: SqliteDb, *args: Any) -> T:
     """The whole query, to its result, without suspending."""
-    return run_to_end(fn(SqliteDb(conn), *args))  # type: ignore[arg-type]
+    return run_to_end(fn(db, *args))  # type: ignore[arg-type]
 
 
 class SqliteTransaction(SqlStore):
     """The store inside :meth:`SqliteRepository.atomic`: calls run in the open transaction."""
 
-    def __init__(self, repo: SqliteRepository) -> None:
+    def __init__(self, repo: SqliteRepository, tracker: WriteTracker) -> None:
         self._repo = repo
         self._boards = repo._boards
+        self._tracker = tracker
+        self.touched: list[Touched] = []
+        """What the unit's writes touch: stored or not with its COMMIT."""
 
-    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        return _run_query(fn, self._repo.conn, *args)
+    async def _call(
+        self, fn: Callable[..., Awaitable[T]], *args: Any, touches: Sequence[Touched] = ()
+    ) -> T:
+        self.touched += touches
+        return _run_query(fn, SqliteDb(self._repo.conn, self._tracker), *args)
 
     async def serialize(self, *keys: tuple[str, int]) -> None:
         """Nothing to take: the transaction already holds the only connection, and
@@ -112,8 +141,9 @@ class SqliteTransaction(SqlStore):
 class SqliteRepository(SqlStore):
     """Async access to the SQLite file at ``path``."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, doubts: Doubts | None = None) -> None:
         self.path = str(path)
+        self.doubts = doubts or Doubts()
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: sqlite3.Connection | None = None
@@ -137,22 +167,38 @@ class SqliteRepository(SqlStore):
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._executor, fn, *args)
 
-    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
+    async def _call(
+        self, fn: Callable[..., Awaitable[T]], *args: Any, touches: Sequence[Touched] = ()
+    ) -> T:
         if not self._turn.locked():
-            return _run_query(fn, self.conn, *args)
+            return self._run(fn, args, touches)
         async with self._turn:  # a unit of work is open and waiting on something else
-            return _run_query(fn, self.conn, *args)
+            return self._run(fn, args, touches)
+
+    def _run(
+        self, fn: Callable[..., Awaitable[T]], args: tuple[Any, ...], touches: Sequence[Touched]
+    ) -> T:
+        db = SqliteDb(self.conn)
+        try:
+            result = _run_query(fn, db, *args)
+        except BaseException as exc:
+            settle(db.tracker, touches, self.doubts, self.path, exc)
+            raise
+        settle(db.tracker, touches, self.doubts, self.path)
+        return result
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[SqliteTransaction]:
         async with self._turn:
-            self.conn.execute("BEGIN IMMEDIATE")
+            tracker = WriteTracker(_answered)
+            unit = SqliteTransaction(self, tracker)
             try:
-                yield SqliteTransaction(self)
-            except BaseException:
-                self.conn.execute("ROLLBACK")
+                with transaction(self.conn, tracker):
+                    yield unit
+            except BaseException as exc:
+                settle(tracker, unit.touched, self.doubts, self.path, exc)
                 raise
-            self.conn.execute("COMMIT")
+            settle(tracker, unit.touched, self.doubts, self.path)
 
     # --- lifecycle ----------------------------------------------------------------------
 

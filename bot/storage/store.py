@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from bot.core.doubts import Touched
 from bot.core.models import Challenge, Game
 from bot.core.repository import BotRecord, Rating
 from bot.core.tournaments.models import Entrant, Match, Tournament
@@ -26,18 +27,28 @@ class SqlStore:
     _boards: BoardWrites
     """Boards posted and not stored yet, shared by a repository and its transactions."""
 
-    async def _call(self, fn: Callable[..., Awaitable[T]], *args: Any) -> T:
-        """``fn(db, *args)`` on this store's connection."""
+    async def _call(
+        self, fn: Callable[..., Awaitable[T]], *args: Any, touches: Sequence[Touched] = ()
+    ) -> T:
+        """``fn(db, *args)`` on this store's connection. ``touches``: what its writes
+        change that is shown somewhere, re-read and shown again should their outcome be
+        unknown (see :mod:`bot.core.doubts`).
+
+        Raises:
+            OutcomeUnknown: a write was sent and its answer never came.
+        """
         raise NotImplementedError
 
     # --- games ---
     async def create_game(self, game: Game) -> Game:
-        return await self._call(games.insert_game, game)
+        return await self._call(games.insert_game, game, touches=[_new_game(game)])
 
     async def create_game_if_room(
         self, game: Game, room: int, locks: Sequence[tuple[str, int]] = ()
     ) -> Game | None:
-        return await self._call(games.insert_game_if_room, game, room, locks)
+        return await self._call(
+            games.insert_game_if_room, game, room, locks, touches=[_new_game(game)]
+        )
 
     async def import_finished_games(self, finished: list[Game]) -> None:
         """Store already-finished games (and fold them into the records) at once: for
@@ -48,7 +59,10 @@ class SqlStore:
         return self._boards.known(await self._call(games.get_game, game_id))
 
     async def save_game(self, game: Game, expected_ply: int, clicked: int | None = None) -> Game:
-        return self._boards.known(await self._call(games.save_game, game, expected_ply, clicked))
+        saved = await self._call(
+            games.save_game, game, expected_ply, clicked, touches=[Touched("game", game.id)]
+        )
+        return self._boards.known(saved)
 
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         """Stored by the first click on the board, or within a second (see
@@ -60,7 +74,9 @@ class SqlStore:
 
     async def move_game_message(self, game_id: int, old: int | None, new: int) -> bool:
         await self._boards.write_now(game_id)  # ``old`` may be a board not stored yet
-        return await self._call(games.move_game_message, game_id, old, new)
+        return await self._call(
+            games.move_game_message, game_id, old, new, touches=[Touched("game", game_id)]
+        )
 
     async def set_ping_message(self, game_id: int, ply: int, message_id: int) -> bool:
         return await self._call(games.set_ping_message, game_id, ply, message_id)
@@ -69,7 +85,9 @@ class SqlStore:
         return await self._call(games.take_ping_message, game_id, message_id)
 
     async def mark_hinted(self, game_id: int, expected_ply: int) -> None:
-        await self._call(games.mark_hinted, game_id, expected_ply)
+        await self._call(
+            games.mark_hinted, game_id, expected_ply, touches=[Touched("game", game_id)]
+        )
 
     async def running_games(self) -> list[Game]:
         return self._boards.known(await self._call(games.running_games))
@@ -96,7 +114,8 @@ class SqlStore:
 
     # --- challenges ---
     async def create_challenge(self, challenge: Challenge) -> Challenge:
-        return await self._call(challenges.create_challenge, challenge)
+        new = Touched("new_challenge", challenge.channel_id, challenge.created_at)
+        return await self._call(challenges.create_challenge, challenge, touches=[new])
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None:
         return await self._call(challenges.get_challenge, challenge_id)
@@ -108,10 +127,16 @@ class SqlStore:
         await self._call(challenges.set_challenge_message, challenge_id, message_id)
 
     async def close_challenge(self, challenge: Challenge, status: str) -> None:
-        await self._call(challenges.close_challenge, challenge, status)
+        await self._call(
+            challenges.close_challenge, challenge, status,
+            touches=[Touched("challenge", challenge.id)],
+        )  # fmt: skip
 
     async def accept_challenge(self, challenge: Challenge, game: Game) -> Game:
-        return await self._call(challenges.accept_challenge, challenge, game)
+        return await self._call(
+            challenges.accept_challenge, challenge, game,
+            touches=[Touched("challenge", challenge.id), _new_game(game)],
+        )  # fmt: skip
 
     async def challenges_due(self, now: float) -> list[Challenge]:
         """Pending challenges whose time ran out (claimed as :meth:`games_due` claims)."""
@@ -150,10 +175,15 @@ class SqlStore:
         return await self._call(tournaments.active_tournament_in, channel_id)
 
     async def save_tournament(self, tournament: Tournament) -> None:
-        await self._call(tournaments.save_tournament, tournament)
+        await self._call(
+            tournaments.save_tournament, tournament, touches=[_tournament(tournament.id)]
+        )
 
     async def set_tournament_message(self, tournament_id: int, message_id: int) -> None:
-        await self._call(tournaments.set_tournament_message, tournament_id, message_id)
+        await self._call(
+            tournaments.set_tournament_message, tournament_id, message_id,
+            touches=[_tournament(tournament_id)],
+        )  # fmt: skip
 
     async def running_tournaments(self) -> list[int]:
         return await self._call(tournaments.running_tournaments)
@@ -168,13 +198,20 @@ class SqlStore:
         return await self._call(tournaments.entrants, tournament_id)
 
     async def add_entrant(self, tournament_id: int, entrant: Entrant) -> None:
-        await self._call(tournaments.add_entrant, tournament_id, entrant)
+        await self._call(
+            tournaments.add_entrant, tournament_id, entrant, touches=[_tournament(tournament_id)]
+        )
 
     async def drop_entrant(self, tournament_id: int, user_id: int) -> bool:
-        return await self._call(tournaments.drop_entrant, tournament_id, user_id)
+        return await self._call(
+            tournaments.drop_entrant, tournament_id, user_id,
+            touches=[_tournament(tournament_id)],
+        )  # fmt: skip
 
     async def save_entrant(self, tournament_id: int, entrant: Entrant) -> None:
-        await self._call(tournaments.save_entrant, tournament_id, entrant)
+        await self._call(
+            tournaments.save_entrant, tournament_id, entrant, touches=[_tournament(tournament_id)]
+        )
 
     async def ratings_of(self, scope: int, user_ids: list[int]) -> dict[int, float]:
         return await self._call(tournaments.ratings_of, scope, user_ids)
@@ -186,10 +223,12 @@ class SqlStore:
         return await self._call(tournaments.get_match, match_id)
 
     async def insert_match(self, match: Match) -> Match:
-        return await self._call(tournaments.insert_match, match)
+        return await self._call(
+            tournaments.insert_match, match, touches=[_tournament(match.tournament_id)]
+        )
 
     async def save_match(self, match: Match) -> None:
-        await self._call(tournaments.save_match, match)
+        await self._call(tournaments.save_match, match, touches=[_tournament(match.tournament_id)])
 
     async def claim_match_opening(self, match_id: int, now: float, until: float) -> bool:
         return await self._call(tournaments.claim_match_opening, match_id, now, until)
@@ -224,3 +263,12 @@ class SqlStore:
 
     async def set_meta(self, key: str, value: str) -> None:
         await self._call(settings.set_meta, key, value)
+
+
+def _new_game(game: Game) -> Touched:
+    """A game being inserted, found again by its channel and creation time."""
+    return Touched("new_game", game.channel_id, game.created_at)
+
+
+def _tournament(tournament_id: int) -> Touched:
+    return Touched("tournament", tournament_id)

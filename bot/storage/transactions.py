@@ -7,15 +7,19 @@ import itertools
 import sqlite3
 from collections.abc import Iterator
 
+from bot.storage.outcomes import WriteTracker
+
 _savepoints = itertools.count()
 
 
 @contextlib.contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+def transaction(
+    conn: sqlite3.Connection, tracker: WriteTracker | None = None
+) -> Iterator[sqlite3.Connection]:
     """Run the block atomically: in its own BEGIN IMMEDIATE … COMMIT (the connection is
     in autocommit mode, so a statement outside any block commits by itself), or, inside
     a transaction a unit of work already opened, as a savepoint of it. Rolled back if the
-    block raises."""
+    block raises. ``tracker`` follows its COMMIT (a savepoint's end commits nothing)."""
     if conn.in_transaction:
         name = f"sp{next(_savepoints)}"
         conn.execute(f"SAVEPOINT {name}")
@@ -28,9 +32,14 @@ def transaction(conn: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
         conn.execute(f"RELEASE {name}")
         return
     conn.execute("BEGIN IMMEDIATE")
+    if tracker is not None:
+        tracker.begin()
     try:
         yield conn
     except BaseException:
         conn.execute("ROLLBACK")
+        if tracker is not None:
+            tracker.rollback()
         raise
-    conn.execute("COMMIT")
+    with tracker.commit() if tracker is not None else contextlib.nullcontext():
+        conn.execute("COMMIT")

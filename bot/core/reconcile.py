@@ -1,0 +1,65 @@
+"""What a write whose outcome was unknown touched, read again once the database answers:
+each game, challenge or tournament as stored, for the interface to show as it shows any
+change (see :mod:`bot.core.doubts`)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from bot.core.doubts import Touched
+from bot.core.lobby import Lobby
+from bot.core.models import Challenge, GameUpdate
+from bot.core.repository import Repository
+from bot.core.service import GameService
+from bot.core.tournaments.progress import read
+from bot.core.tournaments.view import TournamentView
+
+Shown = GameUpdate | Challenge | TournamentView
+
+
+class ReadBack:
+    def __init__(self, games: GameService, lobby: Lobby, *, repo: Repository) -> None:
+        self.games = games
+        self.lobby = lobby
+        self.repo = repo
+
+    async def current(self, touched: Touched) -> list[Shown]:
+        """What ``touched`` is as stored now, to show: nothing if it does not exist (a
+        creation that was never applied).
+
+        Raises:
+            Exception: whatever the store raises while the database still does not answer.
+        """
+        match touched.kind:
+            case "game":
+                return await self._game(touched.id)
+            case "new_game":  # found by where and when it was made: it has no board yet
+                games = await self.repo.running_games_in(touched.id)
+                return [
+                    await self.games.update(await self.games.read_again(g.id) or g)
+                    for g in games
+                    if g.message_id is None and g.created_at == touched.created_at
+                ]
+            case "challenge":
+                challenge = await self.repo.get_challenge(touched.id)
+                if challenge is None:
+                    return []
+                if challenge.status == "accepted" and challenge.game_id is not None:
+                    return await self._game(challenge.game_id)  # its message is the board now
+                return [challenge]
+            case "new_challenge":
+                pending = await self.repo.pending_challenge_in(touched.id)
+                if pending is None or pending.message_id is not None:
+                    return []
+                return [pending] if pending.created_at == touched.created_at else []
+            case "tournament":
+                t = await self.repo.get_tournament(touched.id)
+                if t is None:
+                    return []
+                view = await read(self.repo, t)
+                shown = tuple(m for m in view.matches if m.message_id is not None)
+                return [dataclasses.replace(view, changed=shown)]
+
+    async def _game(self, game_id: int) -> list[Shown]:
+        game = await self.games.read_again(game_id)
+        return [] if game is None else [await self.games.update(game)]

@@ -1,0 +1,90 @@
+"""Boards brought back in line with the store after a database fault.
+
+A write whose outcome was unknown (the server froze, a connection was cut mid-COMMIT), or
+one stored by an interaction that then failed, leaves its game, challenge or tournament in
+:class:`~bot.core.doubts.Doubts`. This task re-reads each as soon as the database answers
+again and edits its message to match, through the same publishers as any change: so what
+a member was told ("not confirmed: the board will show what was stored") comes true
+within a second or two of the recovery, whatever the store holds.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from discord.ext import commands
+
+from bot.core.doubts import Doubts, Touched
+from bot.core.models import GameUpdate
+from bot.core.reconcile import ReadBack, Shown
+from bot.core.tournaments.view import TournamentView
+from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.tournament_publisher import TournamentPublisher
+from bot.discord_ui.turn_pinger import TurnPinger
+
+log = logging.getLogger(__name__)
+
+RETRY = 0.5
+"""Seconds between tries while the database still does not answer: what a recovery
+waits at most before its boards are read again."""
+
+
+class Reconciler(commands.Cog):
+    def __init__(
+        self, doubts: Doubts, read_back: ReadBack, publisher: Publisher, pinger: TurnPinger,
+        shows: TournamentPublisher,
+    ) -> None:  # fmt: skip
+        self.doubts = doubts
+        self.read_back = read_back
+        self.publisher = publisher
+        self.pinger = pinger
+        self.shows = shows
+        self._task: asyncio.Task[None] | None = None
+
+    async def cog_load(self) -> None:
+        self._task = asyncio.create_task(self._run(), name="ttt-reconciler")
+
+    async def cog_unload(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await self.doubts.wait()
+            left = await self.reconcile(self.doubts.take())
+            if left:
+                self.doubts.add(left)
+                await asyncio.sleep(RETRY)
+
+    async def reconcile(self, touched: set[Touched]) -> set[Touched]:
+        """Show each of ``touched`` as stored; returns those the database could not be
+        read for yet (to try again). Never raises."""
+        left: set[Touched] = set()
+        for item in sorted(touched, key=lambda t: (t.kind, t.id, t.created_at)):
+            try:
+                shown = await self.read_back.current(item)
+            except Exception as exc:  # still out of reach: next time
+                log.debug("%s %s: not read again yet (%s)", item.kind, item.id, exc)
+                left.add(item)
+                continue
+            for thing in shown:
+                try:
+                    await self._show(thing)
+                except Exception:
+                    log.exception("%s %s: showing it as stored failed", item.kind, item.id)
+            log.info("%s %s: shown as stored after a write whose outcome was unknown",
+                     item.kind, item.id)  # fmt: skip
+        return left
+
+    async def _show(self, thing: Shown) -> None:
+        if isinstance(thing, GameUpdate):
+            await self.publisher.publish(thing)
+            await self.pinger.game_changed(thing.game)
+        elif isinstance(thing, TournamentView):
+            await self.shows.show(thing)
+        else:
+            await self.publisher.publish(thing)
