@@ -8,13 +8,14 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterator, Sequence
 from urllib.parse import urlsplit
 
 import asyncpg
 import pytest
 
 from bot.core.models import Ending
+from bot.discord_ui import custom_ids
 from bot.i18n import text
 
 from bot_harness import BotProcess, board_of, bot_process_env, cell_id, running_bot, settings_for
@@ -24,18 +25,22 @@ pytestmark = pytest.mark.postgres
 
 
 @contextlib.asynccontextmanager
-async def out_of_reach(pg_server, dsn: str, listener_too: bool) -> AsyncIterator[None]:
+async def out_of_reach(
+    pg_server, dsn: str, listener_too: bool, spare: Sequence[int] = ()
+) -> AsyncIterator[None]:
     """No new connection to the database, and every one there is cut (but the bot's
-    notification connection, unless ``listener_too``), until the block ends
-    (ALLOW_CONNECTIONS false, pg_terminate_backend: the server stays up for the other
-    tests)."""
+    notification connection, unless ``listener_too``, the test's locker and the backends
+    ``spare``), until the block ends (ALLOW_CONNECTIONS false, pg_terminate_backend: the
+    server stays up for the other tests)."""
     name = urlsplit(dsn).path.lstrip("/")
     admin = await asyncpg.connect(pg_server.admin_dsn)
     try:
         await admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
         await admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1"
-            " AND ($2 OR application_name <> 'ttt-bot listener')", name, listener_too,
+            " AND ($2 OR application_name <> 'ttt-bot listener')"
+            " AND application_name <> 'ttt-test locker' AND pid <> ALL($3::int[])",
+            name, listener_too, list(spare),
         )  # fmt: skip
         yield
     finally:
@@ -43,20 +48,60 @@ async def out_of_reach(pg_server, dsn: str, listener_too: bool) -> AsyncIterator
         await admin.close()
 
 
-async def keep_clicking(emu: DiscordEmulator, member, board: dict, seconds: float) -> int:
+Click = tuple[int, int, str]
+"""A click during a fault: the ply and square clicked, and what its answer told."""
+
+
+async def keep_clicking(emu: DiscordEmulator, member, board: dict, seconds: float) -> list[Click]:
     """Click a free square of ``board`` again and again for ``seconds`` (a member who does
     not give up); every click must be answered (the emulator enforces the 3 s)."""
-    clicks, end = 0, asyncio.get_running_loop().time() + seconds
+    clicks: list[Click] = []
+    end = asyncio.get_running_loop().time() + seconds
     while asyncio.get_running_loop().time() < end:
         current = emu.message(board["id"])
         free = board_of(current).find(".")
         if free < 0:
             break
+        click = custom_ids.parse(cell_id(current, free))
+        assert isinstance(click, custom_ids.CellClick)
         res = await emu.click(member, current, cell_id(current, free))
         assert res.type is not None, "a click went unanswered"
-        clicks += 1
+        clicks.append((click.ply, click.cell, told(res)))
         await asyncio.sleep(0.2)
     return clicks
+
+
+def agrees(clicks: list[Click], moves: tuple[int, ...]) -> bool:
+    """Whether what each click was told is true of the moves stored: a click told nothing
+    changed was not played (unless a later click on the same square got through), one
+    shown was; one told 'not confirmed' may be either."""
+    played = {(ply, cell) for ply, cell in enumerate(moves)}
+    for i, (ply, cell, said) in enumerate(clicks):
+        later = {(p, c) for p, c, s in clicks[i + 1 :] if s != "nothing"}
+        if said == "nothing" and (ply, cell) in played - later:
+            return False
+        if said == "shown" and (ply, cell) not in played:
+            return False
+    return True
+
+
+async def locked(conn, game_id: int) -> None:
+    """Hold the game's row (as a long transaction elsewhere would): a write waits."""
+    await conn.execute("BEGIN")
+    await conn.execute("SELECT id FROM games WHERE id = $1 FOR UPDATE", game_id)
+
+
+async def waiting_backend(conn) -> int:
+    """The backend waiting for a lock in ``conn``'s database."""
+    for _ in range(100):
+        pid = await conn.fetchval(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock'"
+        )
+        if pid is not None:
+            return int(pid)
+        await asyncio.sleep(0.02)
+    raise AssertionError("no write is waiting for the lock")
 
 
 @pytest.mark.parametrize(
@@ -66,39 +111,57 @@ async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
     emulator: DiscordEmulator, pg_server, pg_database: str, tmp_path, listener_too: bool,
     outage: float,
 ) -> None:  # fmt: skip
-    """Members keep clicking through the outage: each click is answered in time, and the
-    boards equal the store afterwards. The turn timeout that fell due meanwhile shows by
-    the timekeeper's retries (the queries only: the notifications never stopped), or by
-    the notification connection's return (everything cut)."""
+    """Members keep clicking through the outage: each click is answered in time and told
+    the truth, and the boards equal the store within 5 s of its end. A click whose write
+    was cut off (it waited for a row lock when the outage began, and was applied during
+    it) is told it is not confirmed, and shows as stored after the outage. The turn
+    timeout that fell due meanwhile shows by the timekeeper's retries (the queries only:
+    the notifications never stopped), or by the notification connection's return."""
+    turn = 12.0  # alice's turn runs out in the outage; carol's only after the checks
     settings = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database,
-                            turn_timeout=3.0)  # fmt: skip
-    alice = emulator.create_user("alice")
+                            turn_timeout=turn)  # fmt: skip
+    alice, carol = emulator.create_user("alice"), emulator.create_user("carol")
     players = [emulator.create_user(f"player{i}") for i in range(4)]
-    channels = [emulator.create_channel(emulator.guild, f"game-{i}") for i in range(4)]
+    channels = [emulator.create_channel(emulator.guild, f"game-{i}") for i in range(5)]
+    loop = asyncio.get_running_loop()
     async with running_bot(emulator, settings) as bot:
+        started = loop.time()
         start = await emulator.invoke(alice, "ttt start", {"first": "me", "difficulty": "hard"})
         board = start.message
         boards = [
             (await emulator.invoke(p, "ttt start", {"first": "me"}, channel=c)).message
-            for p, c in zip(players, channels, strict=True)
+            for p, c in zip(players, channels[:4], strict=True)
         ]
-        async with out_of_reach(pg_server, pg_database, listener_too):
+        cut = (await emulator.invoke(carol, "ttt start", {"first": "me", "difficulty": "hard"},
+                                     channel=channels[4])).message  # fmt: skip
+        (carols,) = await bot.repo.running_games_in(channels[4].id)
+        locker = await asyncpg.connect(
+            pg_database, server_settings={"application_name": "ttt-test locker"}
+        )
+        await asyncio.sleep(started + turn - outage / 2 - loop.time())
+        await locked(locker, carols.id)
+        cut_click = asyncio.ensure_future(emulator.click(carol, cut, cell_id(cut, 4)))
+        async with out_of_reach(pg_server, pg_database, listener_too,
+                                spare=[await waiting_backend(locker)]):  # fmt: skip
             res = await emulator.click(alice, board, cell_id(board, 4))
-            assert res.type is not None and res.ephemeral  # the apology, in time
+            assert told(res) == "nothing"  # the apology, in time: nothing was sent
             assert board_of(emulator.message(board["id"])) == "." * 9  # nothing shown
+            assert told(await cut_click) == "unconfirmed"  # sent; its answer never came
+            await locker.execute("COMMIT")  # and so the cut-off write is applied
             clicks = await asyncio.gather(
                 *(
                     keep_clicking(emulator, p, b, outage)
                     for p, b in zip(players, boards, strict=True)
                 )
             )  # the turn's deadline passes while out of reach
-            assert min(clicks) >= 3
-        back = asyncio.get_running_loop().time()
+            assert min(len(c) for c in clicks) >= 3
+        await locker.close()
+        back = loop.time()
         for _ in range(200):
             if "ran out of time" in emulator.message(board["id"])["content"]:
                 break
             await asyncio.sleep(0.05)
-        shown_after = asyncio.get_running_loop().time() - back
+        shown_after = loop.time() - back
         assert "ran out of time" in emulator.message(board["id"])["content"]
         assert shown_after < 5, f"the timeout showed {shown_after:.1f} s after the database"
         (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
@@ -106,19 +169,26 @@ async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
 
         async def seen_and_stored() -> list[tuple[str, str]]:
             pairs = []
-            for player, shown in zip(players, boards, strict=True):
+            for player, shown in zip([*players, carol], [*boards, cut], strict=True):
                 stored = await bot.repo.running_games_in(int(shown["channel_id"]))
                 stored += await bot.repo.finished_games_of(emulator.guild.id, player.id)
                 (game,) = [g for g in stored if g.message_id == int(shown["id"])]
                 pairs.append((board_of(emulator.message(shown["id"])), game.board.to_string()))
             return pairs
 
-        for _ in range(100):  # what each member sees is what is stored
+        while True:  # what each member sees is what is stored, within 5 s
             pairs = await seen_and_stored()
             if all(seen == stored for seen, stored in pairs):
                 break
+            assert loop.time() - back < 5, f"boards still differ from the store: {pairs}"
             await asyncio.sleep(0.05)
-        assert all(seen == stored for seen, stored in pairs), pairs
+        (carols,) = await bot.repo.running_games_in(channels[4].id)
+        assert carols.moves[0] == 4 and carols.ply == 2  # the cut-off click was applied
+        for player, said in zip(players, clicks, strict=True):  # and every answer was true
+            (stored,) = await bot.repo.running_games_in(
+                int(boards[players.index(player)]["channel_id"])
+            ) or await bot.repo.finished_games_of(emulator.guild.id, player.id)
+            assert agrees(said, stored.moves), (said, stored.moves)
     assert not emulator.violations
 
 

@@ -23,6 +23,15 @@ class ReadBack:
         self.lobby = lobby
         self.repo = repo
 
+    async def settle(self) -> None:
+        """Wait until every write whose outcome was unknown is final (see
+        :meth:`Repository.settle_writes`), so what is read next stays true.
+
+        Raises:
+            Exception: the database does not answer yet.
+        """
+        await self.repo.settle_writes()
+
     async def current(self, touched: Touched) -> list[Shown]:
         """What ``touched`` is as stored now, to show: nothing if it does not exist (a
         creation that was never applied).

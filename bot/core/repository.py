@@ -278,6 +278,14 @@ class Repository(Store, Protocol):
 
     async def schema_version(self) -> int: ...
 
+    async def settle_writes(self) -> None:
+        """Make final every write whose outcome was unknown: from its return, what the
+        store holds is what those writes came to (none is still being applied).
+
+        Raises:
+            Exception: the database does not answer yet.
+        """
+
     async def describe(self) -> str:
         """Where the data lives and its schema version, for the start-up log (never a
         password)."""

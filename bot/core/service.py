@@ -179,15 +179,12 @@ class GameService:
         """
         try:
             return self._stored(await self.repo.save_game(game, clicked_ply, message_id))
-        except Conflict:
-            game_id = game.id
-            self._recent.pop(game_id, None)
-            await self._running_game(game_id, message_id)  # the refusal that says why
+        except BaseException as exc:  # a conflict, or stored or not (OutcomeUnknown):
+            self._recent.pop(game.id, None)  # the next click reads what is
+            if not isinstance(exc, Conflict):
+                raise
+            await self._running_game(game.id, message_id)  # the refusal that says why
             raise Refusal("move.stale") from None
-        except BaseException:
-            # stored or not, nobody knows: the next click reads what is (OutcomeUnknown)
-            self._recent.pop(game.id, None)
-            raise
 
     async def _store_reply(self, game: Game, reply: asyncio.Future[int]) -> Game:
         """The bot's reply to ``game`` once it comes; the game as stored if it ended

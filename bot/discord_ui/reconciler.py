@@ -63,6 +63,11 @@ class Reconciler(commands.Cog):
     async def reconcile(self, touched: set[Touched]) -> set[Touched]:
         """Show each of ``touched`` as stored; returns those the database could not be
         read for yet (to try again). Never raises."""
+        try:
+            await self.read_back.settle()
+        except Exception as exc:  # still out of reach: next time
+            log.debug("writes not settled yet (%s)", exc)
+            return touched
         left: set[Touched] = set()
         for item in sorted(touched, key=lambda t: (t.kind, t.id, t.created_at)):
             try:

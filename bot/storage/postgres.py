@@ -36,6 +36,7 @@ from bot.storage.postgres_locks import lock_key
 from bot.storage.postgres_migrations import migrate, schema_version
 from bot.storage.postgres_notify import Listener, notify
 from bot.storage.postgres_pool import ConnectionPool
+from bot.storage.postgres_settle import CutOff, connection_name
 from bot.storage.sql import Dialect, Params, Row
 from bot.storage.store import SqlStore
 
@@ -82,8 +83,14 @@ def _numbered(sql: str) -> tuple[str, tuple[str, ...]]:
 
 
 def _answered(exc: BaseException) -> bool:
-    """An error the server reported for the statement: it did not take effect."""
-    return isinstance(exc, asyncpg.PostgresError)
+    """Whether the statement surely did not take effect: the server reported an error for
+    it, or asyncpg refused to send it (a connection still busy with, or closed by, the
+    server's goodbye). A connection closed *in the middle* of the statement says nothing
+    of its fate."""
+    if isinstance(exc, asyncpg.PostgresConnectionError):  # closed in the middle
+        return False
+    refused = asyncpg.InterfaceError | asyncpg.exceptions.InternalClientError
+    return isinstance(exc, asyncpg.PostgresError | refused)
 
 
 class PostgresDb:
@@ -260,11 +267,12 @@ class PostgresRepository(SqlStore):
         self._pool: ConnectionPool | None = None
         self._listener = Listener(dsn)
         self._boards = BoardWrites(self._set_game_message_if_none)
+        self._cut_off = CutOff()
 
     async def _connect(self) -> Any:
         return await asyncpg.connect(
             self.dsn, timeout=10, command_timeout=QUERY_TIMEOUT,
-            server_settings={"application_name": "ttt-bot"},
+            server_settings={"application_name": connection_name()},
         )  # fmt: skip
 
     @property
@@ -281,8 +289,7 @@ class PostgresRepository(SqlStore):
             try:
                 result = await fn(db, *args)
             except BaseException as exc:
-                if isinstance(exc, TimeoutError):
-                    conn.terminate()  # see atomic()
+                self._give_up(conn, db, exc)
                 settle(db.tracker, touches, self.doubts, self.name, exc)
                 raise
             settle(db.tracker, touches, self.doubts, self.name)
@@ -307,11 +314,30 @@ class PostgresRepository(SqlStore):
             try:
                 await db.end(commit=True)
             except BaseException as exc:
-                if isinstance(exc, TimeoutError):
-                    conn.terminate()
+                self._give_up(conn, db, exc)
                 settle(db.tracker, unit.touched, self.doubts, self.name, exc)
                 raise
             settle(db.tracker, unit.touched, self.doubts, self.name)
+
+    def _give_up(self, conn: Any, db: PostgresDb, exc: BaseException) -> None:
+        """After a store call failed: a connection whose server did not answer is cut
+        (see :meth:`atomic`); one cut with a write in flight is remembered, to make that
+        write's fate final before anything it touched is read again."""
+        if db.tracker.in_flight and not conn.is_closed():
+            self._cut_off.add(conn)  # named while it can be: a closed one has no backend
+        if isinstance(exc, TimeoutError):
+            conn.terminate()
+
+    async def settle_writes(self) -> None:
+        """Make final every write whose outcome was unknown: the backends still running
+        one are ended (see :mod:`bot.storage.postgres_settle`).
+
+        Raises:
+            TimeoutError: the database does not answer yet, or a backend lingers.
+        """
+        if self._cut_off:
+            async with self.pool.connection(QUERY_TIMEOUT) as conn:
+                await self._cut_off.settle(conn)
 
     # --- lifecycle ----------------------------------------------------------------------
 

@@ -330,6 +330,9 @@ class SqliteRepository(SqlStore):
     async def schema_version(self) -> int:
         return _user_version(self.conn)
 
+    async def settle_writes(self) -> None:
+        """Nothing to wait for: a statement here has ended when its call returns."""
+
     async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
         self._listeners.setdefault(topic, []).append(callback)
 
