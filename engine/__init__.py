@@ -14,7 +14,7 @@ from engine.async_api import choose_move_async
 from engine.board import Board, IllegalMove, InvalidBoard, Outcome
 from engine.geometry import from_rowcol, to_rowcol
 from engine.pool import EnginePool
-from engine.search import best_moves, solve
+from engine.solver import best_moves, solve
 
 __all__ = [
     "LADDER",

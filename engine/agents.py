@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Mapping
 
-from engine import book, exact, expectimax, search
+from engine import book, exact, expectimax, solver
 from engine.board import Board, IllegalMove
 from engine.heuristics import N_STEP, ONE_STEP, lookahead_scores, one_step_scores
 
@@ -136,7 +136,7 @@ class HardAgent(SearchAgent):
     def perfect_moves(self, board: Board) -> list[int]:
         """Every value-keeping move (depth-aware best on boards up to EXACT_CELLS)."""
         if board.size * board.size <= EXACT_CELLS:
-            return search.best_moves(board)
+            return solver.best_moves(board)
         return exact.keeping_moves(board)
 
     def _shuffled(self, groups: list[list[int]]) -> list[list[int]]:

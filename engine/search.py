@@ -9,15 +9,15 @@ Tables are kept per geometry for the life of the process, filled at first use; n
 is precomputed on disk.
 
 Boards larger than :data:`DEPTH_AWARE_CELLS` (5×5) are too large for depth-aware scores
-in Python: there :func:`solve` and :func:`best_moves` give the exact game value and the
-value-keeping moves by :mod:`engine.exact`, which searches the sign alone.
+in Python: :mod:`engine.solver` answers those from the opening book, the sparse table
+and :mod:`engine.exact`, which searches the sign alone. This module never consults the
+book or the sparse table: they are built by searching, so the search stays below them.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine import exact
 from engine.board import Board
 from engine.geometry import Geometry, iter_cells
 
@@ -171,24 +171,9 @@ class BestMoves:
     """True when ``moves`` holds every best move; False when the time ran out first."""
 
 
-def best_moves(board: Board) -> list[int]:
-    """Every move with the best depth-aware score: fastest win, else draw, else slowest
-    loss. On boards past :data:`DEPTH_AWARE_CELLS`: every move that keeps the game value
-    (exact, but any winning move counts, not only the fastest). Empty once the game is
-    over."""
-    if board.is_over():
-        return []
-    return list(best_moves_within(board).moves)
-
-
-def best_moves_within(board: Board, seconds: float | None = None) -> BestMoves:
-    """The game value of a running ``board`` and its best moves (as :func:`best_moves`).
-    On 5×5, with ``seconds``, only those proven within about that long (at least one:
-    see :func:`engine.known.keeping_within`); 3×3 and 4×4 are always complete."""
-    from engine import known  # here: known imports book, which imports this module
-
-    if board.size * board.size > DEPTH_AWARE_CELLS:
-        return known.keeping_within(board, seconds)
+def best_scored(board: Board) -> BestMoves:
+    """The game value of a running ``board`` of at most :data:`DEPTH_AWARE_CELLS` cells
+    and every move with the best depth-aware score (always complete)."""
     scores = move_scores(board)
     top = max(scores.values())
     best = tuple(cell for cell, score in scores.items() if score == top)
@@ -198,24 +183,11 @@ def best_moves_within(board: Board, seconds: float | None = None) -> BestMoves:
 def score(board: Board) -> int:
     """Depth-aware exact score of the position for the side to move (0 if the game is over
     in a draw; a finished game with a winner scores for the side to move as a loss).
-    Practical up to :data:`DEPTH_AWARE_CELLS` cells; use :func:`solve` beyond."""
+    Practical up to :data:`DEPTH_AWARE_CELLS` cells; use :func:`engine.solver.solve`
+    beyond."""
     outcome = board.outcome()
     if outcome == "draw":
         return 0
     if outcome is not None:
         return -((board.geometry.full & ~(board.x | board.o)).bit_count() + 1)
     return max(move_scores(board).values())
-
-
-def solve(board: Board) -> int:
-    """The exact game value for the side to move: +1 win, 0 draw, -1 loss (a finished
-    game: 0 for a draw, else -1). Exact on every board size the engine offers; on 5×5
-    the opening book's or the sparse table's value where one holds the position (seconds
-    of search spared on a sparse board)."""
-    if board.size * board.size > DEPTH_AWARE_CELLS:
-        from engine import known  # here: known imports book, which imports this module
-
-        found = None if board.is_over() else known.value(board)
-        return exact.board_value(board) if found is None else found
-    value = score(board)
-    return (value > 0) - (value < 0)

@@ -148,7 +148,7 @@ async def test_two_admins_configuring_at_once_lose_neither_change(two) -> None:
 
 
 async def test_a_rounds_pairings_are_drawn_once_when_both_processes_settle(two) -> None:
-    from bot.core.tournaments.service import Setup
+    from bot.core.tournaments.signup import Setup
 
     first, second = two
     view = await first.tournaments.create(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Literal
 
 from bot.core.tournaments.models import Format
-from bot.core.tournaments.service import Setup
+from bot.core.tournaments.signup import Setup
 from bot.core.tournaments.view import TournamentView
 
 from core_harness import CHANNEL, GUILD, Core, member_game, play, refusal_key

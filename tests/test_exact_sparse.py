@@ -9,7 +9,7 @@ import pytest
 
 from engine import Board, best_moves, exact, solve, sparse
 from engine.book import board_of, canonical
-from engine.search import best_moves_within
+from engine.solver import best_moves_within
 
 import exact_reference as ref
 

@@ -7,6 +7,9 @@ bot/discord_ui/    never storage, no database driver
 bot/i18n/          no core, storage or UI
 bot/pictures/      draws from plain values: nothing else of the bot, no Discord, no database
 SQL                only under bot/storage/ (imports of a driver, and SQL text)
+
+and within engine/, no module imports itself through others: the search never reaches
+the opening book or the tables, which are built by it.
 """
 
 from __future__ import annotations
@@ -95,3 +98,116 @@ def test_the_checker_sees_a_leak() -> None:
     ]  # fmt: skip
     assert sql_strings(leaky) == ["SELECT id FROM games"]
     assert leaks("from bot.core import models\n", "bot.core.x", FORBIDDEN["bot/core"]) == []
+
+
+def engine_targets(source: str, module: str, engine: set[str]) -> set[str]:
+    """The modules of ``engine`` that ``source`` (module ``module``) imports, at the top or
+    inside a function: ``from engine import book`` imports ``engine.book``, ``from engine
+    import Board`` the package ``engine`` itself."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names if alias.name in engine)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = module.split(".")[: -node.level]
+                base = ".".join([*parent, base] if base else parent)
+            for alias in node.names:
+                name = f"{base}.{alias.name}"
+                if name in engine:
+                    found.add(name)
+                elif base in engine:
+                    found.add(base)
+    return found - {module}
+
+
+def engine_graph() -> dict[str, set[str]]:
+    """Each engine module and the engine modules it imports."""
+    paths = {
+        module.removesuffix(".__init__"): path
+        for module, path in modules()
+        if module.split(".")[0] == "engine"
+    }
+    # a package's own name is where its relative imports start: engine.__init__ is engine.x
+    return {
+        module: engine_targets(
+            path.read_text(encoding="utf-8"),
+            f"{module}.x" if path.name == "__init__.py" else module,
+            set(paths),
+        )
+        for module, path in paths.items()
+    }
+
+
+def import_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One cycle of ``graph`` as the modules along it (the first repeated at the end), or
+    [] when there is none."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(module: str) -> list[str]:
+        if module in path:
+            return [*path[path.index(module) :], module]
+        if module in done:
+            return []
+        path.append(module)
+        for target in sorted(graph.get(module, ())):
+            cycle = visit(target)
+            if cycle:
+                return cycle
+        path.pop()
+        done.add(module)
+        return []
+
+    for module in sorted(graph):
+        cycle = visit(module)
+        if cycle:
+            return cycle
+    return []
+
+
+def test_the_engine_imports_in_one_direction() -> None:
+    """No engine module reaches itself through its imports, those inside functions
+    included: the search is used by the book and the tables, never the reverse."""
+    cycle = import_cycle(engine_graph())
+    assert cycle == [], "engine import cycle: " + " -> ".join(cycle)
+
+
+SEARCH = ("engine.search", "engine.expectimax", "engine.exact")
+TABLES = ("engine.book", "engine.sparse", "engine.known")
+
+
+def reachable(graph: dict[str, set[str]], start: str) -> set[str]:
+    """Every module ``start`` imports, directly or through others."""
+    seen: set[str] = set()
+    todo = [start]
+    while todo:
+        for target in graph.get(todo.pop(), ()):
+            if target not in seen:
+                seen.add(target)
+                todo.append(target)
+    return seen
+
+
+@pytest.mark.parametrize("module", SEARCH)
+def test_the_search_never_reaches_the_tables(module: str) -> None:
+    """The direction the cycle test leaves open: the book is built by the search
+    (expectimax ranks its moves), so the search may not consult the book or the tables;
+    :mod:`engine.solver` chooses between them, above both."""
+    reached = sorted(reachable(engine_graph(), module) & set(TABLES))
+    assert reached == [], f"{module} imports {', '.join(reached)}"
+
+
+def test_the_checker_sees_an_import_cycle() -> None:
+    """The cycle test itself can fail: an import inside a function counts, a name that is
+    no module counts as the package, and a cycle through three modules is found."""
+    engine = {"engine", "engine.book", "engine.search", "engine.board"}
+    inside = "def f():\n    from engine import book, Board\n    import engine.board\n"
+    assert engine_targets(inside, "engine.search", engine) == {
+        "engine", "engine.book", "engine.board",
+    }  # fmt: skip
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
+    assert import_cycle(graph) == ["a", "b", "c", "a"]
+    assert import_cycle({**graph, "c": {"d"}}) == []
+    assert reachable(graph, "b") == {"a", "b", "c", "d"}

@@ -4,7 +4,7 @@ The squares are the engine's exact answer: on 3×3 and 4×4 the moves with the b
 depth-aware score (the fastest win, else a draw, else the slowest loss), on 5×5 the
 moves that keep the game value, as many as are proven within :data:`SECONDS` (every one
 whose position the opening book or the sparse table holds, and always at least one:
-see :func:`engine.search.best_moves_within`). A square that wins at once is always
+see :func:`engine.solver.best_moves_within`). A square that wins at once is always
 preferred. Each square is then told apart by what it does on the board: it completes
 a line, it stops the bot's line, it makes two threats at once, or it simply keeps what
 the position is worth.
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine import Board
-from engine.search import best_moves_within
+from engine.solver import best_moves_within
 
 Reason = Literal["win", "block", "fork", "value"]
 REASONS: tuple[Reason, ...] = ("win", "block", "fork", "value")

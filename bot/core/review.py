@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from bot.core.models import Game
 from engine import Board, solve, to_rowcol
-from engine.search import best_moves_within
+from engine.solver import best_moves_within
 
 INSTANT_CELLS = 9
 """Boards up to this size are reviewed in microseconds; larger ones (4×4 and 5×5, up

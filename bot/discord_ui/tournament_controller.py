@@ -10,7 +10,8 @@ import discord
 
 from bot.core.refusals import Refusal
 from bot.core.tournaments.models import Format
-from bot.core.tournaments.service import Setup, TournamentService
+from bot.core.tournaments.service import TournamentService
+from bot.core.tournaments.signup import Setup
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import render_tournament
 from bot.discord_ui.custom_ids import JoinClick, LeaveClick, ReadyClick

@@ -7,7 +7,7 @@ the rest are pure functions of a :class:`TournamentView`."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from bot.core import rules
@@ -34,6 +34,12 @@ class Step:
     ended_games: list[Game] = field(default_factory=list)
     opened: list[Match] = field(default_factory=list)
     changed: dict[int, Match] = field(default_factory=dict)
+
+
+Change = Callable[[Transaction, Tournament, Step], Awaitable[None]]
+"""A change to a tournament, made inside its transaction and noted in the step (sign-up,
+a player's Ready, the organiser's corrections); refusing raises
+:class:`~bot.core.refusals.Refusal`, and nothing is stored then."""
 
 
 async def read(store: Repository | Transaction, t: Tournament) -> TournamentView:

@@ -1,6 +1,8 @@
 """The one place that runs a tournament: sign-up, the start, Ready, results, the next
 round, the organiser's removals, corrections and cancelling, and the deadlines (sign-up
-closing, a match nobody started).
+closing, a match nobody started). The service checks who may act and holds the lock;
+what sign-up and the start change is in :mod:`~bot.core.tournaments.signup`, what the
+organiser corrects in :mod:`~bot.core.tournaments.corrections`.
 
 Every change is one transaction under the tournament's lock (a named lock every process
 sharing the database takes), and ends by settling it (:class:`~bot.core.tournaments.
@@ -16,43 +18,26 @@ from __future__ import annotations
 
 import logging
 import random
-from collections.abc import Awaitable, Callable, Collection
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Collection
+from dataclasses import replace
+from functools import partial
 
 from bot.core.alarm import DeadlineAlarm, deadline_added
 from bot.core.models import Game
 from bot.core.policies import PolicyBook
-from bot.core.policy import SIZES, ServerPolicy
-from bot.core.rating import INITIAL_RATING
+from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository, Transaction
 from bot.core.start_rules import check_channel, check_role
-from bot.core.tournaments import pairing
-from bot.core.tournaments.models import Entrant, Format, Match, MatchResult, Tournament
-from bot.core.tournaments.progress import OPENING_CLAIM, Progress, Step, read
+from bot.core.tournaments import corrections, signup
+from bot.core.tournaments.models import Match, Tournament
+from bot.core.tournaments.progress import OPENING_CLAIM, Change, Progress, Step, read
+from bot.core.tournaments.signup import Setup
 from bot.core.tournaments.view import TournamentView
 
 log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
-MIN_PLAYERS = 2
-MAX_PLAYERS = 64
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What the organiser chose in /ttt tournament create."""
-
-    name: str
-    format: Format
-    size: int = 3
-    best_of: int = 1
-    max_players: int = 16
-    rounds: int = 0
-    """Swiss only: the rounds to play (0: enough to tell the players apart)."""
-    signup_seconds: float | None = None
-    """Sign-up closes and play starts this long after creation; None: by hand."""
-    show_up: float = 600.0
 
 
 class TournamentService:
@@ -81,22 +66,14 @@ class TournamentService:
         """
         if not may_manage:
             raise Refusal("tournament.not_organiser")
-        if setup.size not in SIZES or setup.best_of not in (1, 3):
-            raise Refusal("tournament.bad_setup")
-        if not MIN_PLAYERS <= setup.max_players <= MAX_PLAYERS:
-            raise Refusal("tournament.bad_setup")
+        signup.check_setup(setup)
         policy = await self.policies.policy(guild_id)
         check_channel(policy, channel_id)
-        now = self.clock()
-        rounds = setup.rounds if setup.format == "swiss" else 0
-        closes = None if setup.signup_seconds is None else now + setup.signup_seconds
-        tournament = Tournament(
-            id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
-            organiser_id=organiser_id, name=setup.name.strip()[:80] or "Tournament",
-            format=setup.format, rounds=rounds, size=setup.size, best_of=setup.best_of,
-            max_players=setup.max_players, signup_closes_at=closes, show_up=setup.show_up,
-            status="signup", round=0, created_at=now, locale=policy.public_locale(locale),
+        tournament = signup.new_tournament(
+            setup, guild_id=guild_id, channel_id=channel_id, organiser_id=organiser_id,
+            locale=policy.public_locale(locale), now=self.clock(),
         )  # fmt: skip
+        closes = tournament.signup_closes_at
         try:
             tournament = await self.repo.create_tournament(tournament)
         except Conflict:
@@ -116,28 +93,12 @@ class TournamentService:
         """Raises: Refusal: sign-up closed, already in, full, or the server's start role."""
         check_role(await self._policy_of(tournament_id), role_ids)
 
-        async def join(tx: Transaction, t: Tournament, step: Step) -> None:
-            if t.status != "signup":
-                raise Refusal("tournament.signup_closed")
-            entrants = await tx.entrants(t.id)
-            if any(e.user_id == user_id for e in entrants):
-                raise Refusal("tournament.already_in")
-            if len(entrants) >= t.max_players:
-                raise Refusal("tournament.full", count=t.max_players)
-            await tx.add_entrant(t.id, Entrant(user_id, name or str(user_id), self.clock()))
-
-        return await self._change(tournament_id, join)
+        change = partial(signup.join, user_id=user_id, name=name, clock=self.clock)
+        return await self._change(tournament_id, change)
 
     async def leave(self, tournament_id: int, user_id: int) -> TournamentView:
         """Raises: Refusal: sign-up closed, or not signed up."""
-
-        async def leave(tx: Transaction, t: Tournament, step: Step) -> None:
-            if t.status != "signup":
-                raise Refusal("tournament.signup_closed")
-            if not await tx.drop_entrant(t.id, user_id):
-                raise Refusal("tournament.not_in")
-
-        return await self._change(tournament_id, leave)
+        return await self._change(tournament_id, partial(signup.leave, user_id=user_id))
 
     # --- the organiser ------------------------------------------------------------------
 
@@ -148,14 +109,7 @@ class TournamentService:
             Refusal: not the organiser, no tournament in sign-up here, too few players.
         """
         t = await self._managed(channel_id, user_id, may_manage)
-
-        async def start(tx: Transaction, t: Tournament, step: Step) -> None:
-            if t.status != "signup":
-                raise Refusal("tournament.already_started")
-            if not await self._begin(tx, t):
-                raise Refusal("tournament.too_few", count=MIN_PLAYERS)
-
-        return await self._change(t.id, start)
+        return await self._change(t.id, partial(signup.start, rng=self.rng))
 
     async def remove(
         self, channel_id: int, user_id: int, member_id: int, *, may_manage: bool
@@ -168,19 +122,7 @@ class TournamentService:
             Refusal: not the organiser, no tournament here, not a player in it.
         """
         t = await self._managed(channel_id, user_id, may_manage)
-
-        async def remove(tx: Transaction, t: Tournament, step: Step) -> None:
-            entrants = {e.user_id: e for e in await tx.entrants(t.id)}
-            entrant = entrants.get(member_id)
-            if entrant is None or entrant.removed:
-                raise Refusal("tournament.not_player", member_id=member_id)
-            if t.status == "signup":
-                await tx.drop_entrant(t.id, member_id)
-                return
-            await tx.save_entrant(t.id, replace(entrant, removed=True))
-            log.info("tournament %d: player %d removed", t.id, member_id)
-
-        return await self._change(t.id, remove)
+        return await self._change(t.id, partial(corrections.remove, member_id=member_id))
 
     async def correct(
         self, channel_id: int, user_id: int, number: int, winner_id: int | None, *,
@@ -196,31 +138,9 @@ class TournamentService:
                 a draw in single elimination, or a round already built on it.
         """
         t = await self._managed(channel_id, user_id, may_manage)
-
-        async def correct(tx: Transaction, t: Tournament, step: Step) -> None:
-            if t.status != "running":  # in sign-up (a finished one is no channel's now)
-                raise Refusal("tournament.not_running")
-            view = await read(tx, t)
-            match = view.match_numbered(number)
-            if match is None or match.second is None:
-                raise Refusal("tournament.no_match", number=number)
-            if winner_id is not None and winner_id not in match.players:
-                raise Refusal("tournament.not_in_match", member_id=winner_id, number=number)
-            if winner_id is None and t.format == "single":
-                raise Refusal("tournament.no_draws")
-            if t.format == "single" and match.round != t.round:
-                raise Refusal("tournament.too_late", number=number)
-            result: MatchResult = (
-                "draw" if winner_id is None else "first" if winner_id == match.first else "second"
-            )
-            await self.progress.end_games(tx, view, match, step, user_id)
-            decided = match.with_changes(status="done", result=result, forfeit=True,
-                                         start_by=None)  # fmt: skip
-            await tx.save_match(decided)
-            step.changed[match.id] = decided
-            log.info("tournament %d: match %d corrected to %s", t.id, number, result)
-
-        return await self._change(t.id, correct)
+        change = partial(corrections.correct, number=number, winner_id=winner_id,
+                         progress=self.progress, by=user_id)  # fmt: skip
+        return await self._change(t.id, change)
 
     async def cancel(self, channel_id: int, user_id: int, *, may_manage: bool) -> TournamentView:
         """End the tournament with no champion; games running in it end with no result.
@@ -229,20 +149,8 @@ class TournamentService:
             Refusal: not the organiser, or no tournament here.
         """
         t = await self._managed(channel_id, user_id, may_manage)
-
-        async def cancel(tx: Transaction, t: Tournament, step: Step) -> None:
-            view = await read(tx, t)
-            for match in view.matches:
-                if match.status != "done":
-                    await self.progress.end_games(tx, view, match, step, user_id)
-                    # undecided, and no longer waiting for anyone (nor its deadline)
-                    closed = match.with_changes(status="done", start_by=None)
-                    await tx.save_match(closed)
-                    step.changed[match.id] = closed
-            await tx.save_tournament(t.with_changes(status="cancelled"))
-            log.info("tournament %d cancelled", t.id)
-
-        return await self._change(t.id, cancel)
+        change = partial(corrections.cancel, progress=self.progress, by=user_id)
+        return await self._change(t.id, change)
 
     async def view_in(self, channel_id: int) -> TournamentView:
         """The tournament in sign-up or running in the channel (or the match thread's).
@@ -312,7 +220,7 @@ class TournamentService:
         settling then resolves the matches whose time ran out."""
         closes = t.signup_closes_at
         due = t.status == "signup" and closes is not None and closes <= self.clock()
-        if due and not await self._begin(tx, t):
+        if due and not await signup.begin(tx, t, self.rng):
             await tx.save_tournament(t.with_changes(status="cancelled"))
             log.info("tournament %d cancelled at the close of sign-up: too few players", t.id)
 
@@ -374,11 +282,7 @@ class TournamentService:
             raise Refusal("tournament.not_organiser")
         return t
 
-    async def _change(
-        self,
-        tournament_id: int,
-        change: Callable[[Transaction, Tournament, Step], Awaitable[None]],
-    ) -> TournamentView:
+    async def _change(self, tournament_id: int, change: Change) -> TournamentView:
         """Run ``change`` and then settle, in one transaction under the tournament's lock.
 
         Raises:
@@ -404,26 +308,6 @@ class TournamentService:
         )
         return _with(view, new_games=step.new_games, ended_games=step.ended_games,
                      opened=step.opened, changed=list(step.changed.values()))  # fmt: skip
-
-    async def _begin(self, tx: Transaction, t: Tournament) -> bool:
-        """Seed the players by the server's ratings and start round 1; False (nothing
-        changed) with fewer than two."""
-        entrants = await tx.entrants(t.id)
-        if len(entrants) < MIN_PLAYERS:
-            return False
-        ratings = await tx.ratings_of(t.guild_id, [e.user_id for e in entrants])
-        order = pairing.seed(
-            {e.user_id: ratings.get(e.user_id, INITIAL_RATING) for e in entrants}, self.rng
-        )
-        by_user = {e.user_id: e for e in entrants}
-        for number, user_id in enumerate(order, start=1):
-            await tx.save_entrant(t.id, replace(by_user[user_id], seed=number))
-        rounds = t.rounds
-        if t.format == "swiss" and rounds <= 0:
-            rounds = max(1, (len(order) - 1).bit_length())
-        await tx.save_tournament(t.with_changes(status="running", round=0, rounds=rounds))
-        log.info("tournament %d started with %d players", t.id, len(order))
-        return True
 
     async def _deadlines_added(self, deadlines: list[float | None]) -> None:
         soonest = min((d for d in deadlines if d is not None), default=None)
