@@ -99,19 +99,22 @@ async def test_review_rematch_and_forget_me_in_a_dm(emulator: DiscordEmulator, b
 
 
 @pytest.mark.parametrize(
-    ("locale", "challenge", "config", "leaderboard", "private"),
+    ("locale", "challenge", "config", "leaderboard", "tournament", "private"),
     [
         ("en-US", "Challenges are for servers:", "`/ttt config` works in servers only",
-         "`/ttt leaderboard` works in servers only", "Games in our direct messages are private"),
+         "`/ttt leaderboard` works in servers only",
+         "`/ttt tournament status` works in servers only",
+         "Games in our direct messages are private"),
         ("de", "Herausforderungen gibt es auf Servern:",
          "`/ttt einstellungen` funktioniert nur auf Servern",
          "`/ttt rangliste` funktioniert nur auf Servern",
+         "`/ttt turnier stand` funktioniert nur auf Servern",
          "Spiele in unseren Direktnachrichten sind privat"),
     ],
 )  # fmt: skip
 async def test_what_a_dm_refuses_privately(
     emulator: DiscordEmulator, bot, locale: str, challenge: str, config: str, leaderboard: str,
-    private: str,
+    tournament: str, private: str,
 ) -> None:  # fmt: skip
     (ttt,) = emulator.commands()  # everywhere, installed to servers and to members' accounts
     assert (ttt["contexts"], ttt["integration_types"]) == ([0, 1, 2], [0, 1])
@@ -125,6 +128,9 @@ async def test_what_a_dm_refuses_privately(
     assert res.ephemeral and res.content.startswith(config)
     res = await emulator.invoke(alice, "ttt leaderboard", channel=dm)
     assert res.ephemeral and res.content.startswith(leaderboard)
+    # a subcommand of a group is named whole, as the member typed it
+    res = await emulator.invoke(alice, "ttt tournament status", channel=dm)
+    assert res.ephemeral and res.content.startswith(tournament)
     res = await emulator.invoke(alice, "ttt stats", {"member": bob}, channel=dm)
     assert res.ephemeral and res.content.startswith(private)
     assert emulator.channel_messages(dm) == []  # nothing public was posted

@@ -5,6 +5,7 @@ bracket or the table as a picture beside the same facts in text."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import io
 import re
 import signal
@@ -171,10 +172,7 @@ async def test_an_eight_player_single_elimination_is_played_to_a_champion(
         champion = int(MENTION.findall(final["content"].split("Champion")[1])[0])
         assert champion in players.by_id
         # the bracket as a picture: an embed shows the attachment, which decodes
-        (embed,) = final["embeds"]
-        (attached,) = final["attachments"]  # the redrawn picture replaced the last one
-        assert embed["image"]["url"] == attached["url"]  # attachment:// as Discord resolves it
-        picture = Image.open(io.BytesIO(emulator.attachment(final, "tournament.png")))
+        picture = Image.open(io.BytesIO(picture_of(emulator, final)))
         assert picture.format == "PNG" and picture.width > picture.height > 200
         assert buttons(final) == []  # no Join once it runs
         res = await emulator.invoke(players.by_id[champion], "ttt history")
@@ -220,7 +218,7 @@ async def test_a_swiss_of_six_plays_three_rounds_without_repeats(
         (more,) = await until(lambda: res.followups, what="the help's second message")
         assert more["flags"] & 64 and "Swiss by Buchholz" in more["content"]
     assert len(pairs) == 9 and len(set(pairs)) == 9
-    picture = Image.open(io.BytesIO(emulator.attachment(final, "tournament.png")))
+    picture = Image.open(io.BytesIO(picture_of(emulator, final)))
     assert picture.format == "PNG" and picture.height > 6 * 20
 
 
@@ -273,9 +271,53 @@ async def test_a_restart_between_rounds_plays_on(emulator: DiscordEmulator, tmp_
         await emulator.invoke(players.organiser, "ttt tournament start")
         await play_round(emulator, players, lambda n: WIN_X, 2)
         await until(lambda: len(waiting_matches(emulator)) == 1, what="the final")
+    before = len(uploaded_pictures(emulator, message))
     async with running_bot(emulator, settings):
         assert await play_round(emulator, players, lambda n: WIN_X, 1) == 1
         await champion_shown(emulator, message)
+    # the new process knew nothing of the picture shown: the message's own told it that
+    # the Ready presses left it as it was; only the final's result was a new one
+    uploaded = uploaded_pictures(emulator, message)
+    assert (before, len(uploaded), len(set(uploaded))) == (3, 4, 4)
+    assert picture_of(emulator, message) == uploaded[-1]
+
+
+async def test_a_knockout_uploads_each_of_its_pictures_once(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """Each Ready press and each game's end redraws the tournament's message; its picture
+    is uploaded only when it changed, and its name says which picture it is."""
+    players = Players(emulator, 4)
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):
+        message, _ = await sign_up(emulator, players, "single")
+        await emulator.invoke(players.organiser, "ttt tournament start")
+        for count in (2, 1):
+            assert await play_round(emulator, players, lambda n: WIN_X, count) == count
+        await champion_shown(emulator, message)
+    edits = [r for r in emulator.requests
+             if r.method == "PATCH" and r.path.endswith(f"/messages/{message['id']}")]  # fmt: skip
+    uploaded = uploaded_pictures(emulator, message)
+    # the bracket at the start, then after each of the three matches; the six Ready
+    # presses changed nothing in it
+    assert (len(uploaded), len(set(uploaded))) == (4, 4) and len(edits) >= 4 + 6
+    shown = picture_of(emulator, message)
+    assert shown == uploaded[-1]
+    (attached,) = emulator.message(message["id"])["attachments"]
+    assert hashlib.sha256(shown).hexdigest()[:12] in attached["filename"]
+
+
+def uploaded_pictures(emulator: DiscordEmulator, message: dict) -> list[bytes]:
+    """The files uploaded into ``message``, in order."""
+    return [emulator.files[a["id"]] for a in emulator.uploads.get(int(message["id"]), [])]
+
+
+def picture_of(emulator: DiscordEmulator, message: dict) -> bytes:
+    """The picture ``message`` shows now: its one attachment, which its embed displays."""
+    current = emulator.message(message["id"])
+    (embed,) = current["embeds"]
+    (attached,) = current["attachments"]  # a redrawn picture replaces the one before
+    assert embed["image"]["url"] == attached["url"]  # attachment:// as Discord resolves it
+    return emulator.files[attached["id"]]
 
 
 async def champion_shown(emulator: DiscordEmulator, message: dict, timeout: float = 10) -> dict:
@@ -359,11 +401,10 @@ async def test_cancelling_ends_the_games_and_closes_the_matches(
         res = await emulator.invoke(players.organiser, "ttt tournament cancel")
         assert res.ephemeral and "is cancelled" in res.content
         await until(lambda: not waiting_matches(emulator), what="no Ready left")
-        ended = emulator.message(board["id"])
-        assert (
-            "ended by" in ended["content"]
-            and running_board(emulator, playing["channel_id"]) is None
-        )
+        # the step shows the matches' messages, then the games it ended
+        await until(lambda: "ended by" in emulator.message(board["id"])["content"],
+                    what="the game ended")  # fmt: skip
+        assert running_board(emulator, playing["channel_id"]) is None
         assert "not played" in emulator.message(matches[1]["id"])["content"]
         shown = await until(lambda: "Cancelled" in emulator.message(message["id"])["content"]
                             and emulator.message(message["id"]), what="the cancel")  # fmt: skip

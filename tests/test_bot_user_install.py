@@ -138,6 +138,11 @@ async def test_against_the_bot_in_a_server_without_ttt(emulator: DiscordEmulator
     assert res.type == 7 and board_of(res.message).count("O") == 1
     res = await emulator.invoke(alice, "ttt config", {"turn_timeout": 60}, channel=channel)
     assert res.ephemeral and res.content.startswith("`/ttt config` needs ttt added to this server")
+    res = await emulator.invoke(alice, "ttt tournament create",
+                                {"name": "Cup", "format": "single"}, channel=channel)  # fmt: skip
+    assert res.ephemeral and res.content.startswith(
+        "`/ttt tournament create` needs ttt added to this server"
+    )
     res = await emulator.invoke(alice, "ttt help", channel=channel)
     assert "from a member's own install" in res.content and "Where:" in res.content
     assert channel_requests(emulator, channel) == []

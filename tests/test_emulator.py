@@ -501,6 +501,12 @@ async def test_files_are_kept_and_embeds_show_them(emulator: DiscordEmulator, bo
     edited = await sent.edit(attachments=[sent.attachments[0], second])
     assert [a.filename for a in edited.attachments] == ["bracket.png", "standings.png"]
     assert emulator.attachment(sent.id, "standings.png") == redrawn
+    # an edit that names no attachments keeps them all, uploading nothing (Discord's Edit
+    # Message: only the attachments field removes or replaces files)
+    edited = await sent.edit(content="round 2")
+    assert [a.filename for a in edited.attachments] == ["bracket.png", "standings.png"]
+    assert emulator.message(sent.id)["embeds"][0]["image"]["url"] == attachment["url"]
+    assert [a["filename"] for a in emulator.uploads[sent.id]] == ["bracket.png", "standings.png"]
     assert emulator.violations == []
     # an embed naming a file the message does not carry is the bot's mistake
     await channel.send(embed=discord.Embed().set_image(url="attachment://missing.png"))

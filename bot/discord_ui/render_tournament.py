@@ -4,7 +4,9 @@ bracket or the table) and each match's message in its thread (with Ready)."""
 
 from __future__ import annotations
 
+import hashlib
 import io
+from dataclasses import dataclass
 
 import discord
 
@@ -15,7 +17,7 @@ from bot.discord_ui.render_game import Unlistened, button, relative_time
 from bot.i18n import text
 from bot.pictures import BracketMatch, draw_bracket, draw_table
 
-PICTURE = "tournament.png"
+PICTURE_PREFIX = "tournament-"
 CONTENT_LIMIT = 2000
 """Discord's limit on a message's content."""
 
@@ -106,7 +108,29 @@ def signup_view(t: Tournament, locale: object) -> discord.ui.View | None:
     return view
 
 
-def picture(view: TournamentView, locale: object) -> discord.File | None:
+@dataclass(frozen=True)
+class Picture:
+    """A drawn bracket or table, named by its content (``tournament-<hash>.png``): the
+    message that carries it says which picture it shows, to whichever process edits it
+    next (see :func:`shown_picture`)."""
+
+    data: bytes
+    description: str
+
+    @property
+    def filename(self) -> str:
+        return f"{PICTURE_PREFIX}{hashlib.sha256(self.data).hexdigest()[:12]}.png"
+
+    def file(self) -> discord.File:
+        """A new upload of it (a file is read once: one per request)."""
+        return discord.File(io.BytesIO(self.data), filename=self.filename,
+                            description=self.description)  # fmt: skip
+
+    def embed(self, colour: int) -> discord.Embed:
+        return discord.Embed(colour=colour).set_image(url=f"attachment://{self.filename}")
+
+
+def picture(view: TournamentView, locale: object) -> Picture | None:
     """The bracket (single elimination) or the table (round robin, Swiss) once play has
     begun; None in sign-up. CPU work of some milliseconds: call it off the event loop."""
     t = view.tournament
@@ -114,8 +138,14 @@ def picture(view: TournamentView, locale: object) -> discord.File | None:
         return None
     title = text("tournament.picture_title", locale, name=t.name)
     data = _bracket(view, title, locale) if t.format == "single" else _table(view, title, locale)
-    return discord.File(io.BytesIO(data), filename=PICTURE,
-                        description=text("tournament.picture_alt", locale))  # fmt: skip
+    return Picture(data, text("tournament.picture_alt", locale))
+
+
+def shown_picture(message: discord.Message) -> str | None:
+    """The name of the tournament picture ``message`` carries (None: none, or one from
+    before pictures were named by their content, which is never the one wanted)."""
+    return next((a.filename for a in message.attachments
+                 if a.filename.startswith(PICTURE_PREFIX)), None)  # fmt: skip
 
 
 def _bracket(view: TournamentView, title: str, locale: object) -> bytes:
@@ -162,10 +192,6 @@ def _table(view: TournamentView, title: str, locale: object) -> bytes:
         for place, s in enumerate(view.standings(), start=1)
     ]  # fmt: skip
     return draw_table(title, header, rows)
-
-
-def picture_embed(colour: int) -> discord.Embed:
-    return discord.Embed(colour=colour).set_image(url=f"attachment://{PICTURE}")
 
 
 # --- a match's message -------------------------------------------------------------------

@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -233,10 +234,9 @@ class AnsweringTree(app_commands.CommandTree):
         if isinstance(error, app_commands.CommandNotFound | app_commands.CommandSignatureMismatch):
             message = text("command.outdated", interaction.locale)
         elif isinstance(error, ServerOnly | NotAddedHere):
-            name = interaction.command.name if interaction.command else "ttt"
             key = "dm.server_only" if isinstance(error, ServerOnly) else "guest.server_only"
-            refusal = Refusal(key, group_key="name.ttt", command_key=f"name.{name}")
-            message = refusal_text(refusal, interaction.locale)
+            group, command = typed_command(interaction.command, interaction.locale)
+            message = text(key, interaction.locale, group=group, command=command)
         elif isinstance(error, app_commands.TransformerError):
             message = text("command.bad_option", interaction.locale, value=str(error.value)[:80])
         else:
@@ -245,6 +245,22 @@ class AnsweringTree(app_commands.CommandTree):
         log.debug("interaction %s answered with an error: %r", interaction.id, error)
         with contextlib.suppress(discord.HTTPException):
             await Responder.reply_private(interaction, message)
+
+
+def typed_command(
+    command: app_commands.Command[Any, ..., Any] | app_commands.ContextMenu | None,
+    locale: object,
+) -> tuple[str, str]:
+    """The command as the member typed it, in their language: its top group (``ttt``)
+    and the rest (``tournament status``: a subcommand in a group is named whole, or the
+    member would look for a ``/ttt status`` that does not exist). Each word of its
+    qualified name is the catalog's ``name.<word>``, as Discord was given it at sync.
+
+    Raises:
+        KeyError: a word with no ``name.`` entry (a bug: ``commands.name`` names them all).
+    """
+    group, *rest = command.qualified_name.split() if command else ["ttt"]
+    return text(f"name.{group}", locale), " ".join(text(f"name.{w}", locale) for w in rest)
 
 
 def refusal_text(refusal: Refusal, locale: object) -> str:

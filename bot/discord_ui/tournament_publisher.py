@@ -31,6 +31,30 @@ ARCHIVE_MINUTES: Literal[1440] = 1440
 PUBLIC_THREAD: Literal[11] = 11
 
 
+class ShownPictures:
+    """Which picture each tournament message showed when this process last edited it:
+    a guess that saves a request, never the truth. The message is the truth (its
+    picture's name carries a hash of the picture): a message this process does not know,
+    after a restart or one another process edited, is edited without a file first, and
+    its answer says whether the picture must be uploaded."""
+
+    LIMIT = 256
+    """Messages remembered: the running tournaments of a process, with room to spare."""
+
+    def __init__(self) -> None:
+        self._shown: dict[int, str | None] = {}
+
+    def may_show(self, message_id: int, filename: str) -> bool:
+        """Whether ``message_id`` may show ``filename`` already (or nothing is known)."""
+        return self._shown.get(message_id, filename) == filename
+
+    def remember(self, message_id: int, filename: str | None) -> None:
+        self._shown.pop(message_id, None)  # the latest last: the oldest goes first
+        self._shown[message_id] = filename
+        if len(self._shown) > self.LIMIT:
+            del self._shown[next(iter(self._shown))]
+
+
 class TournamentPublisher:
     def __init__(
         self, client: discord.Client, tournaments: TournamentService, games: GameService,
@@ -41,6 +65,7 @@ class TournamentPublisher:
         self.games = games
         self.publisher = publisher
         self.pinger = pinger
+        self.shown = ShownPictures()
 
     async def game_ended(self, game: Game) -> None:
         """A game's ending was shown: if it is a tournament's, take the next step."""
@@ -74,35 +99,57 @@ class TournamentPublisher:
         await self.pinger.game_changed(game, follow=False)
 
     async def redraw(self, view: TournamentView) -> None:
-        """The tournament's message as it stands: text, picture and buttons."""
+        """The tournament's message as it stands: text, picture and buttons. The picture
+        is uploaded only when it is not the one the message shows already."""
         t = view.tournament
         if t.message_id is None:
             return
         locale = t.locale
         content = render_tournament.tournament_content(view, locale)
-        file = await asyncio.to_thread(render_tournament.picture, view, locale)
+        picture = await asyncio.to_thread(render_tournament.picture, view, locale)
         message = self.client.get_partial_messageable(t.channel_id).get_partial_message(
             t.message_id
         )
-        colour = (await self.games.policies.policy(t.guild_id)).embed_colour
         ui = render_tournament.signup_view(t, locale)
         try:
-            try:
-                await message.edit(
-                    content=content, view=ui, allowed_mentions=NO_MENTIONS,
-                    embed=render_tournament.picture_embed(colour) if file else None,
-                    attachments=[file] if file else [],
-                )  # fmt: skip
-            except discord.Forbidden:
-                if file is None:
-                    raise
-                # no Attach Files here: the text says it all, without the picture
-                log.info("tournament %s: may not attach its picture in channel %s", t.id,
-                         t.channel_id)  # fmt: skip
+            if picture is None:
                 await message.edit(content=content, view=ui, embed=None, attachments=[],
                                    allowed_mentions=NO_MENTIONS)  # fmt: skip
+                self.shown.remember(t.message_id, None)
+                return
+            if self.shown.may_show(t.message_id, picture.filename):
+                # No files and no embed in the edit: Discord keeps both (re-sending the
+                # embed would show its picture twice, discord-api-docs#5675). Its answer
+                # says which picture the message shows, whoever uploaded it.
+                edited = await message.edit(content=content, view=ui,
+                                            allowed_mentions=NO_MENTIONS)  # fmt: skip
+                shown = render_tournament.shown_picture(edited)
+                self.shown.remember(t.message_id, shown)
+                if shown == picture.filename:
+                    return
+            await self._upload(view, message, picture, content, ui)
         except discord.HTTPException as exc:
             log.warning("tournament %s: could not update its message (%s)", t.id, exc)
+
+    async def _upload(
+        self, view: TournamentView, message: discord.PartialMessage,
+        picture: render_tournament.Picture, content: str, ui: discord.ui.View | None,
+    ) -> None:  # fmt: skip
+        t = view.tournament
+        colour = (await self.games.policies.policy(t.guild_id)).embed_colour
+        try:
+            await message.edit(
+                content=content, view=ui, embed=picture.embed(colour),
+                attachments=[picture.file()], allowed_mentions=NO_MENTIONS,
+            )  # fmt: skip
+            self.shown.remember(message.id, picture.filename)
+        except discord.Forbidden:
+            # no Attach Files here: the text says it all, without the picture
+            log.info("tournament %s: may not attach its picture in channel %s", t.id,
+                     t.channel_id)  # fmt: skip
+            await message.edit(content=content, view=ui, embed=None, attachments=[],
+                               allowed_mentions=NO_MENTIONS)  # fmt: skip
+            self.shown.remember(message.id, None)
 
     async def _open(self, view: TournamentView, match: Match) -> None:
         """A thread for the match, mentioning both players, with its Ready button."""

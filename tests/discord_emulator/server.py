@@ -85,6 +85,9 @@ class DiscordEmulator(InteractionActions):
         self._messages: dict[int, dict[str, Any]] = {}
         self.files: dict[str, bytes] = {}
         """Every uploaded attachment's bytes, by attachment id (see :meth:`attachment`)."""
+        self.uploads: dict[int, list[dict[str, Any]]] = {}
+        """The attachments uploaded into each message (multipart file parts), by message id,
+        in order; their bytes are in :attr:`files`. One an edit keeps is not uploaded again."""
         self._ephemeral_for: dict[int, int] = {}
         self._channel_order: dict[int, list[int]] = {}
         self._commands: dict[int | None, list[dict[str, Any]]] = {}
@@ -379,6 +382,7 @@ class DiscordEmulator(InteractionActions):
             files=self.files,
         )
         self._resolve_attachment_urls(msg)
+        self._record_uploads(mid, set(), msg)
         self._messages[mid] = msg
         self._channel_order.setdefault(channel_id, []).append(mid)
         if ephemeral_for is not None:
@@ -400,7 +404,9 @@ class DiscordEmulator(InteractionActions):
         refuses (``prefix`` is where the body sits in the request, for the error path)."""
         msg = self._messages[int(message_id)]
         check_edit(msg, body, prefix or [])
+        before = {a["id"] for a in msg["attachments"]}
         apply_edit(msg, body, self.files)
+        self._record_uploads(int(message_id), before, msg)
         self._resolve_attachment_urls(msg)
         if clear_loading:
             msg["flags"] &= ~LOADING
@@ -408,6 +414,11 @@ class DiscordEmulator(InteractionActions):
             self._gateway_message("MESSAGE_UPDATE", msg)
         self._notify(msg)
         return self.message(message_id)
+
+    def _record_uploads(self, mid: int, before: set[str], msg: dict[str, Any]) -> None:
+        new = [a for a in msg["attachments"] if a["id"] not in before and a["id"] in self.files]
+        if new:
+            self.uploads.setdefault(mid, []).extend(new)
 
     def _resolve_attachment_urls(self, msg: dict[str, Any]) -> None:
         """``attachment://name`` in an embed points at the message's attachment of that
