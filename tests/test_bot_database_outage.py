@@ -16,10 +16,10 @@ import pytest
 
 from bot.core.models import Ending
 from bot.discord_ui import custom_ids
-from bot.i18n import text
 
 from bot_harness import BotProcess, board_of, bot_process_env, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
+from fault_harness import locked, told, waiting_backend
 
 pytestmark = pytest.mark.postgres
 
@@ -85,25 +85,6 @@ def agrees(clicks: list[Click], moves: tuple[int, ...]) -> bool:
     return True
 
 
-async def locked(conn, game_id: int) -> None:
-    """Hold the game's row (as a long transaction elsewhere would): a write waits."""
-    await conn.execute("BEGIN")
-    await conn.execute("SELECT id FROM games WHERE id = $1 FOR UPDATE", game_id)
-
-
-async def waiting_backend(conn) -> int:
-    """The backend waiting for a lock in ``conn``'s database."""
-    for _ in range(100):
-        pid = await conn.fetchval(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-            " AND wait_event_type = 'Lock'"
-        )
-        if pid is not None:
-            return int(pid)
-        await asyncio.sleep(0.02)
-    raise AssertionError("no write is waiting for the lock")
-
-
 @pytest.mark.parametrize(
     ("listener_too", "outage"), [(True, 6.0), (False, 4.0)], ids=["all", "queries only"]
 )
@@ -141,8 +122,12 @@ async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
         await asyncio.sleep(started + turn - outage / 2 - loop.time())
         await locked(locker, carols.id)
         cut_click = asyncio.ensure_future(emulator.click(carol, cut, cell_id(cut, 4)))
-        async with out_of_reach(pg_server, pg_database, listener_too,
-                                spare=[await waiting_backend(locker)]):  # fmt: skip
+        watcher = await asyncpg.connect(
+            pg_database, server_settings={"application_name": "ttt-test locker"}
+        )
+        waiting = await waiting_backend(watcher)
+        await watcher.close()
+        async with out_of_reach(pg_server, pg_database, listener_too, spare=[waiting]):
             res = await emulator.click(alice, board, cell_id(board, 4))
             assert told(res) == "nothing"  # the apology, in time: nothing was sent
             assert board_of(emulator.message(board["id"])) == "." * 9  # nothing shown
@@ -215,20 +200,6 @@ def frozen(pg_server) -> Iterator[None]:
     finally:
         for pid in processes:
             os.kill(pid, signal.SIGCONT)
-
-
-NOTHING_CHANGED, UNCONFIRMED = text("error.generic"), text("error.unconfirmed")
-
-
-def told(res) -> str:
-    """What an answer told the member: ``nothing`` changed, ``unconfirmed``, or ``shown``
-    (the board itself, edited by the click)."""
-    if res.type == 7:
-        return "shown"
-    assert res.type == 4 and res.ephemeral, res
-    said = {NOTHING_CHANGED: "nothing", UNCONFIRMED: "unconfirmed"}
-    assert res.content in said, res.content
-    return said[res.content]
 
 
 async def boards_and_store(emu: DiscordEmulator, repo, channel_ids) -> list[tuple[str, str]]:

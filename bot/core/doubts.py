@@ -89,10 +89,10 @@ class Doubts:
         self._waiting = asyncio.Event()
 
     def add(self, touched: Iterable[Touched]) -> None:
-        before = len(self._pending)
+        """Pending from now; the reconciler is woken even for none (a write that touched
+        nothing shown still has its fate made final)."""
         self._pending.update(touched)
-        if len(self._pending) > before:
-            self._waiting.set()
+        self._waiting.set()
 
     def __len__(self) -> int:
         return len(self._pending)

@@ -56,13 +56,13 @@ class Reconciler(commands.Cog):
         while True:
             await self.doubts.wait()
             left = await self.reconcile(self.doubts.take())
-            if left:
+            if left is not None:  # the database does not answer yet
                 self.doubts.add(left)
                 await asyncio.sleep(RETRY)
 
-    async def reconcile(self, touched: set[Touched]) -> set[Touched]:
-        """Show each of ``touched`` as stored; returns those the database could not be
-        read for yet (to try again). Never raises."""
+    async def reconcile(self, touched: set[Touched]) -> set[Touched] | None:
+        """Show each of ``touched`` as stored, once every write whose fate was unknown is
+        final; returns what is left to try again (None: nothing). Never raises."""
         try:
             await self.read_back.settle()
         except Exception as exc:  # still out of reach: next time
@@ -83,7 +83,7 @@ class Reconciler(commands.Cog):
                     log.exception("%s %s: showing it as stored failed", item.kind, item.id)
             log.info("%s %s: shown as stored after a write whose outcome was unknown",
                      item.kind, item.id)  # fmt: skip
-        return left
+        return left or None
 
     async def _show(self, thing: Shown) -> None:
         if isinstance(thing, GameUpdate):

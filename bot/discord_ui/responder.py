@@ -99,7 +99,7 @@ seconds from its creation (Discord's clock, from the snowflake) to the answer.""
 class Responder:
     def __init__(self, observe: Observer | None = None, doubts: Doubts | None = None) -> None:
         self.observe = observe
-        self.doubts = doubts or Doubts()
+        self.doubts = Doubts() if doubts is None else doubts
         """Where what a failed interaction stored goes, for the reconciler to show."""
         self.in_flight = 0
         self.idle = asyncio.Event()

@@ -260,7 +260,7 @@ class PostgresRepository(SqlStore):
     def __init__(self, dsn: str, pool_size: int = 10, doubts: Doubts | None = None) -> None:
         if pool_size < 1:
             raise ValueError(f"pool_size must be at least 1, not {pool_size}")
-        self.doubts = doubts or Doubts()
+        self.doubts = Doubts() if doubts is None else doubts
         self.dsn = dsn
         self.pool_size = pool_size
         self.name = name_of(dsn)
@@ -270,10 +270,13 @@ class PostgresRepository(SqlStore):
         self._cut_off = CutOff()
 
     async def _connect(self) -> Any:
-        return await asyncpg.connect(
+        name = connection_name()
+        conn = await asyncpg.connect(
             self.dsn, timeout=10, command_timeout=QUERY_TIMEOUT,
-            server_settings={"application_name": connection_name()},
+            server_settings={"application_name": name},
         )  # fmt: skip
+        self._cut_off.connected(conn, name)
+        return conn
 
     @property
     def pool(self) -> ConnectionPool:
@@ -323,8 +326,8 @@ class PostgresRepository(SqlStore):
         """After a store call failed: a connection whose server did not answer is cut
         (see :meth:`atomic`); one cut with a write in flight is remembered, to make that
         write's fate final before anything it touched is read again."""
-        if db.tracker.in_flight and not conn.is_closed():
-            self._cut_off.add(conn)  # named while it can be: a closed one has no backend
+        if db.tracker.in_flight:
+            self._cut_off.add(conn)
         if isinstance(exc, TimeoutError):
             conn.terminate()
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import weakref
 from typing import Any
 
 SETTLE_TRIES = 40
@@ -33,12 +34,21 @@ class CutOff:
 
     def __init__(self) -> None:
         self._backends: dict[int, str] = {}
+        self._names: weakref.WeakKeyDictionary[Any, tuple[int, str]] = weakref.WeakKeyDictionary()
+        """Each open connection's backend, noted when it connected: a connection that
+        timed out may no longer say."""
 
     def __bool__(self) -> bool:
         return bool(self._backends)
 
+    def connected(self, conn: Any, name: str) -> None:
+        self._names[conn] = (conn.get_server_pid(), name)
+
     def add(self, conn: Any) -> None:
-        self._backends[conn.get_server_pid()] = conn.get_settings().application_name
+        backend = self._names.get(conn)
+        if backend is not None:
+            pid, name = backend
+            self._backends[pid] = name
 
     async def settle(self, conn: Any) -> None:
         """End each of those backends still there and wait until none is (on ``conn``, a

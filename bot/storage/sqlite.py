@@ -143,7 +143,7 @@ class SqliteRepository(SqlStore):
 
     def __init__(self, path: str | Path, doubts: Doubts | None = None) -> None:
         self.path = str(path)
-        self.doubts = doubts or Doubts()
+        self.doubts = Doubts() if doubts is None else doubts
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ttt-db")
         self._conn: sqlite3.Connection | None = None
         self._checkpointer: sqlite3.Connection | None = None

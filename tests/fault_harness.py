@@ -1,0 +1,41 @@
+"""Database faults for the bot's tests: what a member was told, and a row held locked
+so that a write waits on the server (as behind a long transaction elsewhere)."""
+
+from __future__ import annotations
+
+import asyncio
+
+from bot.i18n import text
+
+NOTHING_CHANGED, UNCONFIRMED = text("error.generic"), text("error.unconfirmed")
+
+
+def told(res) -> str:
+    """What an answer told the member: ``nothing`` changed, ``unconfirmed``, or ``shown``
+    (the board itself, edited by the click)."""
+    if res.type == 7:
+        return "shown"
+    assert res.type == 4 and res.ephemeral, res
+    said = {NOTHING_CHANGED: "nothing", UNCONFIRMED: "unconfirmed"}
+    assert res.content in said, res.content
+    return said[res.content]
+
+
+async def locked(conn, game_id: int) -> None:
+    """Hold the game's row (as a long transaction elsewhere would): a write waits."""
+    await conn.execute("BEGIN")
+    await conn.execute("SELECT id FROM games WHERE id = $1 FOR UPDATE", game_id)
+
+
+async def waiting_backend(conn) -> int:
+    """The backend waiting for a lock in ``conn``'s database (``conn`` outside any
+    transaction: inside one, PostgreSQL shows the activity as it was at its start)."""
+    for _ in range(100):
+        pid = await conn.fetchval(
+            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+            " AND wait_event_type = 'Lock'"
+        )
+        if pid is not None:
+            return int(pid)
+        await asyncio.sleep(0.02)
+    raise AssertionError("no write is waiting for the lock")
