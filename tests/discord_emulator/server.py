@@ -94,7 +94,8 @@ class DiscordEmulator(InteractionActions):
         self.requests: list[RequestRecord] = []
         self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
         self.faults = FaultPlan()
-        """``emu.faults.add(method, path_regex, status, code=..., times=...)``."""
+        """``emu.faults.add(method, path_regex, status, code=..., times=...)``; a slow
+        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)``."""
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
         self._listeners: list[
