@@ -60,6 +60,13 @@ def _ready() -> int:
     return os.getpid()
 
 
+RESTART_PAUSE = 0.2
+"""Seconds a pool whose worker died waits before it starts a new one: a stop signal sent
+to the whole process group (systemd's, Ctrl-C in a terminal) kills the workers as it
+reaches this process, and nothing orders which of the two the event loop learns of
+first. The pause lets the stop be seen (:meth:`EnginePool.begin_close`); a new pool
+takes longer than that to start anyway."""
+
 NICENESS = 5
 """How much lower a worker's CPU priority is than its parent's: searches use what the
 event loop leaves, so a flood of big-board moves never delays an answer to Discord."""
@@ -150,10 +157,12 @@ class EnginePool:
             try:  # a pool seen broken raises at submit, one that breaks now at the result
                 return await asyncio.wait_for(loop.run_in_executor(executor, fn, *args), limit)
             except BrokenProcessPool:
+                if not self.closing:
+                    await asyncio.sleep(RESTART_PAUSE)
                 if self.closing:
-                    # A stop signal sent to the whole process group (systemd's, Ctrl-C in
-                    # a terminal) kills the workers with their parent: expected, and a new
-                    # pool would only be shut down again, or outlive the close.
+                    # The workers died with the process (a stop signal to the whole
+                    # group): expected, and a new pool would only be shut down again, or
+                    # outlive the close.
                     raise PoolClosed("an engine worker died while the pool was closing") from None
                 self._replace(executor)
                 if attempt == 2:
