@@ -60,6 +60,9 @@ class DiscordEmulator(InteractionActions):
     ) -> None:
         self.snowflakes = SnowflakeGenerator()
         self.interaction_deadline = interaction_deadline
+        self.lag = 0.0
+        """Seconds each interaction takes to reach the bot after it was made, as a bot
+        starved of CPU reads its gateway late; its deadline runs from when it was made."""
         self.heartbeat_interval = heartbeat_interval
         self.token_lifetime = token_lifetime
         self.clock_offset = 0.0
