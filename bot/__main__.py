@@ -87,6 +87,8 @@ def open_repository(settings: Settings) -> Repository:
 
 
 def _shutdown(bot: TTTBot, signum: int) -> None:
+    # At once, not in the task: the signal may have reached the engine workers too.
+    bot.begin_close()
     log.info("%s received: finishing moves in flight, then stopping", signal.Signals(signum).name)
     asyncio.get_running_loop().create_task(bot.close())
 

@@ -44,7 +44,7 @@ from bot.discord_ui.turn_pinger import TurnPinger
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
-from engine import Board, EnginePool, known
+from engine import Board, EnginePool, PoolClosed, known
 
 log = logging.getLogger(__name__)
 
@@ -164,6 +164,8 @@ class TTTBot(commands.Bot):
         began = time.perf_counter()
         try:
             await asyncio.gather(self.hints.run(known.load), self.reviews.run(known.load))
+        except PoolClosed:  # the bot is stopping
+            return
         except Exception:  # a worker that cannot start is started again on first use
             log.exception("could not start the hint and review workers ahead of use")
         else:
@@ -223,8 +225,18 @@ class TTTBot(commands.Bot):
         """Buttons: the router answers every click (commands go to the command tree)."""
         await self.router.route(interaction)
 
+    def begin_close(self) -> None:
+        """What a stop does at once, before anything awaits: cancel the warm-up, and start
+        no engine pool again (a stop signal to the whole process group, systemd's or
+        Ctrl-C's, kills the workers with this process: their moves end as quick ones)."""
+        if self.warming is not None:
+            self.warming.cancel()
+        for pool in (self.pool, self.reviews, self.hints):
+            pool.begin_close()
+
     async def close(self) -> None:
         """Let the moves being made finish and be stored, then disconnect."""
+        self.begin_close()
         in_flight = self.responder.in_flight
         if in_flight:
             log.info("shutting down: waiting for %d interaction(s) in flight", in_flight)
@@ -236,8 +248,6 @@ class TTTBot(commands.Bot):
         await super().close()
         if self.health is not None:
             await self.health.stop()
-        if self.warming is not None:
-            self.warming.cancel()
         self.pool.close()
         self.reviews.close()
         self.hints.close()

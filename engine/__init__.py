@@ -13,7 +13,7 @@ from engine.agents import LADDER, Agent, get_agent
 from engine.async_api import choose_move_async
 from engine.board import Board, IllegalMove, InvalidBoard, Outcome
 from engine.geometry import from_rowcol, to_rowcol
-from engine.pool import EnginePool
+from engine.pool import EnginePool, PoolClosed
 from engine.solver import best_moves, solve
 
 __all__ = [
@@ -24,6 +24,7 @@ __all__ = [
     "IllegalMove",
     "InvalidBoard",
     "Outcome",
+    "PoolClosed",
     "best_moves",
     "choose_move_async",
     "from_rowcol",

@@ -51,9 +51,21 @@ def _choose_in_worker(
     return agent.choose(Board(size, k, x, o))
 
 
+class PoolClosed(RuntimeError):
+    """The pool is closing or closed and has no worker left for a call: it is not
+    answered, and no worker is started for it."""
+
+
 def _ready() -> int:
     return os.getpid()
 
+
+RESTART_PAUSE = 0.2
+"""Seconds a pool whose worker died waits before it starts a new one: a stop signal sent
+to the whole process group (systemd's, Ctrl-C in a terminal) kills the workers as it
+reaches this process, and nothing orders which of the two the event loop learns of
+first. The pause lets the stop be seen (:meth:`EnginePool.begin_close`); a new pool
+takes longer than that to start anyway."""
 
 NICENESS = 5
 """How much lower a worker's CPU priority is than its parent's: searches use what the
@@ -81,6 +93,9 @@ class EnginePool:
         self.workers = workers or os.cpu_count() or 1
         self.moves_chosen = 0
         self.restarts = 0
+        self.closing = False
+        """Set by :meth:`begin_close`: a worker that dies from then on is not replaced."""
+        self._closed = False
         self._executor = self._new_executor()
 
     def _new_executor(self) -> ProcessPoolExecutor:
@@ -126,19 +141,29 @@ class EnginePool:
         """``fn(*args)`` in a worker (``fn`` a module-level function of picklable values).
         A worker that died (killed for memory, say) leaves the pool broken for every later
         call: it is replaced once and ``fn`` asked again, within the time left before
-        ``deadline`` (plus :data:`GRACE`) when one is given.
+        ``deadline`` (plus :data:`GRACE`) when one is given. Not once the pool is closing.
 
         Raises:
             TimeoutError: no answer by the deadline plus :data:`GRACE`.
             BrokenProcessPool: the new pool broke too.
+            PoolClosed: the pool was closed, or a worker died while it was closing.
         """
         loop = asyncio.get_running_loop()
         for attempt in (1, 2):
+            if self._closed:
+                raise PoolClosed("the engine pool is closed")
             executor = self._executor
             limit = None if deadline is None else max(MIN_THINK, deadline - time.time()) + GRACE
             try:  # a pool seen broken raises at submit, one that breaks now at the result
                 return await asyncio.wait_for(loop.run_in_executor(executor, fn, *args), limit)
             except BrokenProcessPool:
+                if not self.closing:
+                    await asyncio.sleep(RESTART_PAUSE)
+                if self.closing:
+                    # The workers died with the process (a stop signal to the whole
+                    # group): expected, and a new pool would only be shut down again, or
+                    # outlive the close.
+                    raise PoolClosed("an engine worker died while the pool was closing") from None
                 self._replace(executor)
                 if attempt == 2:
                     raise
@@ -157,5 +182,14 @@ class EnginePool:
         processes = getattr(self._executor, "_processes", None) or {}
         return [p.pid for p in processes.values() if p.is_alive()]
 
+    def begin_close(self) -> None:
+        """The pool is closing: calls still run on the workers it has, but a worker that
+        dies from now on is not replaced (see :meth:`run`)."""
+        self.closing = True
+
     def close(self) -> None:
+        """Stop the workers once the calls they are running are done; calls still queued
+        are cancelled, later ones refused with :class:`PoolClosed`."""
+        self.begin_close()
+        self._closed = True
         self._executor.shutdown(wait=False, cancel_futures=True)

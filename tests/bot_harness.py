@@ -96,16 +96,18 @@ def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[
 
 
 def start_bot_process(
-    env: dict[str, str], cwd: Path, prefix: tuple[str, ...] = ()
+    env: dict[str, str], cwd: Path, prefix: tuple[str, ...] = (), *, own_group: bool = False
 ) -> subprocess.Popen[bytes]:
     """``python -m bot`` as a user would start it (cwd without a .env of ours); ``prefix``
-    runs it under another command (see ``test_bot_startup.UNPRIVILEGED``)."""
+    runs it under another command (see ``test_bot_startup.UNPRIVILEGED``); ``own_group``
+    in a process group of its own, as a service manager or a terminal starts it."""
     return subprocess.Popen(
         [*prefix, sys.executable, "-m", "bot"],
         env=env,
         cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        process_group=0 if own_group else None,
     )
 
 
@@ -114,10 +116,13 @@ START_TIMEOUT = 20.0
 
 class BotProcess:
     """A child ``python -m bot``. Its stderr is drained on a thread, because a full pipe
-    would block the bot's logging, and kept for failure messages."""
+    would block the bot's logging, and kept for failure messages. With ``own_group`` its
+    signals go to its whole process group (its engine workers too), as systemd's and a
+    terminal's do."""
 
-    def __init__(self, env: dict[str, str], cwd: Path) -> None:
-        self.proc = start_bot_process(env, cwd)
+    def __init__(self, env: dict[str, str], cwd: Path, *, own_group: bool = False) -> None:
+        self.own_group = own_group
+        self.proc = start_bot_process(env, cwd, own_group=own_group)
         self.lines: list[str] = []
         self._reader = threading.Thread(target=self._drain, daemon=True)
         self._reader.start()
@@ -146,7 +151,10 @@ class BotProcess:
     async def stop(self, sig: int = signal.SIGKILL) -> int:
         """Send ``sig`` (if still running) and reap, without blocking the event loop."""
         if self.proc.poll() is None:
-            self.proc.send_signal(sig)
+            if self.own_group:
+                os.killpg(self.proc.pid, sig)
+            else:
+                self.proc.send_signal(sig)
         code = await asyncio.to_thread(self.proc.wait, 10)
         await asyncio.to_thread(self._reader.join, 5)
         return code

@@ -4,6 +4,7 @@ killed outright, and workers that yield the CPU to the event loop."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 import subprocess
@@ -11,7 +12,9 @@ import sys
 import time
 from pathlib import Path
 
-from engine import Board, EnginePool
+import pytest
+
+from engine import Board, EnginePool, PoolClosed
 from engine.pool import NICENESS
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,6 +47,39 @@ async def test_a_killed_worker_is_replaced_and_the_move_still_answered() -> None
         # and the pool serves the next moves as before
         assert await pool.choose(board.play(cell), "hard", seed=2, time_budget=0.3) in range(25)
         assert pool.worker_pids() and worker not in pool.worker_pids()
+    finally:
+        pool.close()
+
+
+@pytest.mark.parametrize("stop", ["begin_close", "close"])
+async def test_workers_dying_while_the_pool_closes_start_no_new_pool(
+    stop: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A stop signal sent to the whole process group (systemd's, or Ctrl-C in a terminal)
+    kills the workers along with the bot: expected then, so neither replaced nor warned
+    about; a call still in flight on them ends with :class:`PoolClosed`."""
+    pool = EnginePool(workers=2)
+    try:
+        await pool.warm_up()
+        workers = pool.worker_pids()
+        job = asyncio.ensure_future(pool.run(time.sleep, 3.0))  # a search in flight
+        await asyncio.sleep(0.2)
+        getattr(pool, stop)()
+        if stop == "begin_close":  # a pool closing still serves on the workers it has
+            assert await pool.run(os.getpid) in workers
+        with caplog.at_level(logging.INFO, logger="engine.pool"):
+            for worker in workers:
+                os.kill(worker, signal.SIGTERM)
+            with pytest.raises(PoolClosed):
+                await asyncio.wait_for(job, 5)
+            with pytest.raises(PoolClosed):  # nor does a call asked later start one
+                await pool.run(os.getpid)
+        assert pool.restarts == 0
+        assert not caplog.records, caplog.text
+        deadline = time.monotonic() + 5
+        while pool.worker_pids() and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert pool.worker_pids() == []
     finally:
         pool.close()
 

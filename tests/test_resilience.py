@@ -15,7 +15,15 @@ from bot.core.models import Ending
 from bot.i18n import text
 from engine import Board, get_agent
 
-from bot_harness import board_of, bot_process, bot_process_env, cell_id, running_bot, settings_for
+from bot_harness import (
+    BotProcess,
+    board_of,
+    bot_process,
+    bot_process_env,
+    cell_id,
+    running_bot,
+    settings_for,
+)
 from discord_emulator import DiscordEmulator, buttons
 
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
@@ -177,6 +185,58 @@ async def test_a_shutdown_finishes_the_move_in_flight(
         (moves,) = conn.execute("SELECT moves FROM games").fetchone()
     assert len(moves.split(",")) == 2  # stored, not only shown
     assert [len(row) for row in buttons(emulator.message(message["id"]))] == [5] * 5 + [2]
+
+
+def engine_workers_of(pid: int) -> list[int]:
+    """The engine worker processes (multiprocessing's spawned children) of process ``pid``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            stat = (entry / "stat").read_text()
+            cmdline = (entry / "cmdline").read_bytes()
+        except (OSError, ValueError):  # not a process, or gone meanwhile
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == pid and b"spawn_main" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+async def test_a_sigterm_to_the_process_group_right_after_start_starts_no_engine_pool(
+    emulator, tmp_path: Path
+) -> None:
+    """systemd, and Ctrl-C in a terminal, signal the engine workers along with the bot:
+    right after a start, while the hint and review workers still read their tables and
+    the shutdown waits for an answer in flight, no pool is started again."""
+    env = bot_process_env(emulator, tmp_path / "ttt.sqlite3", TTT_WARM_WORKERS="1")
+    bot = BotProcess(env, tmp_path, own_group=True)
+    try:
+        await bot.wait_until_ready(emulator, 1)
+        for _ in range(250):
+            workers = engine_workers_of(bot.proc.pid)
+            if len(workers) == 2:
+                break
+            await asyncio.sleep(0.02)
+        assert len(workers) == 2, bot.stderr
+        for worker in workers:  # their warm-up held, so the signal finds it in flight
+            os.kill(worker, signal.SIGSTOP)
+        assert "workers ready" not in bot.stderr, "the warm-up ended before the test held it"
+        emulator.faults.hold("POST", CALLBACK, 1.5)  # an answer the shutdown waits for
+        start = asyncio.create_task(
+            emulator.invoke(emulator.create_user("alice"), "ttt start", {"first": "me"})
+        )
+        while not any(r.path.endswith("/callback") for r in emulator.requests):
+            await asyncio.sleep(0.01)
+        os.killpg(bot.proc.pid, signal.SIGTERM)
+        for worker in workers:  # they die of the SIGTERM waiting for them
+            os.kill(worker, signal.SIGCONT)
+        code = await asyncio.to_thread(bot.proc.wait, 15)
+        assert (await start).type == 4
+    finally:
+        await bot.kill()
+    assert code == 0, bot.stderr
+    assert "waiting for 1 interaction(s) in flight" in bot.stderr
+    assert bot.lines[-1].endswith("bot: stopped")
+    assert not [line for line in bot.lines if "WARNING" in line or "ERROR" in line], bot.stderr
 
 
 async def test_a_dead_engine_worker_does_not_lose_a_move(emulator, tmp_path: Path) -> None:

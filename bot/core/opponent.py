@@ -11,7 +11,15 @@ from __future__ import annotations
 import logging
 import random
 
-from engine import Agent, Board, EnginePool, IllegalMove, choose_move_async, get_agent
+from engine import (
+    Agent,
+    Board,
+    EnginePool,
+    IllegalMove,
+    PoolClosed,
+    choose_move_async,
+    get_agent,
+)
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +69,8 @@ class BotOpponent:
             log.warning("%s took longer than %.1f s; playing a quick move", difficulty, think)
         except (ValueError, IllegalMove):
             raise  # a bug in the caller, not the engine's trouble
+        except PoolClosed:  # the bot is stopping, and its workers with it
+            log.info("the engine stopped during a %s search; playing a quick move", difficulty)
         except Exception:
             # the engine failed (a worker died twice in a row, say): the member's move is
             # stored already, so the bot must still answer it

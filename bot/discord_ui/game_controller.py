@@ -19,7 +19,9 @@ from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import (
     NO_MENTIONS,
     Responder,
+    expired,
     is_guest,
+    note_expired,
     outside_private_channel,
     public_locale,
     role_ids,
@@ -110,9 +112,8 @@ class GameController:
     async def on_resign_command(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
             update = await self.games.resign(interaction.user.id, channel_id=interaction.channel_id)
-            await interaction.response.send_message(
-                text("resign.done", interaction.locale), ephemeral=True
-            )
+            # privately, and an expired interaction does not keep the board from showing it
+            await self.responder.reply_private(interaction, text("resign.done", interaction.locale))
             await self.publisher.publish(update)
             await self.pinger.game_changed(update.game)
 
@@ -145,7 +146,7 @@ class GameController:
                 # The bot is thinking (a big board): show the member's move now, and the
                 # reply when it comes. This runs under the game's lock: a board found
                 # deleted is told at once and abandoned below (that needs the lock); an
-                # expired interaction is left to the answer below.
+                # expired interaction is marked, and the message edited below instead.
                 nonlocal shown_early, board_gone
                 try:
                     await self._edit(interaction, update)
@@ -154,6 +155,8 @@ class GameController:
                     if exc.code == UNKNOWN_MESSAGE:
                         board_gone = True
                         await self._tell_board_deleted(interaction, update.game.id)
+                    else:
+                        note_expired(interaction, exc)
 
             try:
                 update = await self.games.play_turn(
@@ -276,6 +279,7 @@ class GameController:
             log.warning("game %s: could not post its message (%s); abandoning it",
                         update.game.id, exc)  # fmt: skip
             await self.games.abandon(update.game.id)
+            note_expired(interaction, exc)  # then too late for the refusal's answer as well
             raise Refusal("start.not_posted") from None  # the member still gets an answer
         if response.message_id is not None:
             await self.games.attach_game_message(update.game, response.message_id)
@@ -295,6 +299,7 @@ class GameController:
         except discord.HTTPException as exc:
             log.warning("challenge %s: could not post it (%s); withdrawing it", challenge.id, exc)
             await self.lobby.expire(challenge)
+            note_expired(interaction, exc)
             raise Refusal("start.not_posted") from None
         if response.message_id is not None:
             await self.lobby.attach_challenge_message(challenge, response.message_id)
@@ -319,19 +324,23 @@ class GameController:
     async def _update_game(self, interaction: discord.Interaction, update: GameUpdate) -> bool:
         """Answer the click with the game as it is now; False if its board was deleted
         meanwhile (by a moderator: the game is then abandoned, the member told). One whose
-        interaction expired is shown by editing the message directly."""
-        try:
-            await self._edit(interaction, update)
-        except discord.NotFound as exc:
-            if exc.code == UNKNOWN_MESSAGE:
-                await self._abandon(update.game.id)
-                await self._tell_board_deleted(interaction, update.game.id)
-                return False
-            # The interaction expired before our answer (Discord's 10062): the move is
-            # stored, so show it by editing the message itself, or the board would lag.
-            log.warning("interaction %s expired before its answer (%s); editing the game "
-                        "message instead", interaction.id, exc)  # fmt: skip
-            await self.publisher.publish(update)
+        interaction expired (now, or at an earlier answer) is shown by editing the message
+        directly."""
+        if not expired(interaction):
+            try:
+                await self._edit(interaction, update)
+                return True
+            except discord.NotFound as exc:
+                if exc.code == UNKNOWN_MESSAGE:
+                    await self._abandon(update.game.id)
+                    await self._tell_board_deleted(interaction, update.game.id)
+                    return False
+                if not note_expired(interaction, exc):
+                    log.warning("interaction %s: its answer was refused (%s)", interaction.id,
+                                exc)  # fmt: skip
+        # The move is stored: show it by editing the message itself, or the board would lag.
+        log.info("game %s: its click went unanswered; editing its message", update.game.id)
+        await self.publisher.publish(update)
         return True
 
     async def _abandon(self, game_id: int) -> None:

@@ -43,8 +43,9 @@ class ModerationController:
             )  # fmt: skip
             game = update.game
             link = render_game.message_link(game.guild_id, game.channel_id, game.message_id)
-            await interaction.response.send_message(
-                text("stop.done", interaction.locale, link=link), ephemeral=True
+            # privately, and an expired interaction does not keep the board from showing it
+            await self.responder.reply_private(
+                interaction, text("stop.done", interaction.locale, link=link)
             )
             await self.publisher.publish(update)
             await self.pinger.game_changed(game)

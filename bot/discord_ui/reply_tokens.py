@@ -23,6 +23,7 @@ import discord
 from bot.core.models import Challenge, Game
 from bot.core.repository import Store
 from bot.core.service import Clock
+from bot.discord_ui.responder import expired
 
 log = logging.getLogger(__name__)
 
@@ -56,12 +57,14 @@ class ReplyTokens:
     ) -> None:
         """After a guest's game or challenge was shown (by ``interaction``'s answer, or
         through a kept token): keep that interaction's token while the item is open (a
-        timeout or expiry is shown through it), forget its tokens once it has closed."""
+        timeout or expiry is shown through it), forget its tokens once it has closed. An
+        interaction whose answer Discord refused as expired leaves the kept one: its own
+        token, never acknowledged, shows nothing."""
         if not item.guest:
             return
         kind = kind_of(item)
         if item.running if isinstance(item, Game) else item.pending:
-            if interaction is not None:
+            if interaction is not None and not expired(interaction):
                 await self.keep(kind, item.id, interaction)
         else:
             await self.forget(kind, item.id)

@@ -91,6 +91,29 @@ def role_ids(interaction: discord.Interaction) -> list[int]:
     return [role.id for role in getattr(interaction.user, "roles", ())]
 
 
+UNKNOWN_INTERACTION = 10062
+_EXPIRED = "ttt.expired"  # a key of Interaction.extras, discord.py's room for our data
+
+
+def expired(interaction: discord.Interaction) -> bool:
+    """Whether Discord refused an answer to ``interaction`` as unknown (see
+    :func:`note_expired`): nothing can answer it any more."""
+    return bool(interaction.extras.get(_EXPIRED))
+
+
+def note_expired(interaction: discord.Interaction, exc: BaseException) -> bool:
+    """Whether ``exc`` is Discord refusing an answer to ``interaction`` as unknown (10062:
+    its 3 s passed first). It is then marked :func:`expired`: it takes no other initial
+    response, nor a follow-up through its token, never acknowledged (a retry under load
+    comes as late); what it changed is shown by editing the channel's message."""
+    if not (isinstance(exc, discord.NotFound) and exc.code == UNKNOWN_INTERACTION):
+        return False
+    if not expired(interaction):
+        interaction.extras[_EXPIRED] = True
+        log.warning("interaction %s expired before its answer (%s)", interaction.id, exc)
+    return True
+
+
 Observer = Callable[[str, float], None]
 """Told of each interaction answered: ``answered``, ``refused`` or ``failed``, and the
 seconds from its creation (Discord's clock, from the snowflake) to the answer."""
@@ -126,14 +149,15 @@ class Responder:
             log.debug("interaction %s by %s refused: %s", interaction.id, interaction.user.id,
                       refusal.key)  # fmt: skip
             await self.reply_private(interaction, refusal_text(refusal, interaction.locale))
-        except Exception:
+        except Exception as exc:
             outcome = "failed"
-            log.exception("interaction %s failed", interaction.id)
+            if not note_expired(interaction, exc):
+                log.exception("interaction %s failed", interaction.id)
             key = "error.generic"
             if written.changed_maybe:
                 key = "error.unconfirmed"
                 self.doubts.add(written.stored)  # those unknown are there already
-            with contextlib.suppress(discord.HTTPException):
+            with contextlib.suppress(discord.HTTPException):  # not once it expired
                 await self.reply_private(interaction, text(key, interaction.locale))
         finally:
             self.in_flight -= 1
@@ -145,10 +169,23 @@ class Responder:
 
     @staticmethod
     async def reply_private(interaction: discord.Interaction, message: str) -> None:
-        if interaction.response.is_done():
-            await interaction.followup.send(message, ephemeral=True)
-        else:
-            await interaction.response.send_message(message, ephemeral=True)
+        """Answer only the member, or follow up so if answered already; nothing once
+        Discord refused an answer to the interaction as unknown (:func:`note_expired`),
+        before or now.
+
+        Raises:
+            discord.HTTPException: Discord refused the message for another reason.
+        """
+        if expired(interaction):
+            return
+        try:
+            if interaction.response.is_done():
+                await interaction.followup.send(message, ephemeral=True)
+            else:
+                await interaction.response.send_message(message, ephemeral=True)
+        except discord.NotFound as exc:
+            if not note_expired(interaction, exc):
+                raise
 
     @staticmethod
     def require_channel_permissions(interaction: discord.Interaction) -> None:

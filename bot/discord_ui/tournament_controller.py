@@ -148,8 +148,9 @@ class TournamentController:
     async def _done(
         self, interaction: discord.Interaction, key: str, view: TournamentView, **params: object
     ) -> None:
-        """Say privately that it is done, then show the step to everyone."""
-        await interaction.response.send_message(
-            text(key, interaction.locale, name=view.tournament.name, **params), ephemeral=True
+        """Say privately that it is done (unless the interaction expired), then show the
+        step to everyone."""
+        await self.responder.reply_private(
+            interaction, text(key, interaction.locale, name=view.tournament.name, **params)
         )
         await self.shows.show(view)

@@ -215,7 +215,12 @@ class InteractionActions:
         self._deadline_handles.append(
             loop.call_later(self.interaction_deadline, self._check_deadline, rec)
         )
-        self.gateway.dispatch("INTERACTION_CREATE", rec.payload)
+        if self.lag > 0:  # it reaches the bot late; its deadline runs from now all the same
+            self._deadline_handles.append(
+                loop.call_later(self.lag, self.gateway.dispatch, "INTERACTION_CREATE", rec.payload)
+            )
+        else:
+            self.gateway.dispatch("INTERACTION_CREATE", rec.payload)
         result = InteractionResult(self, rec)
         try:
             await asyncio.wait_for(rec.responded.wait(), self.interaction_deadline + 0.25)

@@ -1,4 +1,5 @@
-"""Fault injection: make the next matching REST requests fail the way Discord can."""
+"""Fault injection: make the next matching REST requests fail the way Discord can, or
+answer them late."""
 
 from __future__ import annotations
 
@@ -27,12 +28,13 @@ class Fault:
     code: int | None
     retry_after: float | None
     times: int
+    hold: float = 0.0
+    """Seconds the request waits before it is handled as usual (a hold, not an error)."""
 
     def matches(self, method: str, path: str) -> bool:
         return self.times > 0 and method == self.method and bool(self.pattern.search(path))
 
     def response(self) -> web.Response:
-        self.times -= 1
         message = KNOWN.get((self.status, self.code), f"{self.status}: injected")
         headers = {}
         if self.status == 429:
@@ -80,9 +82,21 @@ class FaultPlan:
         self.faults.append(fault)
         return fault
 
-    def take(self, method: str, path: str) -> web.Response | None:
+    def hold(self, method: str, path: str, seconds: float, *, times: int = 1) -> Fault:
+        """Answer the next ``times`` requests whose path matches the regex ``path`` only
+        ``seconds`` after they arrived, as a slow Discord does; they are then handled as
+        usual (an interaction's answer is judged by when it arrived)."""
+        fault = Fault(method.upper(), re.compile(path), 0, None, None, times, hold=seconds)
+        self.faults.append(fault)
+        return fault
+
+    def take(self, method: str, path: str) -> Fault | None:
+        """The first fault for this request, its count used up by one (the errors it
+        answers are listed in :attr:`injected`)."""
         for fault in self.faults:
             if fault.matches(method, path):
-                self.injected.append((method, path, fault.status))
-                return fault.response()
+                fault.times -= 1
+                if not fault.hold:
+                    self.injected.append((method, path, fault.status))
+                return fault
         return None

@@ -12,6 +12,7 @@ from .errors import ApiError, unknown_message
 from .state import EmuUser
 
 if TYPE_CHECKING:
+    from .rest import RequestRecord
     from .server import DiscordEmulator
 
 EPHEMERAL, LOADING, SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, COMPONENTS_V2 = (
@@ -117,6 +118,18 @@ class InteractionResult:
     @property
     def followups(self) -> list[dict[str, Any]]:
         return [self._emu.message(m) for m in self.record.followup_ids if self._emu.has_message(m)]
+
+    @property
+    def answers(self) -> list[RequestRecord]:
+        """Every request that tried to answer this interaction, refused ones included:
+        its initial responses, and the calls through its token's webhook."""
+        callback = f"/interactions/{self.record.id}/"
+        webhook = f"/webhooks/{self._emu.application_id}/{self.record.token}"
+        return [
+            r for r in self._emu.requests
+            if r.path.startswith(callback) or r.path == webhook
+            or r.path.startswith(webhook + "/")
+        ]  # fmt: skip
 
     @property
     def latency(self) -> float | None:

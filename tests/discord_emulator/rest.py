@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -192,9 +193,11 @@ class RestApi:
             return _json({"code": 50109, "message": "The request body contains invalid JSON."}, 400)
         files = body.pop("_files", None) if isinstance(body, dict) else None
         emu.requests.append(RequestRecord(method, path, body))
-        injected = emu.faults.take(method, path)
-        if injected is not None:
-            return injected
+        fault = emu.faults.take(method, path)
+        if fault is not None and fault.hold:
+            await asyncio.sleep(fault.hold)
+        elif fault is not None:
+            return fault.response()
         try:
             route = _find_route(method, path)
             if route is None:

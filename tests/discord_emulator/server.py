@@ -60,6 +60,9 @@ class DiscordEmulator(InteractionActions):
     ) -> None:
         self.snowflakes = SnowflakeGenerator()
         self.interaction_deadline = interaction_deadline
+        self.lag = 0.0
+        """Seconds each interaction takes to reach the bot after it was made, as a bot
+        starved of CPU reads its gateway late; its deadline runs from when it was made."""
         self.heartbeat_interval = heartbeat_interval
         self.token_lifetime = token_lifetime
         self.clock_offset = 0.0
@@ -97,7 +100,8 @@ class DiscordEmulator(InteractionActions):
         self.requests: list[RequestRecord] = []
         self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
         self.faults = FaultPlan()
-        """``emu.faults.add(method, path_regex, status, code=..., times=...)``."""
+        """``emu.faults.add(method, path_regex, status, code=..., times=...)``; a slow
+        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)``."""
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
         self._listeners: list[
