@@ -129,7 +129,9 @@ async def test_an_outage_is_answered_and_a_timeout_due_in_it_shows_soon_after(
         await watcher.close()
         async with out_of_reach(pg_server, pg_database, listener_too, spare=[waiting]):
             res = await emulator.click(alice, board, cell_id(board, 4))
-            assert told(res) == "nothing"  # the apology, in time: nothing was sent
+            # the apology, in time: nothing was sent, or (the bot's pooled connection cut
+            # by the outage as the click went out on it) not confirmed
+            assert told(res) in ("nothing", "unconfirmed")
             assert board_of(emulator.message(board["id"])) == "." * 9  # nothing shown
             assert told(await cut_click) == "unconfirmed"  # sent; its answer never came
             await locker.execute("COMMIT")  # and so the cut-off write is applied
