@@ -18,7 +18,7 @@ from discord.ext import commands
 
 from bot.core import hints
 from bot.core.hints import Hint
-from bot.core.models import Game
+from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.reconcile import ReadBack
@@ -44,6 +44,7 @@ from bot.discord_ui.turn_pinger import TurnPinger
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
+from bot.web.wiring import Activity, start_activity
 from engine import Board, EnginePool, PoolClosed, known
 
 log = logging.getLogger(__name__)
@@ -107,6 +108,8 @@ class TTTBot(commands.Bot):
         self.metrics = make_metrics() if settings.health_port else None
         self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts)
         self.health: HealthServer | None = None
+        self.web: Activity | None = None
+        """The Activity's web service (TTT_WEB_PORT), started with the client."""
         self.signed_in = False
         """Whether Discord accepted the token (a start that never got this far created
         nothing worth keeping)."""
@@ -140,9 +143,8 @@ class TTTBot(commands.Bot):
         publisher = Publisher(self, games, lobby, pinger, tokens)
         game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
-        records = RecordsController(
-            RecordsService(repo, self.user.id, self.review), games.policies, responder
-        )
+        records_service = RecordsService(repo, self.user.id, self.review)
+        records = RecordsController(records_service, games.policies, responder)
         config = ConfigController(games.policies, responder, self)
         shows = TournamentPublisher(self, core.tournaments, games, publisher, pinger)
         pinger.on_ended.append(shows.game_ended)
@@ -157,6 +159,19 @@ class TTTBot(commands.Bot):
         await self.add_cog(Reconciler(repo.doubts, read_back, publisher, pinger, shows))
         if settings.warm_workers:
             self.warming = asyncio.create_task(self.warm_exact_workers())
+        if settings.web_port is not None and settings.client_secret:
+
+            async def show(item: GameUpdate | Challenge) -> None:  # a change from a page
+                await publisher.publish(item)
+                if isinstance(item, GameUpdate):
+                    await pinger.game_changed(item.game)
+
+            self.web = await start_activity(
+                repo=repo, games=games, lobby=lobby, records=records_service, show=show,
+                api_base=settings.api_base, client_id=self.application_id or self.user.id,
+                client_secret=settings.client_secret, bot_token=settings.token,
+                host=settings.web_host, port=settings.web_port,
+            )  # fmt: skip
 
     async def warm_exact_workers(self) -> None:
         """Start the hint and review workers with the 5×5 tables read, so the first hint
@@ -245,6 +260,8 @@ class TTTBot(commands.Bot):
             except TimeoutError:
                 log.warning("shutting down with %d interaction(s) unfinished",
                             self.responder.in_flight)  # fmt: skip
+        if self.web is not None:
+            await self.web.stop()
         await super().close()
         if self.health is not None:
             await self.health.stop()

@@ -60,6 +60,11 @@ class Settings:
     health_port: int | None = None
     """Serve /healthz, /readyz and /metrics on this port; None: off."""
     health_host: str = "127.0.0.1"
+    web_port: int | None = None
+    """Serve the Activity (its page, API and live updates) on this port; None: off."""
+    web_host: str = "127.0.0.1"
+    client_secret: str | None = None
+    """The application's OAuth2 client secret: the Activity signs members in with it."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
 
@@ -152,6 +157,13 @@ class Settings:
                 "TTT_SHARD_COUNT needs TTT_DATABASE_URL: processes that share the shards must "
                 "share a PostgreSQL database; a SQLite file serves one process"
             )
+        web_port = _bounded(get("TTT_WEB_PORT"), "TTT_WEB_PORT", 1, 65535)
+        client_secret = get("DISCORD_CLIENT_SECRET")
+        if web_port is not None and not client_secret:
+            raise SettingsError(
+                "TTT_WEB_PORT needs DISCORD_CLIENT_SECRET: the Activity signs members in with "
+                "the application's OAuth2 client secret (Developer Portal, OAuth2 page)"
+            )
         return cls(
             token=token,
             database=get("TTT_DATABASE") or defaults.database,
@@ -164,6 +176,9 @@ class Settings:
             shard_ids=shard_ids,
             health_port=_bounded(get("TTT_HEALTH_PORT"), "TTT_HEALTH_PORT", 1, 65535),
             health_host=get("TTT_HEALTH_HOST") or defaults.health_host,
+            web_port=web_port,
+            web_host=get("TTT_WEB_HOST") or defaults.web_host,
+            client_secret=client_secret,
             api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
             gateway_url=get("DISCORD_GATEWAY_URL"),
             dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),

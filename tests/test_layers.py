@@ -4,6 +4,7 @@ engine/            nothing of bot, no Discord, no database driver
 bot/core/          no Discord, no HTTP client, no database driver, no storage or UI
 bot/storage/       no Discord, no UI
 bot/discord_ui/    never storage, no database driver
+bot/web/           the Activity's web service: never storage, Discord's client or the chat UI
 bot/i18n/          no core, storage or UI
 bot/pictures/      draws from plain values: nothing else of the bot, no Discord, no database
 SQL                only under bot/storage/ (imports of a driver, and SQL text)
@@ -28,7 +29,8 @@ FORBIDDEN: dict[str, tuple[str, ...]] = {
     "bot/core": (*DISCORD, *DRIVERS, "bot.storage", "bot.discord_ui", "bot.app", "bot.i18n",
                  "bot.settings"),
     "bot/storage": (*DISCORD, "bot.discord_ui", "bot.app", "bot.i18n"),
-    "bot/discord_ui": (*DRIVERS, "bot.storage", "bot.app"),
+    "bot/discord_ui": (*DRIVERS, "bot.storage", "bot.app", "bot.web"),
+    "bot/web": ("discord", *DRIVERS, "bot.storage", "bot.discord_ui", "bot.app"),
     "bot/i18n": (*DRIVERS, "bot.core", "bot.storage", "bot.discord_ui", "bot.app"),
     "bot/pictures": (*DISCORD, *DRIVERS, "bot.core", "bot.storage", "bot.discord_ui", "bot.app",
                      "bot.i18n"),

@@ -20,6 +20,9 @@ from bot.core.tournaments.models import Entrant, Match, Tournament
 DEADLINES_TOPIC = "deadlines"
 """Notified when a game or challenge starts with a deadline sooner than the last told
 (see :class:`bot.core.alarm.DeadlineAlarm`), so every timekeeper plans for it."""
+GAMES_TOPIC = "games"
+"""Notified with ``channel_id:game_id`` by the store itself whenever a game row is
+written, by any process (the Activity's live pages follow it)."""
 POLICY_TOPIC = "policy"
 """Notified with a server's id when its /ttt config changes."""
 MISSED = "*"

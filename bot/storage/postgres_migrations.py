@@ -199,6 +199,18 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_of_match ON games(tournament_match_id)
         WHERE tournament_match_id IS NOT NULL;
     """,
+    # 7: every game written is told to every process (``channel:game`` on ttt_games),
+    # for the Activity's live pages: a write applied late (after its client gave up) is
+    # told as any other. NOTIFY waits for the COMMIT, and is dropped by a rollback.
+    """
+    CREATE FUNCTION ttt_game_written() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        PERFORM pg_notify('ttt_games', NEW.channel_id::text || ':' || NEW.id::text);
+        RETURN NULL;
+    END $$;
+    CREATE TRIGGER games_written AFTER INSERT OR UPDATE ON games
+        FOR EACH ROW EXECUTE FUNCTION ttt_game_written();
+    """,
 )
 
 

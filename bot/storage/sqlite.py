@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bot.core.doubts import Doubts, Touched
-from bot.core.repository import DatabaseError
+from bot.core.repository import GAMES_TOPIC, DatabaseError
 from bot.storage.board_writes import BoardWrites
 from bot.storage.migrations import MIGRATIONS
 from bot.storage.outcomes import WriteTracker, settle
@@ -151,6 +151,7 @@ class SqliteRepository(SqlStore):
         self._lock_fd: int | None = None
         self._identify_lock = asyncio.Lock()
         self._listeners: dict[str, list[Callable[[str], None]]] = {}
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._last_identify: dict[int, float] = {}
         self._boards = BoardWrites(self._set_game_message_if_none)
         self._turn = asyncio.Lock()
@@ -256,6 +257,7 @@ class SqliteRepository(SqlStore):
             if problems:
                 raise sqlite3.DatabaseError(f"broken references after migrating: {problems}")
             conn.execute("PRAGMA foreign_keys = ON")
+            self._tell_games_written(conn)
             if self.path != ":memory:":
                 conn.execute("PRAGMA wal_autocheckpoint = 0")  # see _checkpoint_now_and_then
                 checkpointer = sqlite3.connect(
@@ -268,6 +270,25 @@ class SqliteRepository(SqlStore):
             self._release()
             raise DatabaseError(f"cannot use database {self.path}: {exc}") from None
         self._conn = conn
+
+    def _tell_games_written(self, conn: sqlite3.Connection) -> None:
+        """Every game written is told to the ``games`` listeners (``channel:game``), as
+        PostgreSQL's trigger tells every process: a temporary trigger calling back into
+        this process, which schedules the listeners after the statement."""
+        conn.create_function("ttt_game_written", 2, self._game_written, deterministic=False)
+        for event in ("INSERT", "UPDATE"):
+            conn.execute(
+                f"CREATE TEMP TRIGGER games_{event.lower()}_told AFTER {event} ON main.games"
+                " BEGIN SELECT ttt_game_written(NEW.channel_id, NEW.id); END"
+            )
+
+    def _game_written(self, channel_id: int, game_id: int) -> None:
+        listeners = self._listeners.get(GAMES_TOPIC)
+        if not listeners or self._loop is None:
+            return
+        payload = f"{channel_id}:{game_id}"
+        for callback in listeners:
+            self._loop.call_soon_threadsafe(callback, payload)
 
     def _check_file(self, path: Path) -> None:
         """Refuse what would fail later: a missing folder, a file or folder the bot cannot
@@ -334,6 +355,7 @@ class SqliteRepository(SqlStore):
         """Nothing to wait for: a statement here has ended when its call returns."""
 
     async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
+        self._loop = asyncio.get_running_loop()
         self._listeners.setdefault(topic, []).append(callback)
 
     async def notify(self, topic: str, payload: str = "") -> None:

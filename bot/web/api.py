@@ -1,0 +1,257 @@
+"""The Activity's API: each handler reads the session, asks the core once, shows the
+change in chat through the handed ``show``, and answers with the game as the member
+sees it (``docs/activity-api.md``)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from bot.core.lobby import Lobby
+from bot.core.models import Challenge, GameUpdate
+from bot.core.policy import DIFFICULTIES, SIZES
+from bot.core.records import RecordsService
+from bot.core.refusals import Refusal
+from bot.core.service import GameService
+from bot.i18n import text
+from bot.i18n.texts import catalogs, language_of, placeholders
+from bot.web.coaching import hint_json, review_json
+from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
+from bot.web.errors import WebRefusal
+from bot.web.game_json import Person, game_json, plain
+from bot.web.live import LiveHub
+from bot.web.sessions import Session, Sessions
+
+Show = Callable[[GameUpdate | Challenge], Awaitable[None]]
+"""Shows a change in chat: the board edited (or posted, for a new game), the turn ping."""
+
+REFUSALS = {
+    "move.not_player": (403, "not_player"), "hint.not_player": (403, "not_player"),
+    "move.not_your_turn": (403, "not_your_turn"), "move.stale": (409, "stale"),
+    "move.over": (409, "over"), "move.taken": (400, "taken"), "game.unknown": (404, "unknown_game"),
+}  # fmt: skip
+PAGE_TEXTS = ("title", "pick", "none", "start_bot", "challenge", "difficulty", "size",
+              "spectating", "your_turn", "connecting", "reconnecting", "prev", "next", "back",
+              "clock", "error", "challenge_sent")  # fmt: skip
+
+
+def refusal(error: Refusal, locale: str) -> WebRefusal:
+    status, code = REFUSALS.get(error.key, (409, "refused"))
+    template = catalogs()[language_of(locale)].get(error.key) or catalogs()["en"][error.key]
+    params: dict[str, object] = {name: "" for name in placeholders(template)}
+    params |= {k: v for k, v in error.params.items() if isinstance(v, str | int | float)}
+    return WebRefusal(status, code, plain(text(error.key, locale, **params)).strip())
+
+
+class ActivityApi:
+    def __init__(
+        self, *, games: GameService, lobby: Lobby, records: RecordsService, auth: DiscordAuth,
+        sessions: Sessions, show: Show, hub: LiveHub,
+    ) -> None:  # fmt: skip
+        self.games = games
+        self.lobby = lobby
+        self.records = records
+        self.auth = auth
+        self.sessions = sessions
+        self.show = show
+        self.hub = hub
+
+    def routes(self, prefix: str) -> list[web.RouteDef]:
+        return [
+            web.get(f"{prefix}/config", self.config),
+            web.post(f"{prefix}/session", self.sign_in),
+            web.get(f"{prefix}/games", self.list_games),
+            web.post(f"{prefix}/games", self.start),
+            web.post(f"{prefix}/games/{{id}}/move", self.move),
+            web.post(f"{prefix}/games/{{id}}/resign", self.resign),
+            web.post(f"{prefix}/games/{{id}}/rematch", self.rematch),
+            web.post(f"{prefix}/games/{{id}}/hint", self.hint),
+            web.get(f"{prefix}/games/{{id}}/review", self.review),
+            web.get(f"{prefix}/live", self.live),
+        ]
+
+    # --- signing in ----------------------------------------------------------------------
+
+    async def config(self, request: web.Request) -> web.Response:
+        return web.json_response({"client_id": str(self.auth.client_id)})
+
+    async def sign_in(self, request: web.Request) -> web.Response:
+        body = await _body(request)
+        code, instance_id = body.get("code"), body.get("instance_id")
+        if not isinstance(code, str) or not isinstance(instance_id, str) or not code:
+            raise WebRefusal(400, "bad_request", "send the sign-in code and the instance id")
+        member = await self.auth.sign_in(code, instance_id)
+        locale = language_of(member.locale)
+        session = self.sessions.issue(
+            user_id=member.user_id, name=member.name, avatar=member.avatar,
+            channel_id=member.channel_id, guild_id=member.guild_id, instance_id=instance_id,
+            locale=locale,
+        )  # fmt: skip
+        return web.json_response({
+            "access_token": member.access_token, "session": session,
+            "user": {"id": str(member.user_id), "name": member.name, "avatar": member.avatar},
+            "channel_id": str(member.channel_id),
+            "guild_id": None if member.guild_id is None else str(member.guild_id),
+            "locale": locale,
+        })  # fmt: skip
+
+    # --- the channel's games -------------------------------------------------------------
+
+    async def list_games(self, request: web.Request) -> web.Response:
+        session = self._session(request)
+        texts = {key: text(f"web.{key}", session.locale) for key in PAGE_TEXTS}
+        texts |= {f"difficulty.{d}": text(f"choice.difficulty.{d}", session.locale)
+                  for d in DIFFICULTIES}  # fmt: skip
+        texts |= {f"size.{s}": text(f"choice.size.{s}", session.locale) for s in SIZES}
+        for action in ("resign", "rematch", "hint", "review"):
+            texts[action] = text(f"button.{action}", session.locale)
+        return web.json_response({"games": await self.games_for(session), "texts": texts})
+
+    async def games_for(self, session: Session) -> list[dict[str, Any]]:
+        running = await self.games.repo.running_games_in(session.channel_id)
+        shown = []
+        for game in sorted(running, key=lambda g: -g.id):
+            shown.append(await self._json(await self.games.update(game), session))
+        return shown
+
+    async def game_for(self, game_id: int, session: Session) -> dict[str, Any] | None:
+        update = await self.games.current(game_id)
+        if update is None or update.game.channel_id != session.channel_id:
+            return None
+        return await self._json(update, session)
+
+    # --- intents -------------------------------------------------------------------------
+
+    async def move(self, request: web.Request) -> web.Response:
+        session, game_id = await self._game_of(request)
+        body = await _body(request)
+        ply, cell = body.get("ply"), body.get("cell")
+        if type(ply) is not int or type(cell) is not int:
+            raise WebRefusal(400, "bad_request", "send the ply and the cell as whole numbers")
+        try:
+            update = await self.games.play_turn(game_id, ply, cell, session.user_id)
+        except Refusal as error:
+            refused = refusal(error, session.locale)
+            if refused.code in ("stale", "over"):
+                refused.extra["game"] = await self.game_for(game_id, session)
+            raise refused from None
+        await self.show(update)
+        return web.json_response({"game": await self._json(update, session)})
+
+    async def resign(self, request: web.Request) -> web.Response:
+        session, game_id = await self._game_of(request)
+        update = await self._ask(session, self.games.resign(session.user_id, game_id=game_id))
+        await self.show(update)
+        return web.json_response({"game": await self._json(update, session)})
+
+    async def rematch(self, request: web.Request) -> web.Response:
+        session, game_id = await self._game_of(request, running=False)
+        result = await self._ask(session, self.lobby.rematch(game_id, session.user_id))
+        await self.show(result)
+        if isinstance(result, Challenge):
+            return web.json_response({"challenge": True})
+        return web.json_response({"game": await self._json(result, session)})
+
+    async def start(self, request: web.Request) -> web.Response:
+        session = self._session(request)
+        body = await _body(request)
+        where: dict[str, Any] = {
+            "guild_id": session.guild_id, "channel_id": session.channel_id,
+            "user_id": session.user_id, "first": "me", "locale": session.locale,
+        }  # fmt: skip
+        size = body.get("size", 3)
+        if size not in SIZES:
+            raise WebRefusal(400, "bad_request", f"size is one of {', '.join(map(str, SIZES))}")
+        if "opponent_id" in body:
+            opponent = body["opponent_id"]
+            if not (isinstance(opponent, str) and opponent.isdigit()):
+                raise WebRefusal(400, "bad_request", "opponent_id is a member's id")
+            challenge = await self._ask(
+                session, self.lobby.challenge(**where, size=size, opponent_id=int(opponent))
+            )
+            await self.show(challenge)
+            return web.json_response({"challenge": True})
+        difficulty = body.get("difficulty", "medium")
+        if difficulty not in DIFFICULTIES:
+            raise WebRefusal(400, "bad_request", f"difficulty is one of {', '.join(DIFFICULTIES)}")
+        update = await self._ask(
+            session, self.lobby.start_bot_game(**where, size=size, difficulty=difficulty)
+        )
+        await self.show(update)
+        return web.json_response({"game": await self._json(update, session)})
+
+    async def hint(self, request: web.Request) -> web.Response:
+        session, game_id = await self._game_of(request)
+        ply = (await _body(request)).get("ply")
+        if type(ply) is not int:
+            raise WebRefusal(400, "bad_request", "send the ply the hint is for")
+        update, hint = await self._ask(session, self.games.hint(game_id, ply, session.user_id))
+        await self.show(update)  # the board says a hint was used
+        return web.json_response(hint_json(update.game, hint, session.locale))
+
+    async def review(self, request: web.Request) -> web.Response:
+        session, game_id = await self._game_of(request, running=False)
+        game = await self._ask(session, self.records.review_target(
+            session.guild_id, session.user_id, game_id))  # fmt: skip
+        return web.json_response(review_json(await self.records.analyze(game), session.locale))
+
+    async def live(self, request: web.Request) -> web.StreamResponse:
+        session = self.sessions.read(request.query.get("session"))
+        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096)
+        await socket.prepare(request)
+        await self.hub.serve(socket, session)
+        return socket
+
+    # --- internals -----------------------------------------------------------------------
+
+    def _session(self, request: web.Request) -> Session:
+        header = request.headers.get("Authorization", "")
+        return self.sessions.read(header.removeprefix("Bearer ").strip() or None)
+
+    async def _game_of(self, request: web.Request, running: bool = True) -> tuple[Session, int]:
+        """The session, and the game named in the path if it is one of its channel's.
+
+        Raises:
+            WebRefusal: 404 for an id that is no game of the channel.
+        """
+        session = self._session(request)
+        raw = request.match_info["id"]
+        game = None
+        if raw.isascii() and raw.isdigit() and len(raw) < 20:
+            game = await self.games.repo.get_game(int(raw))
+        if game is None or game.channel_id != session.channel_id:
+            raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
+        return session, game.id
+
+    async def _ask(self, session: Session, request: Awaitable[Any]) -> Any:
+        try:
+            return await request
+        except Refusal as error:
+            raise refusal(error, session.locale) from None
+
+    async def _json(self, update: GameUpdate, session: Session) -> dict[str, Any]:
+        return await game_json(update, session.user_id, session.locale, self._person)
+
+    async def _person(self, user_id: int) -> Person:
+        user = await self.auth.user(user_id)
+        return display_name(user), avatar_url(user)
+
+
+async def _body(request: web.Request) -> dict[str, Any]:
+    """The JSON object sent.
+
+    Raises:
+        WebRefusal: 400 for anything but a JSON object; 413 past the size limit.
+    """
+    try:
+        body = json.loads(await request.read() or b"{}")
+    except web.HTTPRequestEntityTooLarge:
+        raise WebRefusal(413, "too_large", "the body is too large") from None
+    except (ValueError, UnicodeDecodeError):
+        raise WebRefusal(400, "bad_json", "the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise WebRefusal(400, "bad_json", "the body is not a JSON object")
+    return body

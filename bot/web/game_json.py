@@ -1,0 +1,90 @@
+"""A game as the page shows it: everything visible is made here, in the member's
+language (the page holds no rule and no wording)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot.core.models import Game, GameUpdate
+from bot.core.review import cell_name
+from bot.i18n import text
+
+Person = tuple[str, str | None]
+"""A member's name and avatar URL."""
+Names = Callable[[int], Awaitable[Person]]
+
+MARK_GLYPH = {"X": "❌", "O": "⭕"}
+
+
+def plain(line: str) -> str:
+    """A catalog text without Discord's markdown (the page styles it itself)."""
+    return line.replace("**", "")
+
+
+def bot_name(game: Game, locale: str) -> str:
+    level = text(f"choice.difficulty.{game.difficulty}", locale)
+    return text("bot.name", locale, difficulty=level)
+
+
+async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) -> dict[str, Any]:
+    game = update.game
+    board = game.board
+    players: dict[str, dict[str, Any]] = {}
+    for mark in ("X", "O"):
+        if game.bot_side == mark:
+            players[mark] = {"id": None, "name": bot_name(game, locale), "avatar": None,
+                             "bot": True}  # fmt: skip
+        else:
+            member = game.player(mark)
+            name, avatar = await names(member)
+            players[mark] = {"id": str(member), "name": name, "avatar": avatar, "bot": False}
+    you = game.mark_of(viewer)
+    to_move = board.to_move if game.running else None
+    line = set(board.winning_line() or ()) if not game.running else set()
+    squares = board.to_string()
+    cells = []
+    for cell, char in enumerate(squares):
+        what = text("web.cell.empty", locale) if char == "." else char
+        cells.append({"mark": None if char == "." else char, "win": cell in line,
+                      "label": f"{cell_name(cell, board.size)}, {what}"})  # fmt: skip
+    can_move = game.running and you is not None and to_move == you
+    actions: list[str] = []
+    if you is not None and game.running:
+        actions.append("resign")
+        if can_move and game.bot_side is not None and update.hints:
+            actions.append("hint")
+    elif you is not None:
+        actions += ["rematch", "review"]
+    return {
+        "id": str(game.id), "ply": game.ply, "size": board.size, "running": game.running,
+        "status": status(game, locale, players), "players": players, "to_move": to_move,
+        "you": you, "can_move": can_move, "deadline": game.turn_deadline if game.running
+        else None, "cells": cells, "actions": actions, "hinted": game.hinted,
+        "ended": None if game.running else status(game, locale, players),
+    }  # fmt: skip
+
+
+def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
+    """The status line of the chat board, with names for mentions and no timestamp."""
+    name = {mark: str(players[mark]["name"]) for mark in ("X", "O")}
+    if game.running:
+        mover = game.board.to_move
+        if game.bot_side == mover:
+            return plain(text("game.bot_turn", locale, player=name[mover]))
+        return plain(text("web.turn", locale, player=name[mover], mark=MARK_GLYPH[mover]))
+    ending = game.ending
+    assert ending is not None
+    if ending.reason == "abandoned":
+        return plain(text("game.abandoned", locale))
+    if ending.reason == "stopped":
+        return plain(text("web.stopped", locale))
+    if ending.winner is None:
+        return plain(text("game.draw", locale))
+    winner = ending.winner
+    loser = "O" if winner == "X" else "X"
+    key = {"resign": "game.resigned", "timeout": "game.timeout"}.get(ending.reason)
+    if key is not None:
+        return plain(text(key, locale, loser=name[loser], winner=name[winner]))
+    won = "game.won" if game.k == 3 else "game.won_k"
+    return plain(text(won, locale, player=name[winner], mark=MARK_GLYPH[winner], k=game.k))

@@ -1,0 +1,92 @@
+"""Live updates for the open pages: every change to a game of a channel, from whatever
+process made it, reaches the pages watching that channel.
+
+The store tells of each game written (a trigger on the games table: PostgreSQL's
+NOTIFY to every process, SQLite's in this one), with its channel and id; the hub reads
+the game again and sends each page of that channel the game as that member sees it.
+When notifications may have been lost (the listening connection was down), every page
+gets its channel's games again, as a page that reconnects does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from aiohttp import web
+
+from bot.core.repository import GAMES_TOPIC, MISSED
+from bot.web.sessions import Session
+
+log = logging.getLogger(__name__)
+
+__all__ = ["GAMES_TOPIC", "LiveHub"]
+GameFor = Callable[[int, Session], Awaitable[dict[str, Any] | None]]
+"""A game as one member sees it (None: gone, or not in their channel)."""
+GamesFor = Callable[[Session], Awaitable[list[dict[str, Any]]]]
+
+
+class LiveHub:
+    def __init__(self, game_for: GameFor, games_for: GamesFor) -> None:
+        self.game_for = game_for
+        self.games_for = games_for
+        self._pages: dict[int, set[tuple[web.WebSocketResponse, Session]]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+
+    @property
+    def pages(self) -> int:
+        return sum(len(pages) for pages in self._pages.values())
+
+    def heard(self, payload: str) -> None:
+        """A notification: ``channel:game``, or :data:`MISSED`."""
+        if payload == MISSED:
+            for channel_id in list(self._pages):
+                self._spawn(self._catch_up(channel_id))
+            return
+        channel, _, game = payload.partition(":")
+        if not (channel.isdigit() and game.isdigit()) or int(channel) not in self._pages:
+            return
+        self._spawn(self._send_game(int(channel), int(game)))
+
+    def _spawn(self, job: Awaitable[None]) -> None:
+        task: asyncio.Task[None] = asyncio.ensure_future(job)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def serve(self, socket: web.WebSocketResponse, session: Session) -> None:
+        """Send the channel's games, then each change, until the page goes."""
+        pages = self._pages.setdefault(session.channel_id, set())
+        page = (socket, session)
+        pages.add(page)
+        try:
+            await socket.send_json({"type": "games", "games": await self.games_for(session)})
+            async for _ in socket:  # the page sends nothing but pings
+                pass
+        finally:
+            pages.discard(page)
+            if not pages:
+                self._pages.pop(session.channel_id, None)
+
+    async def _send_game(self, channel_id: int, game_id: int) -> None:
+        for socket, session in list(self._pages.get(channel_id, ())):
+            try:
+                game = await self.game_for(game_id, session)
+                if game is not None and not socket.closed:
+                    await socket.send_json({"type": "game", "game": game})
+            except Exception as exc:  # one page's failure is not the others'
+                log.debug("live: game %s not sent to a page (%s)", game_id, exc)
+
+    async def _catch_up(self, channel_id: int) -> None:
+        for socket, session in list(self._pages.get(channel_id, ())):
+            with contextlib.suppress(Exception):
+                await socket.send_json({"type": "games", "games": await self.games_for(session)})
+
+    async def close(self) -> None:
+        for pages in list(self._pages.values()):
+            for socket, _ in list(pages):
+                await socket.close()
+        for task in list(self._tasks):
+            task.cancel()

@@ -1,0 +1,91 @@
+"""The Activity's web service: one aiohttp application serving the page, its API and
+its live updates, beside the gateway client (or in a process of its own on the same
+PostgreSQL). Every refusal is a 4xx with a reason; nothing unexpected shows a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from aiohttp import web
+
+from bot.web.api import ActivityApi
+from bot.web.errors import WebRefusal
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).with_name("static")
+MAX_BODY = 16 * 1024
+"""Bytes a request body may have: an intent is a few dozen."""
+PREFIXES = ("/api", "/.proxy/api")
+"""Discord's proxy serves an Activity's mapped URLs under ``/.proxy/``."""
+NO_STORE = {"Cache-Control": "no-store"}
+
+
+@web.middleware
+async def answers(
+    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+) -> web.StreamResponse:
+    """Refusals as JSON with a reason; anything else unexpected as a 500 without detail
+    (logged here, without the request's headers: they carry tokens)."""
+    try:
+        return await handler(request)
+    except WebRefusal as refused:
+        return web.json_response(refused.body(), status=refused.status, headers=NO_STORE)
+    except web.HTTPRequestEntityTooLarge:
+        body = {"error": "too_large", "reason": f"the body is over {MAX_BODY} bytes"}
+        return web.json_response(body, status=413)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        body = {"error": "not_found" if exc.status == 404 else "bad_request",
+                "reason": exc.reason}  # fmt: skip
+        return web.json_response(body, status=exc.status)
+    except Exception:
+        log.exception("activity: %s %s failed", request.method, request.path)
+        body = {"error": "internal", "reason": "something went wrong on our side"}
+        return web.json_response(body, status=500)
+
+
+def make_app(api: ActivityApi, static: Path = STATIC) -> web.Application:
+    app = web.Application(middlewares=[answers], client_max_size=MAX_BODY)
+    for prefix in PREFIXES:
+        app.add_routes(api.routes(prefix))
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        return web.FileResponse(static / "index.html", headers=NO_STORE)
+
+    async def asset(request: web.Request) -> web.StreamResponse:
+        path = static / request.match_info["name"]
+        if not path.is_file():
+            raise WebRefusal(404, "not_found", "no such file")
+        return web.FileResponse(path)
+
+    for root in ("/", "/.proxy/"):
+        app.router.add_get(root, page)
+        app.router.add_get(root + "{name:[A-Za-z0-9_-][A-Za-z0-9._-]*}", asset)
+    return app
+
+
+class WebService:
+    """Runs the application on ``host:port`` until :meth:`stop`."""
+
+    def __init__(self, api: ActivityApi, *, host: str, port: int) -> None:
+        self.api = api
+        self.host = host
+        self.port = port
+        self._runner: web.AppRunner | None = None
+
+    async def start(self) -> None:
+        self._runner = web.AppRunner(make_app(self.api), access_log=None)
+        await self._runner.setup()
+        await web.TCPSite(self._runner, self.host, self.port).start()
+        log.info("activity: serving on http://%s:%s/", self.host, self.port)
+
+    async def stop(self) -> None:
+        await self.api.hub.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None

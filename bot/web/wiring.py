@@ -1,0 +1,64 @@
+"""The Activity's parts built together for a process: the sign-in, the sessions, the API,
+the live hub listening to the store's game notifications, and the server."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import aiohttp
+
+from bot.core.lobby import Lobby
+from bot.core.records import RecordsService
+from bot.core.repository import GAMES_TOPIC, Repository
+from bot.core.service import GameService
+from bot.web.api import ActivityApi, Show
+from bot.web.discord_auth import DiscordAuth
+from bot.web.live import LiveHub
+from bot.web.service import WebService
+from bot.web.sessions import Sessions
+
+
+class Activity:
+    """The running web service and what it holds open."""
+
+    def __init__(self, service: WebService, http: aiohttp.ClientSession) -> None:
+        self.service = service
+        self.http = http
+
+    async def stop(self) -> None:
+        await self.service.stop()
+        await self.http.close()
+
+
+async def start_activity(
+    *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
+    api_base: str | None, client_id: int, client_secret: str, bot_token: str, host: str,
+    port: int,
+) -> Activity:  # fmt: skip
+    """Serve the Activity on ``host:port``.
+
+    Raises:
+        OSError: the port cannot be listened on.
+    """
+    http = aiohttp.ClientSession()
+    auth = DiscordAuth(http, api_base=api_base, client_id=client_id,
+                       client_secret=client_secret, bot_token=bot_token)  # fmt: skip
+    api: ActivityApi
+
+    async def game_for(game_id: int, session: Any) -> dict[str, Any] | None:
+        return await api.game_for(game_id, session)
+
+    async def games_for(session: Any) -> list[dict[str, Any]]:
+        return await api.games_for(session)
+
+    hub = LiveHub(game_for, games_for)
+    api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
+                      sessions=Sessions(client_secret), show=show, hub=hub)  # fmt: skip
+    await repo.listen(GAMES_TOPIC, hub.heard)
+    service = WebService(api, host=host, port=port)
+    try:
+        await service.start()
+    except BaseException:
+        await http.close()
+        raise
+    return Activity(service, http)
