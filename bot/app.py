@@ -136,6 +136,7 @@ class TTTBot(commands.Bot):
             bot_user_id=self.user.id,
             patience=settings.defer_after,
             advise=self.hint,
+            live_board=settings.web_port is not None,
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)

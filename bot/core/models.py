@@ -217,3 +217,5 @@ class GameUpdate:
     marks: Marks = field(default_factory=Marks)
     hints: bool = False
     """The server lets members ask for hints (a Hint button in games against the bot)."""
+    live_board: bool = False
+    """The Activity is served: a Live board button opens the game as a live page."""

@@ -35,9 +35,7 @@ First = Literal["random", "me", "opponent"]
 Clock = Callable[[], float]
 ShowEarly = Callable[[GameUpdate], Awaitable[None]]
 
-RECENT_GAMES = 10_000
-"""Running games remembered as this process last stored or read them, so a click needs
-no read before its write (see :meth:`GameService.play_turn`)."""
+RECENT_GAMES = 10_000  # running games remembered as last stored: a click needs no read
 
 
 class GameService:
@@ -54,6 +52,7 @@ class GameService:
         advise: Advisor = advise_here,
         locks: LockRegistry | None = None,
         alarm: DeadlineAlarm | None = None,
+        live_board: bool = False,
     ) -> None:
         self.repo = repo
         self.policies = policies
@@ -68,6 +67,7 @@ class GameService:
         self.alarm = alarm or DeadlineAlarm()
         """Told of every deadline stored, to wake the timekeeper when one is sooner."""
         self._recent: OrderedDict[int, Game] = OrderedDict()
+        self.live_board = live_board  # the Activity is served: boards offer it
 
     async def current(self, game_id: int) -> GameUpdate | None:
         """The game as stored, to show again; None if there is no such game."""
@@ -77,7 +77,7 @@ class GameService:
     async def update(self, game: Game) -> GameUpdate:
         """``game`` with what showing it needs (its server's marks)."""
         policy = await self.policies.policy(game.settings_guild)
-        return GameUpdate(game, policy.marks, hints=policy.hints)
+        return GameUpdate(game, policy.marks, hints=policy.hints, live_board=self.live_board)
 
     async def started(self, game: Game) -> GameUpdate:
         """A game the lobby just stored, remembered for its first click."""
@@ -94,8 +94,7 @@ class GameService:
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
-        recent = self._recent.get(game.id)
-        if recent is not None:
+        if (recent := self._recent.get(game.id)) is not None:
             self._recent[game.id] = recent.with_changes(message_id=message_id)
         return game.with_changes(message_id=message_id)
 

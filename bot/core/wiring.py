@@ -33,13 +33,13 @@ class Core:
 def build_core(
     repo: Repository, policies: PolicyBook, opponent: BotOpponent, *, bot_user_id: int,
     clock: Clock = time.time, rng: random.Random | None = None, patience: float = 1.0,
-    advise: Advisor = advise_here,
+    advise: Advisor = advise_here, live_board: bool = False,
 ) -> Core:  # fmt: skip
     rng = rng or random.Random()
     locks, alarm = LockRegistry(), DeadlineAlarm()
     games = GameService(
         repo, policies, opponent, bot_user_id=bot_user_id, clock=clock, rng=rng,
-        patience=patience, advise=advise, locks=locks, alarm=alarm,
+        patience=patience, advise=advise, locks=locks, alarm=alarm, live_board=live_board,
     )  # fmt: skip
     lobby = Lobby(games, repo=repo, policies=policies, clock=clock, alarm=alarm, rng=rng)
     return Core(

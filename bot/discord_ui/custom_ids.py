@@ -12,6 +12,7 @@
     ttt:tj:<tournament>         join a tournament in sign-up
     ttt:tl:<tournament>         leave it
     ttt:tr:<match>              a player of a tournament match is ready to play
+    ttt:l:<game>                open the game as a live board (the Activity)
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -83,6 +84,11 @@ class ReadyClick:
     match_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class LiveClick:
+    game_id: int
+
+
 Click = (
     CellClick
     | ResignClick
@@ -95,6 +101,7 @@ Click = (
     | JoinClick
     | LeaveClick
     | ReadyClick
+    | LiveClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -109,6 +116,7 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:tj:({_ID})"), JoinClick),
     (re.compile(rf"ttt:tl:({_ID})"), LeaveClick),
     (re.compile(rf"ttt:tr:({_ID})"), ReadyClick),
+    (re.compile(rf"ttt:l:({_ID})"), LiveClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 
@@ -168,3 +176,7 @@ def leave(tournament_id: int) -> str:
 
 def ready(match_id: int) -> str:
     return f"ttt:tr:{match_id}"
+
+
+def live(game_id: int) -> str:
+    return f"ttt:l:{game_id}"

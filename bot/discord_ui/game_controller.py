@@ -193,6 +193,11 @@ class GameController:
             await self.tokens.shown(update.game, interaction)
             await self.pinger.game_changed(update.game)
 
+    async def on_live(self, interaction: discord.Interaction) -> None:
+        """Live board: Discord opens the Activity for the member, in this channel."""
+        async with self.responder.answering(interaction):
+            await interaction.response.launch_activity()
+
     async def on_hint(self, interaction: discord.Interaction, click: HintClick) -> None:
         async with self.responder.answering(interaction):
 

@@ -141,8 +141,11 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     game, marks = update.game, update.marks
     content = game_content(game, locale, marks)
     if uses_layout(game):
-        return GameMessage(None, game_layout(game, content, locale, marks, hints=update.hints))
-    return GameMessage(content, game_view(game, locale, marks, hints=update.hints))
+        layout = game_layout(game, content, locale, marks, hints=update.hints,
+                             live=update.live_board)  # fmt: skip
+        return GameMessage(None, layout)
+    return GameMessage(content, game_view(game, locale, marks, hints=update.hints,
+                                          live=update.live_board))  # fmt: skip
 
 
 def retired_message(update: GameUpdate, live_link: str, locale: object = None) -> GameMessage:
@@ -175,15 +178,16 @@ def game_content(game: Game, locale: object = None, marks: Marks = CLASSIC) -> s
 
 
 def game_view(
-    game: Game, locale: object = None, marks: Marks = CLASSIC, *, hints: bool = False
-) -> discord.ui.View:
+    game: Game, locale: object = None, marks: Marks = CLASSIC, *, hints: bool = False,
+    live: bool = False,
+) -> discord.ui.View:  # fmt: skip
     """The board as buttons, row-major, with the action buttons in the row below (a
     legacy message: boards smaller than 5×5)."""
     board = game.board
     view = Unlistened()
     for cell in range(board.size * board.size):
         view.add_item(cell_button(game, cell, marks, row=cell // board.size))
-    for button in action_buttons(game, locale, hints=hints):
+    for button in action_buttons(game, locale, hints=hints, live=live):
         button.row = board.size
         view.add_item(button)
     return view
@@ -191,7 +195,7 @@ def game_view(
 
 def game_layout(
     game: Game, content: str, locale: object = None, marks: Marks = CLASSIC, *,
-    hints: bool = False,
+    hints: bool = False, live: bool = False,
 ) -> discord.ui.LayoutView:  # fmt: skip
     """The 5×5 board as a components-v2 message: one container with the text (header,
     emoji grid and status, for clients that show text only), the board's rows of buttons
@@ -204,7 +208,7 @@ def game_layout(
         for r in range(size)
     ]
     container = discord.ui.Container[discord.ui.LayoutView](discord.ui.TextDisplay(content), *rows)
-    actions = action_buttons(game, locale, hints=hints)
+    actions = action_buttons(game, locale, hints=hints, live=live)
     if actions:
         container.add_item(discord.ui.ActionRow(*actions))
     layout = UnlistenedLayout()
@@ -232,18 +236,23 @@ def cell_button(
 
 
 def action_buttons(
-    game: Game, locale: object = None, *, hints: bool = False
+    game: Game, locale: object = None, *, hints: bool = False, live: bool = False
 ) -> list[discord.ui.Button[Any]]:
     """The buttons that act on the game, in the order shown, for either layout: Resign
     while it runs (and Hint against the bot, where the server allows hints), Rematch
-    (unless a moderator ended it) and Review after."""
+    (unless a moderator ended it) and Review after; and Live board where the Activity is
+    served (``live``)."""
     Style = discord.ButtonStyle
+    opens = [button(custom_ids.live(game.id), text("button.live", locale), Style.secondary)]
+    if not live:
+        opens = []
     if game.running:
         resign = button(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
         if not (hints and game.bot_side is not None):
-            return [resign]
+            return [resign, *opens]
         label = text("button.hint", locale)
-        return [resign, button(custom_ids.hint(game.id, game.ply), label, Style.secondary)]
+        return [resign, button(custom_ids.hint(game.id, game.ply), label, Style.secondary),
+                *opens]  # fmt: skip
     actions = []
     if game.stopped_by is None:  # a game a moderator ended is not offered again
         label = text("button.rematch", locale)
@@ -252,7 +261,7 @@ def action_buttons(
         actions.append(
             button(custom_ids.review(game.id), text("button.review", locale), Style.secondary)
         )
-    return actions
+    return [*actions, *opens]
 
 
 def button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:

@@ -22,6 +22,7 @@ from bot.discord_ui.custom_ids import (
     HintClick,
     JoinClick,
     LeaveClick,
+    LiveClick,
     ReadyClick,
     RematchClick,
     ResignClick,
@@ -78,6 +79,8 @@ class ComponentRouter:
                 await self.tournaments.on_leave(interaction, click)
             case ReadyClick():
                 await self.tournaments.on_ready(interaction, click)
+            case LiveClick():
+                await self.games.on_live(interaction)
 
 
 def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:

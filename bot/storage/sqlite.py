@@ -257,7 +257,6 @@ class SqliteRepository(SqlStore):
             if problems:
                 raise sqlite3.DatabaseError(f"broken references after migrating: {problems}")
             conn.execute("PRAGMA foreign_keys = ON")
-            self._tell_games_written(conn)
             if self.path != ":memory:":
                 conn.execute("PRAGMA wal_autocheckpoint = 0")  # see _checkpoint_now_and_then
                 checkpointer = sqlite3.connect(
@@ -272,9 +271,10 @@ class SqliteRepository(SqlStore):
         self._conn = conn
 
     def _tell_games_written(self, conn: sqlite3.Connection) -> None:
-        """Every game written is told to the ``games`` listeners (``channel:game``), as
-        PostgreSQL's trigger tells every process: a temporary trigger calling back into
-        this process, which schedules the listeners after the statement."""
+        """From the first listener to ``games`` on, every game written is told to them
+        (``channel:game``), as PostgreSQL's trigger tells every process: a temporary
+        trigger calling back into this process, which schedules the listeners after the
+        statement (without listeners, writes pay nothing for it)."""
         conn.create_function("ttt_game_written", 2, self._game_written, deterministic=False)
         for event in ("INSERT", "UPDATE"):
             conn.execute(
@@ -356,6 +356,8 @@ class SqliteRepository(SqlStore):
 
     async def listen(self, topic: str, callback: Callable[[str], None]) -> None:
         self._loop = asyncio.get_running_loop()
+        if topic == GAMES_TOPIC and topic not in self._listeners:
+            self._tell_games_written(self.conn)
         self._listeners.setdefault(topic, []).append(callback)
 
     async def notify(self, topic: str, payload: str = "") -> None:
