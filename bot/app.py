@@ -109,6 +109,7 @@ class TTTBot(commands.Bot):
         self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts)
         self.health: HealthServer | None = None
         self.web: Activity | None = None
+        self._closing = asyncio.Event()
         """The Activity's web service (TTT_WEB_PORT), started with the client."""
         self.signed_in = False
         """Whether Discord accepted the token (a start that never got this far created
@@ -210,6 +211,10 @@ class TTTBot(commands.Bot):
         if self.settings_source:
             log.info("settings: %s", self.settings_source)
         log.info("database: %s", await self.repo.describe())
+        if self.settings.web_only:  # pages only: Discord's REST API, no gateway
+            log.info("web only: no gateway connection; the pages' changes shown over REST")
+            await self._closing.wait()
+            return
         if self.settings.shard_ids is None or 0 in self.settings.shard_ids:
             await self.sync_commands_if_changed()  # one process syncs: shard 0's
         else:
@@ -253,6 +258,7 @@ class TTTBot(commands.Bot):
     async def close(self) -> None:
         """Let the moves being made finish and be stored, then disconnect."""
         self.begin_close()
+        self._closing.set()
         in_flight = self.responder.in_flight
         if in_flight:
             log.info("shutting down: waiting for %d interaction(s) in flight", in_flight)

@@ -63,6 +63,9 @@ class Settings:
     web_port: int | None = None
     """Serve the Activity (its page, API and live updates) on this port; None: off."""
     web_host: str = "127.0.0.1"
+    web_only: bool = False
+    """Serve the Activity without a gateway connection (a process of its own beside the
+    bot's, on the same PostgreSQL): pages and shards scale apart."""
     client_secret: str | None = None
     """The application's OAuth2 client secret: the Activity signs members in with it."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
@@ -164,6 +167,12 @@ class Settings:
                 "TTT_WEB_PORT needs DISCORD_CLIENT_SECRET: the Activity signs members in with "
                 "the application's OAuth2 client secret (Developer Portal, OAuth2 page)"
             )
+        web_only = _flag(get("TTT_WEB_ONLY"), "TTT_WEB_ONLY", False)
+        if web_only and (web_port is None or database_url is None):
+            raise SettingsError(
+                "TTT_WEB_ONLY needs TTT_WEB_PORT and TTT_DATABASE_URL: a web-only process "
+                "serves pages beside the bot's processes, sharing their PostgreSQL database"
+            )
         return cls(
             token=token,
             database=get("TTT_DATABASE") or defaults.database,
@@ -177,6 +186,7 @@ class Settings:
             health_port=_bounded(get("TTT_HEALTH_PORT"), "TTT_HEALTH_PORT", 1, 65535),
             health_host=get("TTT_HEALTH_HOST") or defaults.health_host,
             web_port=web_port,
+            web_only=web_only,
             web_host=get("TTT_WEB_HOST") or defaults.web_host,
             client_secret=client_secret,
             api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,

@@ -35,6 +35,28 @@ def test_malformed_server_settings_name_themselves(name: str, value: str) -> Non
         Settings.from_env({"DISCORD_TOKEN": TOKEN, name: value})
 
 
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [
+        ({"TTT_WEB_PORT": "8081"}, "DISCORD_CLIENT_SECRET"),
+        ({"TTT_WEB_PORT": "0", "DISCORD_CLIENT_SECRET": "s"}, "TTT_WEB_PORT"),
+        ({"TTT_WEB_ONLY": "true", "TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s"},
+         "TTT_DATABASE_URL"),
+    ],
+)  # fmt: skip
+def test_the_activitys_settings_say_what_is_missing(extra: dict[str, str], named: str) -> None:
+    with pytest.raises(SettingsError, match=named):
+        Settings.from_env({"DISCORD_TOKEN": TOKEN, **extra})
+
+
+def test_the_activity_is_off_unless_given_a_port() -> None:
+    assert Settings.from_env({"DISCORD_TOKEN": TOKEN}).web_port is None
+    on = Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_WEB_PORT": "8081",
+                            "DISCORD_CLIENT_SECRET": "s", "TTT_WEB_HOST": "0.0.0.0"})  # fmt: skip
+    assert (on.web_port, on.web_host, on.client_secret, on.web_only) == (8081, "0.0.0.0", "s",
+                                                                          False)  # fmt: skip
+
+
 def test_server_settings_parse() -> None:
     settings = Settings.from_env(
         {
