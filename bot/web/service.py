@@ -10,7 +10,10 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from aiohttp import web
+from aiohttp.typedefs import Middleware
 
+from bot.core.doubts import Doubts, Journal, journal
+from bot.i18n import text
 from bot.web.api import ActivityApi
 from bot.web.errors import WebRefusal
 
@@ -24,33 +27,46 @@ PREFIXES = ("/api", "/.proxy/api")
 NO_STORE = {"Cache-Control": "no-store"}
 
 
-@web.middleware
-async def answers(
-    request: web.Request, handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
-) -> web.StreamResponse:
-    """Refusals as JSON with a reason; anything else unexpected as a 500 without detail
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+def answering(doubts: Doubts) -> Middleware:
+    """Refusals as JSON with a reason; a failure as a 503 that says "nothing was changed"
+    only when that is known (as the chat's apology: see :class:`~bot.core.doubts.Journal`),
+    what it stored left to the reconciler; nothing else unexpected shows a traceback
     (logged here, without the request's headers: they carry tokens)."""
-    try:
-        return await handler(request)
-    except WebRefusal as refused:
-        return web.json_response(refused.body(), status=refused.status, headers=NO_STORE)
-    except web.HTTPRequestEntityTooLarge:
-        body = {"error": "too_large", "reason": f"the body is over {MAX_BODY} bytes"}
-        return web.json_response(body, status=413)
-    except web.HTTPException as exc:
-        if exc.status < 400:
-            raise
-        body = {"error": "not_found" if exc.status == 404 else "bad_request",
-                "reason": exc.reason}  # fmt: skip
-        return web.json_response(body, status=exc.status)
-    except Exception:
-        log.exception("activity: %s %s failed", request.method, request.path)
-        body = {"error": "internal", "reason": "something went wrong on our side"}
-        return web.json_response(body, status=500)
+
+    @web.middleware
+    async def answers(request: web.Request, handler: Handler) -> web.StreamResponse:
+        written = Journal()
+        try:
+            with journal() as written:
+                return await handler(request)
+        except WebRefusal as refused:
+            return web.json_response(refused.body(), status=refused.status, headers=NO_STORE)
+        except web.HTTPRequestEntityTooLarge:
+            body = {"error": "too_large", "reason": f"the body is over {MAX_BODY} bytes"}
+            return web.json_response(body, status=413)
+        except web.HTTPException as exc:
+            if exc.status < 400:
+                raise
+            body = {"error": "not_found" if exc.status == 404 else "bad_request",
+                    "reason": exc.reason}  # fmt: skip
+            return web.json_response(body, status=exc.status)
+        except Exception:
+            log.exception("activity: %s %s failed", request.method, request.path)
+            if written.changed_maybe:
+                doubts.add(written.stored)  # those unknown are there already
+                code, key = "unconfirmed", "error.unconfirmed"
+            else:
+                code, key = "unavailable", "error.generic"
+            return web.json_response({"error": code, "reason": text(key, "en")}, status=503)
+
+    return answers
 
 
-def make_app(api: ActivityApi, static: Path = STATIC) -> web.Application:
-    app = web.Application(middlewares=[answers], client_max_size=MAX_BODY)
+def make_app(api: ActivityApi, doubts: Doubts, static: Path = STATIC) -> web.Application:
+    app = web.Application(middlewares=[answering(doubts)], client_max_size=MAX_BODY)
     for prefix in PREFIXES:
         app.add_routes(api.routes(prefix))
 
@@ -72,14 +88,15 @@ def make_app(api: ActivityApi, static: Path = STATIC) -> web.Application:
 class WebService:
     """Runs the application on ``host:port`` until :meth:`stop`."""
 
-    def __init__(self, api: ActivityApi, *, host: str, port: int) -> None:
+    def __init__(self, api: ActivityApi, doubts: Doubts, *, host: str, port: int) -> None:
         self.api = api
+        self.doubts = doubts
         self.host = host
         self.port = port
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
-        self._runner = web.AppRunner(make_app(self.api), access_log=None)
+        self._runner = web.AppRunner(make_app(self.api, self.doubts), access_log=None)
         await self._runner.setup()
         await web.TCPSite(self._runner, self.host, self.port).start()
         log.info("activity: serving on http://%s:%s/", self.host, self.port)

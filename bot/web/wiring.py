@@ -55,7 +55,7 @@ async def start_activity(
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
                       sessions=Sessions(client_secret), show=show, hub=hub)  # fmt: skip
     await repo.listen(GAMES_TOPIC, hub.heard)
-    service = WebService(api, host=host, port=port)
+    service = WebService(api, repo.doubts, host=host, port=port)
     try:
         await service.start()
     except BaseException:
