@@ -29,6 +29,7 @@ from bot.core.service import GameService
 from bot.core.wiring import build_core
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
+from bot.discord_ui.entry_point import ENTRY_POINT, entry_point
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.publisher import Publisher
@@ -289,13 +290,24 @@ class TTTBot(commands.Bot):
             payload = [command.to_dict(self.tree) for command in commands_]
         else:  # what sync will send, translations included, so a new wording resyncs
             payload = [await c.get_translated_payload(self.tree, translator) for c in commands_]
+        served = guild is None and self.settings.web_port is not None
+        if served:
+            payload.append(ENTRY_POINT)
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
         key = f"commands:{self.application_id}:{guild.id if guild else 'global'}"
         where = f"to server {guild.id}" if guild else "globally"
         if await self.repo.get_meta(key) == digest:
             log.info("slash commands: unchanged since the last sync %s; not synced", where)
             return False
-        await self.tree.sync(guild=guild)
+        entry = None
+        if guild is None:  # an entry point is global, and a sync must not drop it
+            existing: Any = await self.http.get_global_commands(self.application_id)  # type: ignore[arg-type]
+            entry = entry_point(existing, served)
+        if entry is None:
+            await self.tree.sync(guild=guild)
+        else:  # the tree's commands and the entry point, in one overwrite
+            commands_sent = [*(c for c in payload if c is not ENTRY_POINT), entry]
+            await self.http.bulk_upsert_global_commands(self.application_id, commands_sent)  # type: ignore[arg-type]
         await self.repo.set_meta(key, digest)
         log.info("slash commands: synced %d %s", len(payload), where)
         return True
