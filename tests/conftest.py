@@ -40,7 +40,8 @@ SLOW_MODULES = frozenset({
     "test_storage_races",  # several processes racing on one database
 })  # fmt: skip
 EMULATOR_PREFIXES = ("test_bot_", "test_emulator", "test_cluster", "test_flood", "test_fuzz",
-                     "test_health", "test_resilience", "test_docker")  # fmt: skip
+                     "test_health", "test_resilience", "test_docker", "test_web",
+                     "test_activity")  # fmt: skip
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -1,0 +1,143 @@
+"""The Activity's web service, through its HTTP API as the page calls it (the browser
+tests in ``test_activity_browser.py`` drive the page itself): signing in, one game
+behind the chat buttons and the pages, and every refusal a 4xx with a reason that
+changes nothing and leaks nothing."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import aiohttp
+import pytest
+
+from bot.web.sessions import Sessions
+
+from bot_harness import board_of, cell_id
+from discord_emulator import DiscordEmulator
+from web_harness import bot_with_web, next_game, sign_in
+
+
+async def test_a_page_and_the_chat_play_one_game(emulator: DiscordEmulator, tmp_path) -> None:
+    """A move on the page shows on the chat board and on the other pages; a move with
+    the chat buttons shows on the pages; a third member's page watches."""
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (bot, base, http):
+        start = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me"})
+        challenge = start.message
+        accepted = await emulator.click(
+            bob, challenge, challenge["components"][0]["components"][0]["custom_id"]
+        )
+        board = accepted.message
+        pages = [await sign_in(emulator, http, base, u) for u in (alice, bob, carol)]
+        (game,) = await pages[0].games()
+        assert game["can_move"] and game["you"] == "X" and game["cells"][4]["label"] == "B2, empty"
+        async with pages[1].live() as bobs, pages[2].live() as carols:
+            status, body = await pages[0].post(f"/api/games/{game['id']}/move",
+                                               {"ply": 0, "cell": 4})  # fmt: skip
+            assert status == 200 and body["game"]["cells"][4]["mark"] == "X", body
+            assert (await next_game(bobs))["cells"][4]["mark"] == "X"
+            seen = await next_game(carols)
+            assert seen["you"] is None and not seen["can_move"]  # carol watches
+            for _ in range(100):  # the chat board shows the page's move
+                if board_of(emulator.message(board["id"]))[4] == "X":
+                    break
+                await asyncio.sleep(0.02)
+            assert board_of(emulator.message(board["id"])) == "....X...."
+            current = emulator.message(board["id"])
+            await emulator.click(bob, current, cell_id(current, 0))  # a chat move
+            pushed = await next_game(bobs)
+            assert [c["mark"] for c in pushed["cells"]][:5] == ["O", None, None, None, "X"]
+            assert (await next_game(carols))["ply"] == 2
+        status, body = await pages[2].post(f"/api/games/{game['id']}/move", {"ply": 2, "cell": 8})
+        assert (status, body["error"]) == (403, "not_player")
+        status, body = await pages[1].post(f"/api/games/{game['id']}/move", {"ply": 2, "cell": 8})
+        assert (status, body["error"]) == (403, "not_your_turn")
+        (stored,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        assert stored.ply == 2  # the refused moves changed nothing
+
+
+async def test_refusals_are_4xx_with_a_reason_and_leak_nothing(
+    emulator: DiscordEmulator, tmp_path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    alice, mallory = emulator.create_user("alice"), emulator.create_user("mallory")
+    elsewhere = emulator.create_channel(emulator.guild, "elsewhere")
+    secret = emulator.oauth.client_secret
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (bot, base, http):
+        await emulator.invoke(alice, "ttt start", {"first": "me"})
+        page = await sign_in(emulator, http, base, alice)
+        (game,) = await page.games()
+        answers: list[tuple[int, dict]] = []
+
+        async def post(path: str, data: bytes | None = None, json_body=None, headers=None):
+            async with http.post(
+                f"{base}{path}",
+                data=data,
+                json=json_body,
+                headers=headers if headers is not None else page.headers,
+            ) as res:
+                text = await res.text()
+                answers.append((res.status, text))
+                return res.status, (await res.json(content_type=None))
+
+        instance = emulator.launch_activity(alice, elsewhere)  # mallory is not in it
+        code = emulator.authorize(mallory)
+        assert (await post("/api/session", json_body={"code": code, "instance_id": instance},
+                           headers={}))[1]["error"] == "not_in_instance"  # fmt: skip
+        assert (await post("/api/session", json_body={"code": "forged", "instance_id": instance},
+                           headers={}))[1]["error"] == "bad_code"  # fmt: skip
+        used = emulator.authorize(alice)
+        ok = await post(
+            "/api/session", json_body={"code": used, "instance_id": instance}, headers={}
+        )
+        assert ok[0] == 200
+        again = await post("/api/session", json_body={"code": used, "instance_id": instance},
+                           headers={})  # fmt: skip
+        assert again[1]["error"] == "bad_code"  # a code is good once
+        move = f"/api/games/{game['id']}/move"
+        forged = {"Authorization": "Bearer " + page.session[:-4] + "AAAA"}
+        assert (await post(move, json_body={"ply": 0, "cell": 4}, headers=forged))[0] == 401
+        expired = Sessions(secret, clock=lambda: 0.0).issue(
+            user_id=int(page.user_id), name="alice", avatar=None, channel_id=int(page.channel_id),
+            guild_id=None, instance_id=instance, locale="en",
+        )  # fmt: skip
+        status, body = await post(move, json_body={"ply": 0, "cell": 4},
+                                  headers={"Authorization": f"Bearer {expired}"})  # fmt: skip
+        assert (status, body["error"]) == (401, "bad_session")
+        assert (await post(move, data=b"{not json"))[1]["error"] == "bad_json"
+        assert (await post(move, data=b"[1, 2]"))[1]["error"] == "bad_json"
+        assert (await post(move, data=b" " * (1024 * 1024)))[0] == 413
+        assert (await post(move, json_body={"ply": "0", "cell": 4}))[1]["error"] == "bad_request"
+        assert (await post("/api/games/999999/move", json_body={"ply": 0, "cell": 4}))[0] == 404
+        assert (await post("/api/games/x1/move", json_body={"ply": 0, "cell": 4}))[0] == 404
+        assert (await post(move, json_body={"ply": 0, "cell": 99}))[1]["error"] in ("taken",
+                                                                                   "bad_request")  # fmt: skip
+        assert (await post(move, json_body={"ply": 3, "cell": 4}))[1]["error"] == "stale"
+        (stored,) = await bot.repo.running_games_in(emulator.channel.id)
+        assert stored.ply == 0  # nothing was changed
+        for status, text in answers:
+            assert 400 <= status < 500 or status == 200, (status, text)
+            assert "Traceback" not in text and secret not in text
+            assert page.session not in text or status == 200
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert secret not in logged and page.session not in logged
+    assert "Traceback" not in "\n".join(t for s, t in answers)
+
+
+async def test_the_page_is_served_under_discords_proxy_prefix(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (_bot, base, http):
+        for path in ("/", "/.proxy/"):
+            async with http.get(base + path) as res:
+                page = await res.text()
+                assert res.status == 200 and "<html" in page.lower()
+                assert emulator.oauth.client_secret not in page
+        async with http.get(f"{base}/.proxy/api/config") as res:
+            assert (await res.json())["client_id"] == str(emulator.application_id)
+        async with http.get(f"{base}/../../etc/passwd") as res:
+            assert res.status == 404
+        with pytest.raises(aiohttp.WSServerHandshakeError):
+            async with http.ws_connect(f"{base}/api/live?session=forged"):
+                pass

@@ -1,0 +1,88 @@
+"""The Activity's web service under test: the bot with its web service on, against the
+emulator (which plays Discord's OAuth2, its Activity instances and its client), and a
+member's page reduced to its HTTP calls."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bot.app import TTTBot
+
+from bot_harness import free_port, running_bot, settings_for
+from discord_emulator import DiscordEmulator
+
+
+@dataclass
+class Page:
+    """One member's page: signed in from an Activity instance in a channel."""
+
+    base: str
+    session: str
+    user_id: str
+    channel_id: str
+    http: aiohttp.ClientSession
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.session}"}
+
+    async def get(self, path: str) -> tuple[int, Any]:
+        async with self.http.get(f"{self.base}{path}", headers=self.headers) as res:
+            return res.status, await res.json()
+
+    async def post(self, path: str, body: Any = None) -> tuple[int, Any]:
+        async with self.http.post(f"{self.base}{path}", json=body or {},
+                                  headers=self.headers) as res:  # fmt: skip
+            return res.status, await res.json()
+
+    async def games(self) -> list[dict[str, Any]]:
+        status, body = await self.get("/api/games")
+        assert status == 200, body
+        return list(body["games"])
+
+    @contextlib.asynccontextmanager
+    async def live(self) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
+        async with self.http.ws_connect(f"{self.base}/api/live?session={self.session}") as ws:
+            yield ws
+
+
+async def next_game(ws: aiohttp.ClientWebSocketResponse, seconds: float = 5.0) -> dict[str, Any]:
+    """The next ``game`` pushed to a page (``games`` lists are skipped)."""
+    async with asyncio.timeout(seconds):
+        while True:
+            message = await ws.receive_json()
+            if message["type"] == "game":
+                return dict(message["game"])
+
+
+async def sign_in(
+    emu: DiscordEmulator, http: aiohttp.ClientSession, base: str, user, channel=None
+) -> Page:
+    """Open the Activity as ``user`` in ``channel`` and sign in as the page does."""
+    instance = emu.launch_activity(user, channel)
+    code = emu.authorize(user)
+    async with http.post(
+        f"{base}/api/session", json={"code": code, "instance_id": instance}
+    ) as res:
+        body = await res.json()
+        assert res.status == 200, body
+    return Page(base, body["session"], body["user"]["id"], body["channel_id"], http)
+
+
+@contextlib.asynccontextmanager
+async def bot_with_web(
+    emu: DiscordEmulator, database: Path, **overrides: object
+) -> AsyncIterator[tuple[TTTBot, str, aiohttp.ClientSession]]:
+    """The bot with its web service on; yields it, the service's base URL and a client."""
+    port = free_port()
+    settings = settings_for(emu, database, web_port=port, client_secret=emu.oauth.client_secret,
+                            **overrides)  # fmt: skip
+    async with running_bot(emu, settings) as bot, aiohttp.ClientSession() as http:
+        yield bot, f"http://127.0.0.1:{port}", http
