@@ -310,7 +310,9 @@ class RestApi:
     async def post_command(self, req: Req) -> Any:
         guild_id = self._app(req)
         cmds = self.emu._commands.setdefault(guild_id, [])
-        old = next((c for c in cmds if c["name"] == req.body["name"]), None)
+        # names are unique per command type: a create with one of another type adds
+        kind = req.body.get("type") or 1
+        old = next((c for c in cmds if (c["name"], c["type"]) == (req.body["name"], kind)), None)
         obj = command_object(self.emu, req.body, guild_id, old["id"] if old else None)
         cmds[:] = [c for c in cmds if c is not old] + [obj]
         return obj
