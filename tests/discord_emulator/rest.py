@@ -13,6 +13,7 @@ from aiohttp import web
 from . import interactions as ix
 from .commands import check_command_definitions, command_object, store_commands
 from .errors import ApiError, missing_access, missing_permissions, unknown_channel, unknown_message
+from .oauth import FormBody, user_for_bearer
 from .state import (
     DEFAULT_PERMISSIONS,
     PERM_ATTACH_FILES,
@@ -56,6 +57,7 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/gateway/bot", "get_gateway_bot", True, None),
     ("GET", r"/oauth2/applications/@me", "get_application", True, None),
     ("GET", r"/applications/@me", "get_application", True, None),
+    ("POST", r"/oauth2/token", "oauth_token", False, None),
     ("GET", r"/applications/(?P<app>\d+)/commands", "get_commands", True, None),
     ("PUT", r"/applications/(?P<app>\d+)/commands", "put_commands", True, None),
     ("POST", r"/applications/(?P<app>\d+)/commands", "post_command", True, None),
@@ -122,6 +124,8 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/guilds/(?P<guild_id>\d+)/members/(?P<user_id>\d+)", "get_member", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)/emojis/(?P<emoji_id>\d+)", "get_emoji", True, None),
 ]
+BEARER_ROUTES = frozenset({"get_me"})
+"""Routes a user's OAuth2 access token may call as well as the bot."""
 _COMPILED = [(m, re.compile(f"^{p}$"), h, a, c) for m, p, h, a, c in ROUTES]
 
 
@@ -159,6 +163,9 @@ class RestApi:
         if not request.can_read_body:
             return None
         ctype = request.content_type
+        if ctype == "application/x-www-form-urlencoded":  # OAuth2's token route
+            form = await request.post()
+            return FormBody({key: str(form.getone(key)) for key in form})
         if ctype == "multipart/form-data":
             body: Any = None
             files: list[Upload] = []
@@ -200,7 +207,12 @@ class RestApi:
             if route is None:
                 raise ApiError(404, 0, "404: Not Found", violation="unknown route")
             name, auth, check, match = route
-            if auth and request.headers.get("Authorization") != f"Bot {emu.token}":
+            given = request.headers.get("Authorization")
+            if (
+                auth
+                and given != f"Bot {emu.token}"
+                and not (name in BEARER_ROUTES and emu.oauth.bearer_user(given) is not None)
+            ):
                 raise ApiError(401, 0, "401: Unauthorized")
             self._validate(method, path, body, check, files)
             if files:  # the message body gets its file parts (after validation)
@@ -239,6 +251,9 @@ class RestApi:
 
     # -- users / gateway / application ------------------------------------
     async def get_me(self, req: Req) -> Any:
+        grant = self.emu.oauth.bearer_user(req.request.headers.get("Authorization"))
+        if grant is not None:
+            return user_for_bearer(grant)
         return self.emu.bot_user | {
             "verified": True,
             "mfa_enabled": False,
@@ -316,6 +331,10 @@ class RestApi:
         obj = command_object(self.emu, req.body, guild_id, old["id"] if old else None)
         cmds[:] = [c for c in cmds if c is not old] + [obj]
         return obj
+
+    # -- OAuth2 -------------------------------------------------------------
+    async def oauth_token(self, req: Req) -> Any:
+        return self.emu.oauth.token(req.body, req.request.headers.get("Authorization"))
 
     # -- interactions / webhooks ------------------------------------------
     async def callback(self, req: Req) -> Any:

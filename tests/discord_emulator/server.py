@@ -24,6 +24,7 @@ from .gateway import (
     Gateway,
 )
 from .interactions import LOADING, InteractionRecord
+from .oauth import OAuth, OAuthActions
 from .rest import RequestRecord, RestApi
 from .state import (
     DM_APP_PERMISSIONS,
@@ -48,7 +49,7 @@ from .validation import (
 log = logging.getLogger("discord_emulator")
 
 
-class DiscordEmulator(InteractionActions):
+class DiscordEmulator(InteractionActions, OAuthActions):
     def __init__(
         self,
         spec_path: Path | None = None,
@@ -114,6 +115,8 @@ class DiscordEmulator(InteractionActions):
         IDENTIFY_SPACING). Off by default: tests restart a single bot at once, which a
         real bot would do after its own back-off; sharding tests turn it on."""
         self.commands_event = asyncio.Event()
+        self.oauth = OAuth(self)
+        """Codes, tokens and the client secret (``emu.client_secret``)."""
         self._deadline_handles: list[asyncio.TimerHandle] = []
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
@@ -161,6 +164,15 @@ class DiscordEmulator(InteractionActions):
     @property
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def client_id(self) -> str:
+        """The OAuth2 client id: the application's id."""
+        return str(self.application_id)
+
+    @property
+    def client_secret(self) -> str:
+        return self.oauth.client_secret
 
     @property
     def bot_user(self) -> dict[str, Any]:
