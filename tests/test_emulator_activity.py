@@ -1,5 +1,5 @@
 """Discord's side of the Activity in the emulator: the OAuth2 code exchange and the Bearer
-token's /users/@me, shown with plain HTTP requests."""
+token's /users/@me, activity instances and their route, shown with plain HTTP requests."""
 
 from __future__ import annotations
 
@@ -39,6 +39,14 @@ async def exchange(
 async def me(emu: DiscordEmulator, session: aiohttp.ClientSession, auth: str) -> tuple[int, Any]:
     return await call(session, "GET", f"{emu.api_base}/users/@me",
                       headers={"Authorization": auth})  # fmt: skip
+
+
+def bot_auth(emu: DiscordEmulator) -> dict[str, str]:
+    return {"Authorization": f"Bot {emu.token}"}
+
+
+def instance_url(emu: DiscordEmulator, instance_id: str) -> str:
+    return f"{emu.api_base}/applications/{emu.application_id}/activity-instances/{instance_id}"
 
 
 def spec_problem(emu: DiscordEmulator, method: str, path: str, body: Any) -> str | None:
@@ -172,3 +180,69 @@ def test_only_known_users_and_documented_scopes_are_authorized(emulator: Discord
         with pytest.raises(ValueError):
             emulator.authorize(user, scopes)
     assert emulator.authorize(emulator.owner, ("identify", "guilds"))
+
+
+# -- activity instances ---------------------------------------------------------------
+async def test_a_channel_has_one_instance_that_ends_with_its_last_user(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    first = emulator.launch_activity(alice)
+    assert emulator.launch_activity(bob, emulator.channel) == first
+    status, body = await call(
+        http, "GET", instance_url(emulator, first), headers=bot_auth(emulator)
+    )
+    guild, channel = emulator.guild.id, emulator.channel.id
+    assert status == 200 and body == {
+        "application_id": str(emulator.application_id), "instance_id": first,
+        "launch_id": body["launch_id"], "users": [str(alice.id), str(bob.id)],
+        "location": {"id": f"gc-{guild}-{channel}", "kind": "gc", "channel_id": str(channel),
+                     "guild_id": str(guild)},
+    }  # fmt: skip
+    assert first == f"i-{body['launch_id']}-gc-{guild}-{channel}"
+    path = f"/applications/{emulator.application_id}/activity-instances/{first}"
+    assert spec_problem(emulator, "GET", path, body) is None
+
+    emulator.leave_activity(alice, first)
+    assert emulator.activity_instance(first)["users"] == [str(bob.id)]  # type: ignore[index]
+    emulator.leave_activity(bob, first)
+    gone = await call(http, "GET", instance_url(emulator, first), headers=bot_auth(emulator))
+    assert gone == (404, {"message": "404: Not Found", "code": 0})
+    again = emulator.launch_activity(bob)
+    assert again != first and emulator.activity_instance(again)["users"] == [str(bob.id)]  # type: ignore[index]
+    assert emulator.violations == []
+
+
+async def test_a_dm_instance_is_a_private_channel_and_a_member_is_in_one_activity(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    in_dm = emulator.launch_activity(alice, emulator.open_private(alice, bob))
+    payload = emulator.activity_instance(in_dm)
+    assert payload is not None and payload["location"]["kind"] == "pc"
+    assert "guild_id" not in payload["location"] and in_dm.endswith(payload["location"]["id"])
+    path = f"/applications/{emulator.application_id}/activity-instances/{in_dm}"
+    assert spec_problem(emulator, "GET", path, payload) is None
+    in_server = emulator.launch_activity(alice)
+    assert emulator.activity_instance(in_dm) is None  # she left it; it had no one else
+    assert emulator.activity_instance(in_server)["users"] == [str(alice.id)]  # type: ignore[index]
+    with pytest.raises(ValueError, match="cannot see"):
+        emulator.launch_activity(bob, emulator.open_dm(alice))
+    with pytest.raises(LookupError):
+        emulator.leave_activity(bob, in_server)
+
+
+async def test_the_instance_route_wants_the_bot_and_its_application(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    alice = emulator.create_user("alice")
+    instance = emulator.launch_activity(alice)
+    _, token = await exchange(emulator, http, emulator.authorize(alice))
+    bearer = {"Authorization": f"Bearer {token['access_token']}"}
+    assert (await call(http, "GET", instance_url(emulator, instance), headers=bearer))[0] == 401
+    other_app = instance_url(emulator, instance).replace(str(emulator.application_id), "1234", 1)
+    assert (await call(http, "GET", other_app, headers=bot_auth(emulator)))[0] == 403
+    assert "wrong application id" in emulator.violations.pop()
+    emulator.embedded = False
+    with pytest.raises(ValueError, match="no Activity"):
+        emulator.launch_activity(alice)

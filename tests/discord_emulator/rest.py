@@ -57,6 +57,13 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/gateway/bot", "get_gateway_bot", True, None),
     ("GET", r"/oauth2/applications/@me", "get_application", True, None),
     ("GET", r"/applications/@me", "get_application", True, None),
+    (
+        "GET",
+        r"/applications/(?P<app>\d+)/activity-instances/(?P<instance_id>[^/]+)",
+        "get_activity_instance",
+        True,
+        None,
+    ),
     ("POST", r"/oauth2/token", "oauth_token", False, None),
     ("GET", r"/applications/(?P<app>\d+)/commands", "get_commands", True, None),
     ("PUT", r"/applications/(?P<app>\d+)/commands", "put_commands", True, None),
@@ -289,7 +296,7 @@ class RestApi:
             "bot_public": True,
             "bot_require_code_grant": False,
             "verify_key": "0" * 64,
-            "flags": 0,
+            "flags": emu.application_flags,
             "owner": emu.owner.to_dict(),
             "team": None,
             "bot": emu.bot_user,
@@ -332,7 +339,11 @@ class RestApi:
         cmds[:] = [c for c in cmds if c is not old] + [obj]
         return obj
 
-    # -- OAuth2 -------------------------------------------------------------
+    # -- activities / OAuth2 -------------------------------------------------
+    async def get_activity_instance(self, req: Req) -> Any:
+        self._app(req)
+        return self.emu.activities.payload(req.params["instance_id"])
+
     async def oauth_token(self, req: Req) -> Any:
         return self.emu.oauth.token(req.body, req.request.headers.get("Authorization"))
 

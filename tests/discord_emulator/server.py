@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from .actions import InteractionActions
+from .activities import EMBEDDED, Activities, ActivityActions
 from .faults import FaultPlan
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
@@ -49,7 +50,7 @@ from .validation import (
 log = logging.getLogger("discord_emulator")
 
 
-class DiscordEmulator(InteractionActions, OAuthActions):
+class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
     def __init__(
         self,
         spec_path: Path | None = None,
@@ -115,6 +116,9 @@ class DiscordEmulator(InteractionActions, OAuthActions):
         IDENTIFY_SPACING). Off by default: tests restart a single bot at once, which a
         real bot would do after its own back-off; sharding tests turn it on."""
         self.commands_event = asyncio.Event()
+        self.embedded = True
+        """The application has an Activity (the EMBEDDED flag): members can open it."""
+        self.activities = Activities(self)
         self.oauth = OAuth(self)
         """Codes, tokens and the client secret (``emu.client_secret``)."""
         self._deadline_handles: list[asyncio.TimerHandle] = []
@@ -173,6 +177,10 @@ class DiscordEmulator(InteractionActions, OAuthActions):
     @property
     def client_secret(self) -> str:
         return self.oauth.client_secret
+
+    @property
+    def application_flags(self) -> int:
+        return EMBEDDED if self.embedded else 0
 
     @property
     def bot_user(self) -> dict[str, Any]:
@@ -337,7 +345,7 @@ class DiscordEmulator(InteractionActions, OAuthActions):
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
             "shard": list(shard),
-            "application": {"id": str(self.application_id), "flags": 0},
+            "application": {"id": str(self.application_id), "flags": self.application_flags},
             "private_channels": [],
             "relationships": [],
             "user_settings": {},
