@@ -1,17 +1,27 @@
 """Discord's side of the Activity in the emulator: the OAuth2 code exchange and the Bearer
-token's /users/@me, activity instances and their route, shown with plain HTTP requests."""
+token's /users/@me, activity instances and their route, the entry point command and the
+LAUNCH_ACTIVITY answer, shown with plain HTTP requests and with a discord.py client."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
+import discord
 import pytest
+import yarl
+from discord import app_commands
+from discord.http import Route
 
 from discord_emulator import DiscordEmulator, EmuUser
 from discord_emulator.oauth import ACCESS_TOKEN_LIFETIME, CODE_LIFETIME
+
+ENTRY_POINT = {"name": "launch", "description": "Open the board", "type": 4, "handler": 1,
+               "integration_types": [0, 1], "contexts": [0, 1, 2]}  # fmt: skip
 
 
 @pytest.fixture
@@ -39,6 +49,13 @@ async def exchange(
 async def me(emu: DiscordEmulator, session: aiohttp.ClientSession, auth: str) -> tuple[int, Any]:
     return await call(session, "GET", f"{emu.api_base}/users/@me",
                       headers={"Authorization": auth})  # fmt: skip
+
+
+async def until(condition: Any, timeout: float = 5) -> None:
+    """Wait for what the bot does after its first answer (the emulator returns at that)."""
+    async with asyncio.timeout(timeout):
+        while not condition():
+            await asyncio.sleep(0.01)
 
 
 def bot_auth(emu: DiscordEmulator) -> dict[str, str]:
@@ -246,3 +263,229 @@ async def test_the_instance_route_wants_the_bot_and_its_application(
     emulator.embedded = False
     with pytest.raises(ValueError, match="no Activity"):
         emulator.launch_activity(alice)
+
+
+# -- entry point commands ---------------------------------------------------------------
+async def put_commands(
+    emu: DiscordEmulator, session: aiohttp.ClientSession, body: list[dict[str, Any]],
+    guild: int | None = None,
+) -> tuple[int, Any]:  # fmt: skip
+    where = f"/guilds/{guild}" if guild is not None else ""
+    url = f"{emu.api_base}/applications/{emu.application_id}{where}/commands"
+    return await call(session, "PUT", url, json=body, headers=bot_auth(emu))
+
+
+async def test_an_app_has_one_entry_point_global_and_without_options(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    slash = {"name": "ttt", "description": "Play", "type": 1}
+    refused = [
+        [ENTRY_POINT, ENTRY_POINT | {"name": "open"}],
+        [ENTRY_POINT | {"options": [{"type": 5, "name": "x", "description": "x"}]}],
+        [slash | {"handler": 1}],
+    ]
+    for body in refused:
+        status, answer = await put_commands(emulator, http, body)
+        assert (status, answer["code"]) == (400, 50035), body
+    status, _ = await put_commands(emulator, http, [ENTRY_POINT], guild=emulator.guild.id)
+    assert status == 400 and len(emulator.violations) == 4
+    emulator.violations.clear()
+    status, stored = await put_commands(emulator, http, [slash, ENTRY_POINT])
+    assert status == 200 and [(c["type"], c.get("handler")) for c in stored] == [(1, None), (4, 1)]
+    url = f"{emulator.api_base}/applications/{emulator.application_id}/commands"
+    status, _ = await call(http, "POST", url, json=ENTRY_POINT | {"name": "open"},
+                           headers=bot_auth(emulator))  # fmt: skip
+    assert status == 400 and "already has an entry point" in emulator.violations.pop()
+    status, edited = await call(http, "POST", url, json=ENTRY_POINT | {"handler": 2},
+                                headers=bot_auth(emulator))  # fmt: skip
+    assert status == 200 and edited["id"] == stored[1]["id"] and edited["handler"] == 2
+    emulator.embedded = False
+    assert (await put_commands(emulator, http, [ENTRY_POINT]))[0] == 400
+    assert "Activities enabled" in emulator.violations.pop()
+
+
+async def test_a_bulk_overwrite_cannot_drop_the_entry_point(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    launch = emulator.add_default_entry_point()
+    assert (launch["type"], launch["handler"], launch["name"]) == (4, 2, "launch")
+    slash = {"name": "ttt", "description": "Play"}
+    status, answer = await put_commands(emulator, http, [slash])
+    assert (status, answer["code"]) == (400, 50240) and "Primary Entry Point" in answer["message"]
+    assert emulator.commands() == [launch] and emulator.violations
+    emulator.violations.clear()
+    assert (await put_commands(emulator, http, [slash], guild=emulator.guild.id))[0] == 200
+    status, stored = await put_commands(emulator, http, [slash, {"name": "launch", "type": 4}])
+    assert status == 200 and stored[1]["id"] == launch["id"]
+    assert "documents no default" in emulator.violations.pop()
+
+
+# -- with a discord.py client ---------------------------------------------------------
+class OpenButton(discord.ui.View):
+    def __init__(self, log: dict[str, Any]) -> None:
+        super().__init__(timeout=None)
+        self.log = log
+
+    @discord.ui.button(label="Open", custom_id="open")
+    async def open(
+        self, interaction: discord.Interaction, _: discord.ui.Button[OpenButton]
+    ) -> None:
+        self.log["button"] = await interaction.response.launch_activity()
+
+
+class LaunchingTree(app_commands.CommandTree):
+    """discord.py 2.7.1 has no AppCommandType for the entry point: its interaction must
+    be answered before the tree looks for a context menu of type 4 (and fails)."""
+
+    async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
+        data: Any = interaction.data or {}
+        if data.get("type") != 4:
+            return True
+        log = self.client.log  # type: ignore[attr-defined]
+        log["entry"] = data
+        await asyncio.sleep(log.get("entry_delay", 0))
+        try:
+            log["launched"] = await interaction.response.launch_activity()
+        except discord.NotFound as exc:
+            log["late"] = exc.code
+        return False
+
+
+class ActivityBot(discord.Client):
+    def __init__(self, handler: int) -> None:
+        super().__init__(intents=discord.Intents.default())
+        self.tree = LaunchingTree(self)
+        self.log: dict[str, Any] = {}
+        self.handler = handler
+        log = self.log
+
+        @self.tree.command(name="play", description="Open the Activity")
+        async def play(interaction: discord.Interaction) -> None:
+            log["play"] = await interaction.response.launch_activity()
+            interaction.response._response_type = None  # past discord.py's own guard
+            try:
+                await interaction.response.send_message("again")
+            except discord.HTTPException as exc:
+                log["again"] = (exc.status, exc.code)
+
+        @self.tree.command(name="board", description="A button that opens the Activity")
+        async def board(interaction: discord.Interaction) -> None:
+            await interaction.response.send_message("board", view=OpenButton(log))
+
+        @self.tree.command(name="quiet", description="Left for the test to answer")
+        async def quiet(interaction: discord.Interaction) -> None:
+            log["quiet"] = interaction
+
+    async def setup_hook(self) -> None:
+        """tree.sync() cannot send a type 4 command: the bulk overwrite adds it by hand."""
+        assert self.application_id is not None
+        payload = [c.to_dict(self.tree) for c in self.tree.get_commands()]
+        payload.append(ENTRY_POINT | {"handler": self.handler})
+        await self.http.bulk_upsert_global_commands(self.application_id, payload)
+
+
+@contextlib.asynccontextmanager
+async def activity_bot(emu: DiscordEmulator, handler: int = 1) -> AsyncIterator[ActivityBot]:
+    old_base, old_gateway = Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
+    Route.BASE = emu.api_base
+    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
+    client = ActivityBot(handler)
+    task = asyncio.create_task(client.start(emu.token))
+    try:
+        await emu.wait_until_ready(timeout=10)
+        await emu.wait_for_commands(timeout=10)
+        yield client
+    finally:
+        await client.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(task, 5)
+        Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_base, old_gateway
+
+
+async def test_the_app_handled_entry_point_reaches_the_bot_which_launches(
+    emulator: DiscordEmulator,
+) -> None:
+    alice = emulator.create_user("alice")
+    async with activity_bot(emulator) as bot:
+        assert bot.application_flags.embedded  # READY's application flags say so
+        res = await emulator.invoke_entry_point(alice)
+        assert not isinstance(res, str) and res.type == 12 and res.message is None
+        assert bot.log["entry"] == {"id": emulator.commands()[-1]["id"], "name": "launch",
+                                    "type": 4}  # fmt: skip
+        launched = bot.log["launched"]
+        assert res.activity_instance_id is not None
+        assert launched.activity_id == launched.resource.id == res.activity_instance_id
+        assert emulator.activity_instance(res.activity_instance_id)["users"] == [str(alice.id)]  # type: ignore[index]
+
+        emulator.interaction_deadline, bot.log["entry_delay"] = 0.2, 0.4
+        late = await emulator.invoke_entry_point(alice)
+        await until(lambda: "late" in bot.log)
+        assert not isinstance(late, str) and late.type is None and bot.log["late"] == 10062
+        assert len(emulator.violations) == 2, emulator.violations
+        assert all("deadline" in v or "no initial response" in v for v in emulator.violations)
+        emulator.violations.clear()
+
+
+async def test_discord_launches_the_entry_point_itself_when_it_handles_it(
+    emulator: DiscordEmulator,
+) -> None:
+    alice = emulator.create_user("alice")
+    async with activity_bot(emulator, handler=2) as bot:
+        instance = await emulator.invoke_entry_point(alice)
+        assert isinstance(instance, str) and emulator.interactions == {}
+        assert emulator.activity_instance(instance)["users"] == [str(alice.id)]  # type: ignore[index]
+        assert "entry" not in bot.log
+        with pytest.raises(discord.HTTPException) as refused:
+            await bot.tree.sync()  # discord.py's own sync leaves the entry point out
+        assert refused.value.code == 50240
+        emulator.violations.clear()
+
+
+async def test_launch_activity_answers_a_command_or_a_click_once(
+    emulator: DiscordEmulator,
+) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with activity_bot(emulator) as bot:
+        res = await emulator.invoke(alice, "play")
+        instance = res.activity_instance_id
+        assert res.type == 12 and instance is not None and bot.log["play"].resource.id == instance
+        await until(lambda: "again" in bot.log)
+        assert bot.log["again"] == (400, 40060)
+        assert "second initial response" in emulator.violations.pop()
+        board = await emulator.invoke(bob, "board")
+        click = await emulator.click(bob, board.message, "open")  # type: ignore[arg-type]
+        assert click.type == 12 and click.activity_instance_id == instance
+        users = emulator.activity_instance(instance)["users"]  # type: ignore[index]
+        assert users == [str(alice.id), str(bob.id)]
+
+        emulator.embedded, emulator.interaction_deadline = False, 0.3
+        no_activity = await emulator.invoke(alice, "play")
+        assert no_activity.type is None and "no Activity" in emulator.violations[0]
+        emulator.violations.clear()
+
+
+async def test_the_callback_answer_matches_the_spec(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    alice = emulator.create_user("alice")
+    async with activity_bot(emulator) as bot:
+        invoking = asyncio.create_task(emulator.invoke(alice, "quiet"))
+        await until(lambda: "quiet" in bot.log)
+        interaction = bot.log["quiet"]
+        path = f"/interactions/{interaction.id}/{interaction.token}/callback"
+        status, answer = await call(http, "POST", f"{emulator.api_base}{path}?with_response=true",
+                                    json={"type": 12})  # fmt: skip
+        res = await invoking
+        instance = res.activity_instance_id
+        assert status == 200 and answer == {
+            "interaction": {"id": str(interaction.id), "type": 2, "activity_instance_id": instance},
+            "resource": {"type": 12, "activity_instance": {"id": instance}},
+        }
+        assert spec_problem(emulator, "POST", path, answer) is None
+        autocomplete = emulator._new_record(alice, 4, emulator.channel, "play")
+        emulator.interactions[autocomplete.id] = autocomplete
+        path = f"/interactions/{autocomplete.id}/{autocomplete.token}/callback"
+        status, answer = await call(http, "POST", f"{emulator.api_base}{path}", json={"type": 12})
+        assert (status, answer["code"]) == (400, 50035)
+        assert "type 4 cannot launch" in emulator.violations.pop()
+        del emulator.interactions[autocomplete.id]  # the emulator sends no autocomplete

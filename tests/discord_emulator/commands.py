@@ -23,6 +23,12 @@ STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT =
 )
 
 
+PRIMARY_ENTRY_POINT = 4
+"""The command type that opens the app's Activity from the App Launcher."""
+APP_HANDLER, DISCORD_LAUNCH_ACTIVITY = 1, 2
+"""Who answers an entry point command: the app (an interaction reaches it), or Discord
+(it launches the Activity itself)."""
+
 CONTEXT_GUILD, CONTEXT_BOT_DM, CONTEXT_PRIVATE_CHANNEL = 0, 1, 2
 """Discord's interaction context types: where a command may be used, and was."""
 
@@ -64,6 +70,8 @@ def command_object(
     }
     if cmd.get("options"):
         obj["options"] = cmd["options"]
+    if obj["type"] == PRIMARY_ENTRY_POINT:
+        obj["handler"] = cmd.get("handler") or APP_HANDLER  # see activities.check_commands
     if guild_id is not None:
         obj["guild_id"] = str(guild_id)
     return obj

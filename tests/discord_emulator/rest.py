@@ -324,6 +324,7 @@ class RestApi:
 
     async def put_commands(self, req: Req) -> Any:
         guild_id = self._app(req)
+        self.emu.activities.check_commands(req.body or [], guild_id, bulk=True)
         stored = store_commands(self.emu, req.body or [], guild_id)
         self.emu.sync_count += 1
         self.emu.commands_event.set()
@@ -331,6 +332,7 @@ class RestApi:
 
     async def post_command(self, req: Req) -> Any:
         guild_id = self._app(req)
+        self.emu.activities.check_commands([req.body], guild_id, bulk=False)
         cmds = self.emu._commands.setdefault(guild_id, [])
         # names are unique per command type: a create with one of another type adds
         kind = req.body.get("type") or 1

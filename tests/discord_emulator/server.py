@@ -117,7 +117,8 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         real bot would do after its own back-off; sharding tests turn it on."""
         self.commands_event = asyncio.Event()
         self.embedded = True
-        """The application has an Activity (the EMBEDDED flag): members can open it."""
+        """The application has an Activity (the EMBEDDED flag): entry point commands and
+        LAUNCH_ACTIVITY answers are accepted. Off: Discord refuses both."""
         self.activities = Activities(self)
         self.oauth = OAuth(self)
         """Codes, tokens and the client secret (``emu.client_secret``)."""
