@@ -15,6 +15,16 @@ Then drive it like a Discord user::
     dm = emu.open_dm(alice)                  # her DM with the bot: no guild, context 1
     res = await emu.invoke(alice, "ttt start", channel=dm)  # only if its contexts allow DMs
 
+The Activity (an embedded app), as its web service meets Discord::
+
+    code = emu.authorize(alice)                 # the SDK's commands.authorize()
+    # POST {api_base}/oauth2/token, form: client_id=emu.client_id,
+    #   client_secret=emu.client_secret, grant_type=authorization_code, code=code
+    instance_id = emu.launch_activity(alice, channel)   # she opens it (or joins)
+    # GET {api_base}/applications/{emu.application_id}/activity-instances/{instance_id}
+    res = await emu.invoke_entry_point(alice)  # App Launcher: the bot answers, or Discord
+    res.activity_instance_id                    # after the bot's LAUNCH_ACTIVITY answer
+
 Every REST body is validated against Discord's OpenAPI spec (../shared/discord-api-spec or
 $TTT_DISCORD_OPENAPI) plus rules the spec lacks; problems land in ``emu.violations`` and the
 ``emulator`` fixture fails the test at teardown unless they were cleared.

@@ -23,6 +23,12 @@ STRING, INTEGER, BOOLEAN, USER, CHANNEL, ROLE, MENTIONABLE, NUMBER, ATTACHMENT =
 )
 
 
+PRIMARY_ENTRY_POINT = 4
+"""The command type that opens the app's Activity from the App Launcher."""
+APP_HANDLER, DISCORD_LAUNCH_ACTIVITY = 1, 2
+"""Who answers an entry point command: the app (an interaction reaches it), or Discord
+(it launches the Activity itself)."""
+
 CONTEXT_GUILD, CONTEXT_BOT_DM, CONTEXT_PRIVATE_CHANNEL = 0, 1, 2
 """Discord's interaction context types: where a command may be used, and was."""
 
@@ -64,6 +70,8 @@ def command_object(
     }
     if cmd.get("options"):
         obj["options"] = cmd["options"]
+    if obj["type"] == PRIMARY_ENTRY_POINT:
+        obj["handler"] = cmd.get("handler") or APP_HANDLER  # see activities.check_commands
     if guild_id is not None:
         obj["guild_id"] = str(guild_id)
     return obj
@@ -122,6 +130,35 @@ def usable_in(cmd: dict[str, Any], context: int) -> bool:
     return context in contexts
 
 
+def context_of(channel: EmuChannel) -> int:
+    """The interaction context of ``channel``: a server, a DM with the bot, or a (group)
+    DM between users."""
+    if channel.recipients:
+        return CONTEXT_PRIVATE_CHANNEL
+    return CONTEXT_GUILD if channel.guild_id is not None else CONTEXT_BOT_DM
+
+
+def check_offered(cmd: dict[str, Any], channel: EmuChannel) -> None:
+    """Raise CommandError if Discord's client does not offer the synced ``cmd`` in
+    ``channel``: its ``integration_types`` do not reach a place without the bot, or its
+    contexts exclude the channel's."""
+    installs = cmd.get("integration_types") or [0]
+    if not channel.bot_present and 1 not in installs:
+        raise CommandError(
+            f"/{cmd['name']} is not offered where the bot is not: its integration_types are "
+            f"{installs} (a user install needs 1)"
+        )
+    context = context_of(channel)
+    if not usable_in(cmd, context):
+        where = {CONTEXT_GUILD: "a server", CONTEXT_BOT_DM: "a DM with the bot"}.get(
+            context, "a DM between users"
+        )
+        raise CommandError(
+            f"/{cmd['name']} cannot be used in {where}: its contexts are {cmd.get('contexts')}"
+            f" (dm_permission {cmd.get('dm_permission')}), so Discord's client does not offer it"
+        )
+
+
 def install_owners(
     emu: DiscordEmulator, channel: EmuChannel, user: EmuUser, *, command: bool = True
 ) -> dict[str, str]:
@@ -161,24 +198,7 @@ def build_command_data(
     if cmd is None:
         synced = sorted(c["name"] for c in commands)
         raise CommandError(f"/{parts[0]} is not a synced command (synced: {synced})")
-    context = (
-        CONTEXT_PRIVATE_CHANNEL if channel.recipients
-        else CONTEXT_GUILD if guild is not None else CONTEXT_BOT_DM
-    )  # fmt: skip
-    installs = cmd.get("integration_types") or [0]
-    if not channel.bot_present and 1 not in installs:
-        raise CommandError(
-            f"/{parts[0]} is not offered where the bot is not: its integration_types are "
-            f"{installs} (a user install needs 1)"
-        )
-    if not usable_in(cmd, context):
-        where = {CONTEXT_GUILD: "a server", CONTEXT_BOT_DM: "a DM with the bot"}.get(
-            context, "a DM between users"
-        )
-        raise CommandError(
-            f"/{parts[0]} cannot be used in {where}: its contexts are {cmd.get('contexts')}"
-            f" (dm_permission {cmd.get('dm_permission')}), so Discord's client does not offer it"
-        )
+    check_offered(cmd, channel)
     data: dict[str, Any] = {"id": cmd["id"], "name": cmd["name"], "type": 1}
     if "guild_id" in cmd:
         data["guild_id"] = cmd["guild_id"]

@@ -16,6 +16,7 @@ class ApiError(Exception):
         *,
         violation: str | None = None,
         errors: dict[str, Any] | None = None,
+        payload: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(f"{status} {code} {message}")
         self.status = status
@@ -23,8 +24,12 @@ class ApiError(Exception):
         self.message = message
         self.violation = violation
         self.errors = errors
+        self.payload = payload
+        """A body of another shape, sent instead (OAuth2's ``{"error": ...}``)."""
 
     def to_json(self) -> dict[str, Any]:
+        if self.payload is not None:
+            return dict(self.payload)
         data: dict[str, Any] = {"code": self.code, "message": self.message}
         if self.errors:
             data["errors"] = self.errors

@@ -22,6 +22,7 @@ EPHEMERAL, LOADING, SUPPRESS_EMBEDS, SUPPRESS_NOTIFICATIONS, COMPONENTS_V2 = (
     4096,
     1 << 15,
 )
+LAUNCH_ACTIVITY = 12
 USER_INSTALL_FOLLOWUPS = 5
 """Follow-ups Discord allows an interaction authorised only by a user install."""
 CREATE_FLAGS = EPHEMERAL | SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | COMPONENTS_V2
@@ -52,6 +53,10 @@ class InteractionRecord:
     owners: dict[str, str] = field(default_factory=dict)
     """``authorizing_integration_owners``: "0" for the server's (or bot DM's) install,
     "1" for a user's own."""
+    command_type: int = 1
+    """The command's type: 1 for a slash command, 4 for the entry point."""
+    activity_instance_id: str | None = None
+    """The Activity instance a LAUNCH_ACTIVITY answer launched or joined."""
     forced_ephemeral: bool = False
     """Only a member's own install reaches a server where they lack Use External Apps:
     Discord makes every response and follow-up ephemeral."""
@@ -92,6 +97,11 @@ class InteractionResult:
     @property
     def ephemeral(self) -> bool:
         return self.record.ephemeral
+
+    @property
+    def activity_instance_id(self) -> str | None:
+        """The Activity instance the answer (LAUNCH_ACTIVITY) launched or joined."""
+        return self.record.activity_instance_id
 
     @property
     def message(self) -> dict[str, Any] | None:
@@ -167,7 +177,7 @@ def _metadata(rec: InteractionRecord) -> dict[str, Any]:
     }
     if rec.type == 2:
         meta["name"] = rec.name
-        meta["command_type"] = 1
+        meta["command_type"] = rec.command_type
     if rec.source_message_id is not None:
         meta["interacted_message_id"] = str(rec.source_message_id)
     return meta
@@ -241,7 +251,9 @@ async def handle_callback(
             },
             violation=f"{rec.describe()}: response type {rtype} is only for component interactions",
         )
-    if rtype not in (4, 5, 6, 7, 9):
+    if rtype == LAUNCH_ACTIVITY:
+        rec.activity_instance_id = emu.activities.launch_for(rec)
+    elif rtype not in (4, 5, 6, 7, 9):
         raise ApiError(
             400,
             50035,
@@ -274,6 +286,9 @@ async def handle_callback(
         interaction["response_message_loading"] = rtype == 5
         interaction["response_message_ephemeral"] = rec.ephemeral
     out: dict[str, Any] = {"interaction": interaction}
+    if rtype == LAUNCH_ACTIVITY and rec.activity_instance_id is not None:
+        interaction["activity_instance_id"] = rec.activity_instance_id
+        out["resource"] = {"type": rtype, "activity_instance": {"id": rec.activity_instance_id}}
     if rtype in (4, 7) and rec.original_message_id is not None:
         out["resource"] = {"type": rtype, "message": emu.message(rec.original_message_id)}
     return out

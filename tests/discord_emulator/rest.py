@@ -14,6 +14,7 @@ from aiohttp import web
 from . import interactions as ix
 from .commands import check_command_definitions, command_object, store_commands
 from .errors import ApiError, missing_access, missing_permissions, unknown_channel, unknown_message
+from .oauth import FormBody, user_for_bearer
 from .state import (
     DEFAULT_PERMISSIONS,
     PERM_ATTACH_FILES,
@@ -57,6 +58,14 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/gateway/bot", "get_gateway_bot", True, None),
     ("GET", r"/oauth2/applications/@me", "get_application", True, None),
     ("GET", r"/applications/@me", "get_application", True, None),
+    (
+        "GET",
+        r"/applications/(?P<app>\d+)/activity-instances/(?P<instance_id>[^/]+)",
+        "get_activity_instance",
+        True,
+        None,
+    ),
+    ("POST", r"/oauth2/token", "oauth_token", False, None),
     ("GET", r"/applications/(?P<app>\d+)/commands", "get_commands", True, None),
     ("PUT", r"/applications/(?P<app>\d+)/commands", "put_commands", True, None),
     ("POST", r"/applications/(?P<app>\d+)/commands", "post_command", True, None),
@@ -123,6 +132,8 @@ ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/guilds/(?P<guild_id>\d+)/members/(?P<user_id>\d+)", "get_member", True, None),
     ("GET", r"/guilds/(?P<guild_id>\d+)/emojis/(?P<emoji_id>\d+)", "get_emoji", True, None),
 ]
+BEARER_ROUTES = frozenset({"get_me"})
+"""Routes a user's OAuth2 access token may call as well as the bot."""
 _COMPILED = [(m, re.compile(f"^{p}$"), h, a, c) for m, p, h, a, c in ROUTES]
 
 
@@ -160,6 +171,9 @@ class RestApi:
         if not request.can_read_body:
             return None
         ctype = request.content_type
+        if ctype == "application/x-www-form-urlencoded":  # OAuth2's token route
+            form = await request.post()
+            return FormBody({key: str(form.getone(key)) for key in form})
         if ctype == "multipart/form-data":
             body: Any = None
             files: list[Upload] = []
@@ -203,7 +217,12 @@ class RestApi:
             if route is None:
                 raise ApiError(404, 0, "404: Not Found", violation="unknown route")
             name, auth, check, match = route
-            if auth and request.headers.get("Authorization") != f"Bot {emu.token}":
+            given = request.headers.get("Authorization")
+            if (
+                auth
+                and given != f"Bot {emu.token}"
+                and not (name in BEARER_ROUTES and emu.oauth.bearer_user(given) is not None)
+            ):
                 raise ApiError(401, 0, "401: Unauthorized")
             self._validate(method, path, body, check, files)
             if files:  # the message body gets its file parts (after validation)
@@ -242,6 +261,9 @@ class RestApi:
 
     # -- users / gateway / application ------------------------------------
     async def get_me(self, req: Req) -> Any:
+        grant = self.emu.oauth.bearer_user(req.request.headers.get("Authorization"))
+        if grant is not None:
+            return user_for_bearer(grant)
         return self.emu.bot_user | {
             "verified": True,
             "mfa_enabled": False,
@@ -277,7 +299,7 @@ class RestApi:
             "bot_public": True,
             "bot_require_code_grant": False,
             "verify_key": "0" * 64,
-            "flags": 0,
+            "flags": emu.application_flags,
             "owner": emu.owner.to_dict(),
             "team": None,
             "bot": emu.bot_user,
@@ -305,6 +327,7 @@ class RestApi:
 
     async def put_commands(self, req: Req) -> Any:
         guild_id = self._app(req)
+        self.emu.activities.check_commands(req.body or [], guild_id, bulk=True)
         stored = store_commands(self.emu, req.body or [], guild_id)
         self.emu.sync_count += 1
         self.emu.commands_event.set()
@@ -312,11 +335,22 @@ class RestApi:
 
     async def post_command(self, req: Req) -> Any:
         guild_id = self._app(req)
+        self.emu.activities.check_commands([req.body], guild_id, bulk=False)
         cmds = self.emu._commands.setdefault(guild_id, [])
-        old = next((c for c in cmds if c["name"] == req.body["name"]), None)
+        # names are unique per command type: a create with one of another type adds
+        kind = req.body.get("type") or 1
+        old = next((c for c in cmds if (c["name"], c["type"]) == (req.body["name"], kind)), None)
         obj = command_object(self.emu, req.body, guild_id, old["id"] if old else None)
         cmds[:] = [c for c in cmds if c is not old] + [obj]
         return obj
+
+    # -- activities / OAuth2 -------------------------------------------------
+    async def get_activity_instance(self, req: Req) -> Any:
+        self._app(req)
+        return self.emu.activities.payload(req.params["instance_id"])
+
+    async def oauth_token(self, req: Req) -> Any:
+        return self.emu.oauth.token(req.body, req.request.headers.get("Authorization"))
 
     # -- interactions / webhooks ------------------------------------------
     async def callback(self, req: Req) -> Any:

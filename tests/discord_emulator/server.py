@@ -15,6 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from .actions import InteractionActions
+from .activities import EMBEDDED, Activities, ActivityActions
 from .faults import FaultPlan
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
@@ -24,6 +25,7 @@ from .gateway import (
     Gateway,
 )
 from .interactions import LOADING, InteractionRecord
+from .oauth import OAuth, OAuthActions
 from .rest import RequestRecord, RestApi
 from .state import (
     DM_APP_PERMISSIONS,
@@ -48,7 +50,7 @@ from .validation import (
 log = logging.getLogger("discord_emulator")
 
 
-class DiscordEmulator(InteractionActions):
+class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
     def __init__(
         self,
         spec_path: Path | None = None,
@@ -118,6 +120,12 @@ class DiscordEmulator(InteractionActions):
         IDENTIFY_SPACING). Off by default: tests restart a single bot at once, which a
         real bot would do after its own back-off; sharding tests turn it on."""
         self.commands_event = asyncio.Event()
+        self.embedded = True
+        """The application has an Activity (the EMBEDDED flag): entry point commands and
+        LAUNCH_ACTIVITY answers are accepted. Off: Discord refuses both."""
+        self.activities = Activities(self)
+        self.oauth = OAuth(self)
+        """Codes, tokens and the client secret (``emu.client_secret``)."""
         self._deadline_handles: list[asyncio.TimerHandle] = []
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
@@ -165,6 +173,19 @@ class DiscordEmulator(InteractionActions):
     @property
     def gateway_url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/"
+
+    @property
+    def client_id(self) -> str:
+        """The OAuth2 client id: the application's id."""
+        return str(self.application_id)
+
+    @property
+    def client_secret(self) -> str:
+        return self.oauth.client_secret
+
+    @property
+    def application_flags(self) -> int:
+        return EMBEDDED if self.embedded else 0
 
     @property
     def bot_user(self) -> dict[str, Any]:
@@ -329,7 +350,7 @@ class DiscordEmulator(InteractionActions):
             "session_type": "normal",
             "resume_gateway_url": self.gateway_url,
             "shard": list(shard),
-            "application": {"id": str(self.application_id), "flags": 0},
+            "application": {"id": str(self.application_id), "flags": self.application_flags},
             "private_channels": [],
             "relationships": [],
             "user_settings": {},

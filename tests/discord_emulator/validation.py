@@ -290,6 +290,32 @@ class SpecValidator:
             )
         return template
 
+    def response_problem(self, method: str, path: str, body: Any, status: int = 200) -> str | None:
+        """Why ``body`` is not what the spec says ``method path`` answers with ``status``
+        (None if it is): for checking the emulator's own answers in tests.
+
+        Raises:
+            LookupError: the spec describes no such route or answer.
+        """
+        template = self.match(method, path)
+        if template is None:
+            raise LookupError(f"{method} {path} is not in the spec")
+        answer = self.spec["paths"][template][method.lower()]["responses"].get(str(status))
+        if answer is None:
+            raise LookupError(f"the spec has no {status} answer for {method} {template}")
+        if "$ref" in answer:  # "#/components/responses/..."
+            pointer = answer["$ref"].removeprefix("#/")
+        else:
+            pointer = "/".join(p.replace("~", "~0").replace("/", "~1")
+                               for p in ("paths", template, method.lower(), "responses",
+                                         str(status)))  # fmt: skip
+        schema = {"$ref": f"{SPEC_URI}#/{pointer}/content/application~1json/schema"}
+        errors = list(DiscordValidator(schema, registry=self.registry).iter_errors(body))
+        if not errors:
+            return None
+        err = deepest_error(errors)
+        return f"{format_path(err.absolute_path)}: {err.message}"
+
 
 @lru_cache(maxsize=4)
 def load_validator(spec_path: Path) -> SpecValidator:
