@@ -13,7 +13,7 @@ import pytest
 
 from bot.web.sessions import Sessions
 
-from bot_harness import board_of, cell_id
+from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 from web_harness import bot_with_web, next_game, sign_in
 
@@ -63,7 +63,7 @@ async def test_refusals_are_4xx_with_a_reason_and_leak_nothing(
     caplog.set_level(logging.DEBUG)
     alice, mallory = emulator.create_user("alice"), emulator.create_user("mallory")
     elsewhere = emulator.create_channel(emulator.guild, "elsewhere")
-    secret = emulator.oauth.client_secret
+    secret = emulator.client_secret
     async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (bot, base, http):
         await emulator.invoke(alice, "ttt start", {"first": "me"})
         page = await sign_in(emulator, http, base, alice)
@@ -133,7 +133,7 @@ async def test_the_page_is_served_under_discords_proxy_prefix(
             async with http.get(base + path) as res:
                 page = await res.text()
                 assert res.status == 200 and "<html" in page.lower()
-                assert emulator.oauth.client_secret not in page
+                assert emulator.client_secret not in page
         async with http.get(f"{base}/.proxy/api/config") as res:
             assert (await res.json())["client_id"] == str(emulator.application_id)
         async with http.get(f"{base}/../../etc/passwd") as res:
@@ -141,3 +141,31 @@ async def test_the_page_is_served_under_discords_proxy_prefix(
         with pytest.raises(aiohttp.WSServerHandshakeError):
             async with http.ws_connect(f"{base}/api/live?session=forged"):
                 pass
+
+
+async def test_the_entry_point_is_synced_and_kept(emulator: DiscordEmulator, tmp_path) -> None:
+    """With the live board served, the slash commands are synced with the entry point
+    command; one Discord made (Activities enabled in the portal) survives a sync of a bot
+    that does not serve it, where a plain overwrite would be refused (50240)."""
+    async with bot_with_web(emulator, tmp_path / "a.sqlite3"):
+        entry = emulator.activities.entry_point()
+        assert entry is not None and entry["handler"] == 2 and entry["name"] == "launch"
+        instance = await emulator.invoke_entry_point(emulator.create_user("alice"))
+        assert isinstance(instance, str)  # Discord launched it: no interaction for the bot
+    assert not emulator.violations, emulator.violations
+
+
+async def test_an_entry_point_the_app_handles_launches_the_activity(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """An entry point set to be handled by the app (handler 1) is answered with
+    LAUNCH_ACTIVITY by a bot that does not serve the page itself (its web-only process
+    may), and its sync keeps the command."""
+    emulator.add_default_entry_point(handler=1)
+    settings = settings_for(emulator, tmp_path / "b.sqlite3")
+    async with running_bot(emulator, settings):
+        entry = emulator.activities.entry_point()
+        assert entry is not None and entry["handler"] == 1
+        res = await emulator.invoke_entry_point(emulator.create_user("bob"))
+        assert not isinstance(res, str) and res.type == 12 and res.activity_instance_id
+    assert not emulator.violations, emulator.violations

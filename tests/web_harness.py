@@ -82,7 +82,7 @@ async def bot_with_web(
 ) -> AsyncIterator[tuple[TTTBot, str, aiohttp.ClientSession]]:
     """The bot with its web service on; yields it, the service's base URL and a client."""
     port = free_port()
-    settings = settings_for(emu, database, web_port=port, client_secret=emu.oauth.client_secret,
+    settings = settings_for(emu, database, web_port=port, client_secret=emu.client_secret,
                             **overrides)  # fmt: skip
     async with running_bot(emu, settings) as bot, aiohttp.ClientSession() as http:
         yield bot, f"http://127.0.0.1:{port}", http

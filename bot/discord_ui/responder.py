@@ -257,7 +257,13 @@ class AnsweringTree(app_commands.CommandTree):
     'This interaction failed'."""
 
     async def interaction_check(self, interaction: discord.Interaction, /) -> bool:
-        """Runs before discord.py reads the options: garbled ones are answered here."""
+        """Runs before discord.py reads the options: garbled ones are answered here, and
+        the Activity's entry point (a command type discord.py does not know) when the app
+        handles it (handler 1): Discord is asked to launch the Activity."""
+        if isinstance(interaction.data, dict) and interaction.data.get("type") == 4:
+            with contextlib.suppress(discord.HTTPException):
+                await interaction.response.launch_activity()
+            return False
         if well_formed(interaction.data):
             return True
         log.debug("interaction %s: malformed command data", interaction.id)
