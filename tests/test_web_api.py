@@ -169,3 +169,28 @@ async def test_an_entry_point_the_app_handles_launches_the_activity(
         res = await emulator.invoke_entry_point(emulator.create_user("bob"))
         assert not isinstance(res, str) and res.type == 12 and res.activity_instance_id
     assert not emulator.violations, emulator.violations
+
+
+async def test_the_live_board_button_opens_the_activity(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """Every board carries Live board where the page is served; a click asks Discord to
+    launch the Activity (LAUNCH_ACTIVITY) in the channel, for the member who clicked."""
+    alice = emulator.create_user("alice")
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (_bot, base, http):
+        board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
+        live = [b for row in board["components"] for b in row.get("components", [])
+                if b.get("custom_id", "").startswith("ttt:l:")]  # fmt: skip
+        assert [b["label"] for b in live] == ["Live board"]
+        res = await emulator.click(alice, board, live[0]["custom_id"])
+        assert res.type == 12 and res.activity_instance_id
+        page = await sign_in(emulator, http, base, alice)  # the member in that instance
+        (game,) = await page.games()
+        assert game["you"] == "X"
+    settings = settings_for(emulator, tmp_path / "off.sqlite3")
+    async with running_bot(emulator, settings):  # the page not served: no button
+        other = emulator.create_channel(emulator.guild, "b")
+        board = (await emulator.invoke(alice, "ttt start", {"first": "me"}, channel=other)).message
+        ids = [b.get("custom_id", "") for row in board["components"]
+               for b in row.get("components", [])]  # fmt: skip
+        assert not [i for i in ids if i.startswith("ttt:l:")]
