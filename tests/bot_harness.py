@@ -69,9 +69,16 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
     ready = emu.ready_count + 1
     task = asyncio.create_task(bot.start(settings.token))
     try:
-        await emu.wait_until_ready(timeout=10, count=ready)
-        if settings.shard_ids is None or 0 in settings.shard_ids:  # shard 0's process syncs
-            await emu.wait_for_commands(timeout=10)
+        if settings.web_only:  # no gateway: ready once the pages are served
+            for _ in range(200):
+                if bot.web is not None or task.done():
+                    break
+                await asyncio.sleep(0.05)
+            assert bot.web is not None, "the web-only bot did not start serving"
+        else:
+            await emu.wait_until_ready(timeout=10, count=ready)
+        if not settings.web_only and (settings.shard_ids is None or 0 in settings.shard_ids):
+            await emu.wait_for_commands(timeout=10)  # shard 0's process syncs
         yield bot
     finally:
         await bot.close()

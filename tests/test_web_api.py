@@ -194,3 +194,35 @@ async def test_the_live_board_button_opens_the_activity(
         ids = [b.get("custom_id", "") for row in board["components"]
                for b in row.get("components", [])]  # fmt: skip
         assert not [i for i in ids if i.startswith("ttt:l:")]
+
+
+@pytest.mark.postgres
+async def test_a_page_served_by_a_web_only_process_follows_the_bots(
+    emulator: DiscordEmulator, pg_database: str, tmp_path
+) -> None:
+    """Pages and shards scale apart: a web-only process on the same PostgreSQL serves
+    the page; a move made with the chat buttons, handled by the bot's process, reaches
+    it (the store's NOTIFY), and a move made on the page shows on the chat board."""
+    alice = emulator.create_user("alice")
+    bots = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database)
+    async with (
+        running_bot(emulator, bots),
+        bot_with_web(
+            emulator, tmp_path / "unused2.sqlite3", database_url=pg_database, web_only=True
+        ) as (_web, base, http),
+    ):
+        board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
+        page = await sign_in(emulator, http, base, alice)
+        async with page.live() as ws:
+            await emulator.click(alice, board, cell_id(board, 4))  # by the bot's process
+            pushed = await next_game(ws)
+            assert pushed["cells"][4]["mark"] == "X" and pushed["ply"] == 2
+            free = next(i for i, c in enumerate(pushed["cells"]) if c["mark"] is None)
+            status, body = await page.post(f"/api/games/{pushed['id']}/move",
+                                           {"ply": 2, "cell": free})  # fmt: skip
+            assert status == 200, body
+        for _ in range(100):  # shown on the chat board by the web-only process, over REST
+            if board_of(emulator.message(board["id"]))[free] == "X":
+                break
+            await asyncio.sleep(0.05)
+        assert board_of(emulator.message(board["id"]))[free] == "X"
