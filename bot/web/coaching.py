@@ -37,7 +37,8 @@ def review_json(review: Review, locale: str) -> dict[str, Any]:
     """Each move with its verdict, and the board after it, to step through."""
     game = review.game
     board = ["."] * (game.size * game.size)
-    steps = []
+    empty = text("web.cell.empty", locale)
+    steps: list[dict[str, Any]] = []
     for v, cell in zip(review.verdicts, game.moves, strict=False):
         board[cell] = v.mark
         line = text("review.move", locale, number=v.number, mark=MARK_GLYPH[v.mark],
@@ -48,8 +49,11 @@ def review_json(review: Review, locale: str) -> dict[str, Any]:
             more = len(names) > BEST_SHOWN or not v.complete
             squares = ", ".join(names[:BEST_SHOWN]) + (", …" if more else "")
             line += text("review.best", locale, squares=squares)
-        steps.append({"ply": v.number, "cells": [None if c == "." else c for c in board],
-                      "best": list(v.best) if v.mistake else [], "text": plain(line)})  # fmt: skip
+        cells = [{"mark": None if mark == "." else mark, "win": False,
+                  "label": f"{cell_name(i, game.size)}, {empty if mark == '.' else mark}"}
+                 for i, mark in enumerate(board)]  # fmt: skip
+        steps.append({"ply": v.number, "cells": cells, "text": plain(line),
+                      "best": list(v.best) if v.mistake else []})  # fmt: skip
     mistakes = sum(v.mistake for v in review.verdicts)
     summary = text("review.summary", locale, count=mistakes) if mistakes else text(
         "review.clean", locale)  # fmt: skip
