@@ -226,3 +226,51 @@ async def test_a_page_served_by_a_web_only_process_follows_the_bots(
                 break
             await asyncio.sleep(0.05)
         assert board_of(emulator.message(board["id"]))[free] == "X"
+
+
+async def test_start_hint_resign_review_and_rematch_from_the_page(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """With no game in the channel, the page starts one against the bot: its board is
+    posted in the chat as for /ttt start. A hint is the member's alone; resigning ends
+    the game on the chat board too; the review steps through the moves; a rematch
+    starts the next game."""
+    alice = emulator.create_user("alice")
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (bot, base, http):
+        page = await sign_in(emulator, http, base, alice)
+        assert await page.games() == []
+        status, body = await page.post("/api/games", {"difficulty": "hard", "size": 4})
+        assert status == 200, body
+        game = body["game"]
+        assert game["size"] == 4 and len(game["cells"]) == 16 and game["you"] in ("X", "O")
+        (stored,) = await bot.repo.running_games_in(emulator.channel.id)
+        for _ in range(100):  # posted in the chat by the bot, and remembered as its board
+            stored = await bot.repo.get_game(stored.id)
+            if stored.message_id is not None and emulator.has_message(stored.message_id):
+                break
+            await asyncio.sleep(0.02)
+        assert stored.message_id is not None and emulator.has_message(stored.message_id)
+        if not game["can_move"]:  # the bot moved first: wait for it
+            for _ in range(100):
+                (game,) = await page.games()
+                if game["can_move"]:
+                    break
+                await asyncio.sleep(0.05)
+        gid = game["id"]
+        status, hint = await page.post(f"/api/games/{gid}/hint", {"ply": game["ply"]})
+        assert status == 200 and hint["cells"] and hint["text"], hint
+        assert all(game["cells"][c]["mark"] is None for c in hint["cells"])
+        status, body = await page.post(f"/api/games/{gid}/resign")
+        assert status == 200 and not body["game"]["running"] and body["game"]["ended"]
+        assert body["game"]["actions"] == ["rematch", "review"]
+        chat = emulator.message(stored.message_id)
+        assert "resigned" in (chat["content"] or "")
+        status, review = await page.get(f"/api/games/{gid}/review")
+        assert status == 200 and len(review["steps"]) == len(
+            (await bot.repo.get_game(int(gid))).moves
+        )
+        assert review["summary"] and all(len(s["cells"]) == 16 for s in review["steps"])
+        status, body = await page.post(f"/api/games/{gid}/rematch")
+        assert status == 200 and body["game"]["running"] and body["game"]["id"] != gid
+        status, body = await page.post("/api/games", {"difficulty": "impossible"})
+        assert (status, body["error"]) == (400, "bad_request")
