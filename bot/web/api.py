@@ -232,6 +232,10 @@ class ActivityApi:
         except Refusal as error:
             raise refusal(error, session.locale) from None
 
+    async def render(self, update: GameUpdate, session: Session) -> dict[str, Any]:
+        """``update`` as the session's member sees it."""
+        return await self._json(update, session)
+
     async def _json(self, update: GameUpdate, session: Session) -> dict[str, Any]:
         return await game_json(update, session.user_id, session.locale, self._person)
 

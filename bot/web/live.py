@@ -18,20 +18,24 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.core.models import GameUpdate
 from bot.core.repository import GAMES_TOPIC, MISSED
 from bot.web.sessions import Session
 
 log = logging.getLogger(__name__)
 
 __all__ = ["GAMES_TOPIC", "LiveHub"]
-GameFor = Callable[[int, Session], Awaitable[dict[str, Any] | None]]
-"""A game as one member sees it (None: gone, or not in their channel)."""
+Read = Callable[[int], Awaitable[GameUpdate | None]]
+"""A game as stored (None: gone)."""
+Render = Callable[[GameUpdate, Session], Awaitable[dict[str, Any]]]
+"""A game as one member sees it."""
 GamesFor = Callable[[Session], Awaitable[list[dict[str, Any]]]]
 
 
 class LiveHub:
-    def __init__(self, game_for: GameFor, games_for: GamesFor) -> None:
-        self.game_for = game_for
+    def __init__(self, read: Read, render: Render, games_for: GamesFor) -> None:
+        self.read = read
+        self.render = render
         self.games_for = games_for
         self._pages: dict[int, set[tuple[web.WebSocketResponse, Session]]] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -71,10 +75,18 @@ class LiveHub:
                 self._pages.pop(session.channel_id, None)
 
     async def _send_game(self, channel_id: int, game_id: int) -> None:
+        """The game read once, and sent to each page of its channel as its member sees it."""
+        try:
+            update = await self.read(game_id)
+        except Exception as exc:  # the database does not answer: pages catch up later
+            log.debug("live: game %s not read (%s)", game_id, exc)
+            return
+        if update is None or update.game.channel_id != channel_id:
+            return
         for socket, session in list(self._pages.get(channel_id, ())):
             try:
-                game = await self.game_for(game_id, session)
-                if game is not None and not socket.closed:
+                if not socket.closed:
+                    game = await self.render(update, session)
                     await socket.send_json({"type": "game", "game": game})
             except Exception as exc:  # one page's failure is not the others'
                 log.debug("live: game %s not sent to a page (%s)", game_id, exc)

@@ -8,6 +8,7 @@ from typing import Any
 import aiohttp
 
 from bot.core.lobby import Lobby
+from bot.core.models import GameUpdate
 from bot.core.records import RecordsService
 from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
@@ -15,7 +16,7 @@ from bot.web.api import ActivityApi, Show
 from bot.web.discord_auth import DiscordAuth
 from bot.web.live import LiveHub
 from bot.web.service import WebService
-from bot.web.sessions import Sessions
+from bot.web.sessions import Session, Sessions
 
 
 class Activity:
@@ -45,13 +46,13 @@ async def start_activity(
                        client_secret=client_secret, bot_token=bot_token)  # fmt: skip
     api: ActivityApi
 
-    async def game_for(game_id: int, session: Any) -> dict[str, Any] | None:
-        return await api.game_for(game_id, session)
+    async def render(update: GameUpdate, session: Session) -> dict[str, Any]:
+        return await api.render(update, session)
 
-    async def games_for(session: Any) -> list[dict[str, Any]]:
+    async def games_for(session: Session) -> list[dict[str, Any]]:
         return await api.games_for(session)
 
-    hub = LiveHub(game_for, games_for)
+    hub = LiveHub(games.current, render, games_for)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
                       sessions=Sessions(client_secret), show=show, hub=hub)  # fmt: skip
     await repo.listen(GAMES_TOPIC, hub.heard)
