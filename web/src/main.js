@@ -105,10 +105,12 @@ function render() {
   const main = $("main");
   const view = store.current ? gameView : homeView;
   if (main.firstElementChild !== view.el) {
+    // Another view (a game picked, back to the list): the focus follows if it was in the
+    // view that goes, and is not taken from the member on a page that just loaded.
+    const hadFocus = main.contains(document.activeElement);
     main.replaceChildren(view.el);
     view.update(store);
-    // A new view: its heading or first control takes the focus only if the old one had it.
-    if (document.activeElement === document.body) view.el.querySelector("button")?.focus();
+    if (hadFocus) view.el.querySelector("button:not([hidden]), select")?.focus();
   } else {
     view.update(store);
   }

@@ -89,10 +89,10 @@ export class Store {
     this.changed();
   }
 
-  /** A hint is for one ply of one game; a review for one game. */
+  /** A hint is for one ply of a running game; a review for the game shown. */
   forgetStale() {
     const hinted = this.hint && this.game(this.hint.id);
-    if (this.hint && (!hinted || hinted.ply !== this.hint.ply)) this.hint = null;
+    if (this.hint && (!hinted?.running || hinted.ply !== this.hint.ply)) this.hint = null;
     if (this.review && this.review.id !== this.selected) this.review = null;
   }
 
