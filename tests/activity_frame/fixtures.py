@@ -68,6 +68,11 @@ class ActivityPage:
         """A FrameLocator on the Activity's frame: ``activity.get_by_role(...)``."""
         return self.page.frame_locator("iframe")
 
+    @property
+    def frame(self) -> Any:
+        """The Activity's Frame, to evaluate script in it (None before it is attached)."""
+        return next((f for f in self.page.frames if f.parent_frame is not None), None)
+
     async def rpc(self) -> list[dict[str, Any]]:
         """Every SDK message that crossed: ``{"dir": "in"|"out"|"refused", "opcode",
         "payload"}``, in order."""
