@@ -90,6 +90,12 @@ class StubActivityServer:
         self.runner: web.AppRunner | None = None
         self.port = 0
         self.review_steps: list[dict[str, Any]] = []
+        self.sessions = 0
+        self.session = SESSION  # the one session token accepted now
+
+    def expire_session(self) -> None:
+        """The session lapses (its hour is up): calls with it get 401 bad_session."""
+        self.session = f"{SESSION}-lapsed"
 
     @property
     def url(self) -> str:
@@ -116,7 +122,7 @@ class StubActivityServer:
                               "auth": request.headers.get("Authorization")})  # fmt: skip
 
     def _signed_in(self, request: web.Request) -> None:
-        if request.headers.get("Authorization") != f"Bearer {SESSION}":
+        if request.headers.get("Authorization") != f"Bearer {self.session}":
             raise web.HTTPUnauthorized(
                 text=json.dumps({"error": "bad_session", "reason": "sign in again"}),
                 content_type="application/json",
@@ -131,12 +137,14 @@ class StubActivityServer:
         self._record(request)
         return web.json_response({"client_id": CLIENT_ID})
 
-    async def session(self, request: web.Request) -> web.Response:
+    async def sign_in(self, request: web.Request) -> web.Response:
         body = await self._body(request)
         if body.get("code") != CODE or not body.get("instance_id"):
             return web.json_response({"error": "bad_code", "reason": "bad code"}, status=400)
+        self.sessions += 1
+        self.session = SESSION if self.sessions == 1 else f"{SESSION}-{self.sessions}"
         return web.json_response({
-            "access_token": ACCESS_TOKEN, "session": SESSION, "user": ME,
+            "access_token": ACCESS_TOKEN, "session": self.session, "user": ME,
             "channel_id": "10", "guild_id": "20", "locale": "en",
         })  # fmt: skip
 
@@ -203,7 +211,7 @@ class StubActivityServer:
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         self._record(request)
-        if request.query.get("session") != SESSION:
+        if request.query.get("session") != self.session:
             raise web.HTTPUnauthorized()
         socket = web.WebSocketResponse()
         await socket.prepare(request)
@@ -236,7 +244,7 @@ class StubActivityServer:
         for prefix in ("/", "/.proxy/"):
             api = f"{prefix}api"
             app.router.add_get(f"{api}/config", self.config)
-            app.router.add_post(f"{api}/session", self.session)
+            app.router.add_post(f"{api}/session", self.sign_in)
             app.router.add_get(f"{api}/games", self.list_games)
             app.router.add_post(f"{api}/games", self.start)
             app.router.add_post(f"{api}/games/{{id}}/{{intent}}", self.intent)

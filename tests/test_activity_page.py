@@ -273,8 +273,9 @@ async def test_hint_resign_review_and_rematch(
     def step(ply: int, board: str, best: list[int], text: str) -> dict[str, Any]:
         return {"ply": ply, "cells": game("x", board)["cells"], "best": best, "text": text}
 
+    plain_marks = {"ply": 1, "cells": ["X", *[None] * 8], "text": "1. ❌ A1 — keeps the draw"}
     stub.review_steps = [
-        step(1, "X........", [], "1. ❌ A1 — keeps the draw"),
+        plain_marks,  # the page also reads a step whose cells are bare marks
         step(2, "XO.......", [4], "2. ⭕ B1 — draw to loss; better: B2"),
     ]
     await page.activity.get_by_role("button", name="Review").click()
@@ -287,11 +288,13 @@ async def test_hint_resign_review_and_rematch(
         "B2, empty")  # fmt: skip
     await page.activity.get_by_role("button", name="‹ Previous").click()
     await text.get_by_text("1. ❌ A1").wait_for()
-    assert (await labels(page))[:2] == ["A1, X", "B1, empty"]
+    assert await cells(page).nth(0).locator("svg.mark-X").count() == 1
+    assert await page.activity.locator(".board svg").count() == 1
     assert await page.activity.get_by_role("button", name="‹ Previous").get_attribute(
         "aria-disabled") == "true"  # fmt: skip
     await page.activity.get_by_role("button", name="Next ›").click()
     await text.get_by_text("2. ⭕ B1").wait_for()
+    assert (await labels(page))[:3] == ["A1, X", "B1, O", "C1, empty"]
     await page.activity.get_by_role("button", name="Review").click()
     await text.wait_for(state="detached")
     assert (await labels(page))[:4] == ["A1, X", "B1, O", "C1, empty", "A2, X"]
@@ -299,6 +302,25 @@ async def test_hint_resign_review_and_rematch(
     await page.activity.get_by_role("button", name="Rematch").click()
     await page.activity.get_by_text("Challenge posted in the channel.").wait_for()
     assert len(stub.intents("/rematch")) == 1
+    assert page.errors == []
+
+
+async def test_a_lapsed_session_signs_in_again_and_the_intent_goes_through(
+    activity_client: ActivityClient, stub: StubActivityServer
+) -> None:
+    page = await open_page(activity_client, stub, [game("7", "X...O....")])
+    await page.activity.get_by_role("grid").wait_for()
+    await eventually(lambda: stub.connects == 1)
+    stub.expire_session()
+    await page.activity.get_by_role("button", name="C1, empty").click()
+    await page.activity.get_by_role("button", name="C1, X").wait_for()
+    # Refused with 401, then a new code from the Discord client, a new session, the move.
+    moves = stub.intents("/move")
+    assert [m["auth"] for m in moves] == [f"Bearer {SESSION}", f"Bearer {SESSION}-2"]
+    assert [m["body"] for m in moves] == [{"ply": 2, "cell": 2}] * 2
+    assert (await page.commands()).count("AUTHORIZE") == 2
+    assert (await page.commands()).count("AUTHENTICATE") == 2
+    assert await page.activity.locator("#alert").text_content() == ""
     assert page.errors == []
 
 
