@@ -296,7 +296,7 @@ async def test_hint_resign_review_and_rematch(
     await text.get_by_text("2. ⭕ B1").wait_for()
     assert (await labels(page))[:3] == ["A1, X", "B1, O", "C1, empty"]
     await page.activity.get_by_role("button", name="Review").click()
-    await text.wait_for(state="detached")
+    await text.wait_for(state="hidden")
     assert (await labels(page))[:4] == ["A1, X", "B1, O", "C1, empty", "A2, X"]
 
     await page.activity.get_by_role("button", name="Rematch").click()

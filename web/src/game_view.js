@@ -37,7 +37,17 @@ export class GameView {
     this.clock = h("span", { class: "clock", role: "timer" }, this.clockLabel, " ", this.clockTime);
     this.spectating = h("p", { class: "spectating" });
     this.hint = h("p", { class: "hint", id: "hint-text", "aria-live": "polite" });
-    this.review = h("div", { class: "review" });
+    // The review's parts stay in place, so a screen reader hears each step's text.
+    this.reviewText = h("p", { class: "review-text", id: "review-text", "aria-live": "polite" });
+    this.prev = h("button", { type: "button", class: "prev", dataset: { key: "review-prev" },
+      onClick: () => intents.step(-1) });
+    this.next = h("button", { type: "button", class: "next", dataset: { key: "review-next" },
+      onClick: () => intents.step(1) });
+    this.reviewCount = h("span", { class: "review-count" });
+    this.reviewSummary = h("p", { class: "review-summary" });
+    this.review = h("div", { class: "review" }, this.reviewText,
+      h("div", { class: "review-steps" }, this.prev, this.reviewCount, this.next),
+      this.reviewSummary);
     this.actions = h("div", { class: "actions" });
     this.turnLine = h("p", { class: "turn-line" }, this.yourTurn, this.clock);
     // In reading order (who plays, the state, the board, what to press); a wide screen
@@ -90,8 +100,8 @@ export class GameView {
     }
     this.board.el.classList.toggle("reviewing", Boolean(review));
 
-    replaceKeepingFocus(this.review, review ? this.reviewPanel(review, t) : []);
     this.review.hidden = !review;
+    if (review) this.showReview(review, t);
     replaceKeepingFocus(this.actions, game.actions.map((action) =>
       h("button", { type: "button", class: `action action-${action}`,
         dataset: { key: `action-${action}` }, "aria-disabled": String(store.busy),
@@ -111,21 +121,16 @@ export class GameView {
       h("span", { class: "sr-only" }, GLYPH[mark]));
   }
 
-  reviewPanel(review, t) {
+  showReview(review, t) {
     const step = review.steps[review.index] ?? {};
-    const last = review.steps.length - 1;
-    return [
-      h("p", { class: "review-text", id: "review-text", "aria-live": "polite" }, step.text ?? ""),
-      h("div", { class: "review-steps" },
-        h("button", { type: "button", class: "prev", dataset: { key: "review-prev" },
-          "aria-disabled": String(review.index <= 0), onClick: () => this.intents.step(-1) },
-          `\u2039 ${t("prev")}`),
-        h("span", { class: "review-count" }, `${review.index + 1} / ${review.steps.length}`),
-        h("button", { type: "button", class: "next", dataset: { key: "review-next" },
-          "aria-disabled": String(review.index >= last), onClick: () => this.intents.step(1) },
-          `${t("next")} \u203A`)),
-      review.summary ? h("p", { class: "review-summary" }, review.summary) : null,
-    ];
+    setText(this.reviewText, step.text ?? "");
+    setText(this.prev, `\u2039 ${t("prev")}`);
+    setText(this.next, `${t("next")} \u203A`);
+    this.prev.setAttribute("aria-disabled", String(review.index <= 0));
+    this.next.setAttribute("aria-disabled", String(review.index >= review.steps.length - 1));
+    setText(this.reviewCount, `${review.index + 1} / ${review.steps.length}`);
+    setText(this.reviewSummary, review.summary);
+    this.reviewSummary.hidden = !review.summary;
   }
 
   tick() {

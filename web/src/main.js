@@ -17,24 +17,27 @@ const discord = new DiscordSession(api);
 const store = new Store();
 const $ = (id) => document.getElementById(id);
 
-/** Runs an intent; shows the server's reason when it is refused. */
-async function send(intent, { retried = false } = {}) {
+/** Runs an intent; shows the server's reason when it is refused. A lapsed session
+ * (401) is renewed through the Discord client and the intent sent once more. */
+async function send(intent, retried = false) {
   if (store.busy) return;
   store.set({ busy: true, alert: "", notice: "" });
+  let again = false;
   try {
     await intent();
   } catch (error) {
     if (error instanceof ApiError && error.status === 401 && !retried) {
-      store.busy = false;
-      await discord.signIn();
-      return send(intent, { retried: true });
+      again = await discord.signIn().then(() => true, () => false);
     }
-    if (error?.body?.game) store.putGame(error.body.game); // 409 stale: the stored game
-    const reason = error instanceof ApiError && error.status < 500 ? error.reason : null;
-    store.alert = reason || store.t("error");
+    if (!again) {
+      if (error?.body?.game) store.putGame(error.body.game); // 409 stale: the stored game
+      const reason = error instanceof ApiError && error.status < 500 ? error.reason : null;
+      store.alert = reason || store.t("error");
+    }
   } finally {
     store.set({ busy: false });
   }
+  if (again) await send(intent, true);
 }
 
 /** A game, or a challenge posted in the chat. */
