@@ -95,6 +95,11 @@ async def test_signs_in_through_the_sdk_and_plays_a_move(
     assert sent["AUTHENTICATE"]["args"] == {"access_token": ACCESS_TOKEN}
     assert "GET_ACTIVITY_INSTANCE_CONNECTED_PARTICIPANTS" in commands
     assert not [m for m in rpc if m["dir"] == "refused"]
+    # After READY the SDK sends the Activity's console to the client (CAPTURE_LOG).
+    await page.frame.evaluate("console.warn('from the page')")
+    await page.page.wait_for_function("window.discordFrame.logs.length > 0")
+    logs = await page.page.evaluate("window.discordFrame.logs")
+    assert logs == [{"level": "warn", "message": "from the page"}]
 
     # Every call under Discord's /.proxy/ prefix; the session as a bearer token.
     assert stub.intents("/session")[0]["body"] == {"code": CODE, "instance_id": "i-77"}
