@@ -5,13 +5,20 @@ whose ``discord.com`` is that server; ``await activity_client.open(url, ...)`` f
 Activity at ``url`` and answers its SDK (``client.js``)::
 
     async def test_signs_in(activity_client, emu):
+        instance_id = emu.launch_activity(alice, channel)
         page = await activity_client.open(
-            "http://127.0.0.1:8080/.proxy/", client_id=str(app_id), instance_id="i-1",
-            channel_id=str(channel.id), guild_id=str(guild.id),
-            authorize=lambda args: emu.authorize(member),  # the code AUTHORIZE returns
-            user={"id": str(member.id), "username": member.name},
+            f"http://127.0.0.1:{web_port}/.proxy/", client_id=str(emu.client_id),
+            instance_id=instance_id, channel_id=str(channel.id), guild_id=str(guild.id),
+            authorize=lambda args: emu.authorize(alice),  # the code AUTHORIZE answers
+            user={"id": str(alice.id), "username": alice.name},
         )
         await page.activity.get_by_role("grid").wait_for()
+        assert (await page.commands())[:2] == ["AUTHORIZE", "AUTHENTICATE"]
+
+``page.activity`` locates inside the Activity, ``page.frame`` evaluates script there,
+``page.rpc()`` lists the SDK messages that crossed and ``page.set_participants`` makes
+people join or leave. AUTHENTICATE accepts any token unless ``access_token`` or an
+``authenticate(token)`` hook (say, one asking the emulator whose token it is) is given.
 
 The browser resolves no other host name (nothing leaves the machine): give the Activity
 as 127.0.0.1. Without Playwright or Chromium the test is skipped, and fails under CI=true.
