@@ -4,12 +4,19 @@ with canned games, records every request, and pushes on the live socket when tol
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
+import time
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import pytest
 from aiohttp import WSMsgType, web
+
+if TYPE_CHECKING:
+    from activity_frame.fixtures import ActivityClient, ActivityPage
 
 STATIC = Path(__file__).resolve().parents[1] / "bot" / "web" / "static"
 CLIENT_ID = "424242"
@@ -264,3 +271,55 @@ class StubActivityServer:
         await self.drop_sockets()
         if self.runner is not None:
             await self.runner.cleanup()
+
+
+# --- for the page's tests -----------------------------------------------------------------
+
+ALICE = {"id": ME["id"], "username": "alice", "global_name": "Alice", "avatar": None}
+BOB = {"id": "2002", "username": "bob", "global_name": "Bob", "avatar": None}
+CAROL = {"id": "3003", "username": "carol", "global_name": "Carol", "avatar": None}
+HUMAN_O = {"id": "2002", "name": "Bob", "avatar": None, "bot": False}
+
+
+@pytest.fixture
+async def stub() -> AsyncIterator[StubActivityServer]:
+    server = StubActivityServer([])
+    await server.start_serving()
+    yield server
+    await server.stop()
+
+
+async def open_page(
+    client: ActivityClient, stub: StubActivityServer, games: list[dict[str, Any]],
+    **options: Any,
+) -> ActivityPage:  # fmt: skip
+    stub.games = {g["id"]: g for g in games}
+    stub.order = [g["id"] for g in games]
+    options.setdefault("participants", [ALICE, BOB, CAROL])
+    return await client.open(
+        f"{stub.url}/.proxy/", client_id=CLIENT_ID, instance_id="i-77", channel_id="10",
+        guild_id="20", code=CODE, access_token=ACCESS_TOKEN,
+        user={"id": ME["id"], "username": "alice"}, **options,
+    )  # fmt: skip
+
+
+async def eventually(check: Callable[[], Any], timeout: float = 5.0) -> Any:
+    """Waits until ``check()`` is truthy (the stub hears the page asynchronously)."""
+    deadline = time.monotonic() + timeout
+    while not (result := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError("never happened")
+        await asyncio.sleep(0.02)
+    return result
+
+
+def cells(page: ActivityPage) -> Any:
+    return page.activity.locator(".board button")
+
+
+async def labels(page: ActivityPage) -> list[str]:
+    return [await cell.get_attribute("aria-label") for cell in await cells(page).all()]
+
+
+async def focused(page: ActivityPage) -> str | None:
+    return await page.frame.evaluate("document.activeElement.getAttribute('aria-label')")

@@ -22,6 +22,7 @@ import pytest
 
 pytest_plugins = [
     "discord_emulator.fixtures", "core_harness", "pg_server", "activity_frame.fixtures",
+    "activity_stub",
 ]  # fmt: skip
 
 SLOW_MODULES = frozenset({
