@@ -4,6 +4,9 @@ change needs:
 - ``core``: the engine, the core and storage without Discord (milliseconds each;
   PostgreSQL ones also carry ``postgres``);
 - ``emulator``: the bot's real discord.py client against the local Discord emulator;
+- ``browser``: the Activity's page in headless Chromium, framed by the test Discord
+  client (``tests/activity_frame/``); a module marks itself, and each of its tests is
+  also ``slow`` (a browser per test), so neither quick tier runs them;
 - ``slow``: tests that start processes (bots, engine workers, several shards), play
   hundreds of games, check the engine against an independent solver, or wait for a
   timer (a turn timeout, an expiry): seconds each. Whole modules are listed below;
@@ -17,7 +20,10 @@ from __future__ import annotations
 
 import pytest
 
-pytest_plugins = ["discord_emulator.fixtures", "core_harness", "pg_server"]
+pytest_plugins = [
+    "discord_emulator.fixtures", "core_harness", "pg_server", "activity_frame.fixtures",
+    "activity_stub",
+]  # fmt: skip
 
 SLOW_MODULES = frozenset({
     "test_agents",  # the levels play hundreds of games against each other
@@ -52,6 +58,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 pytest.mark.skip(reason="builds images and containers: pytest -m docker")
             )
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.slow)
+            continue
         layer = "emulator" if module.startswith(EMULATOR_PREFIXES) else "core"
         item.add_marker(getattr(pytest.mark, layer))
         if module in SLOW_MODULES:

@@ -1,0 +1,142 @@
+// One game: the players and their marks, whose move it is and the clock, the board, and
+// what this member may press (the server's `actions`). A spectator sees all of it and
+// presses nothing. During a review the board shows the reviewed step instead.
+import { BoardView } from "./board.js";
+import { avatar, h, markShape, replaceKeepingFocus, setText } from "./dom.js";
+
+const GLYPH = { X: "\u274C", O: "\u2B55" }; // read out by screen readers in their language
+
+/** Seconds left as m:ss (h:mm:ss past an hour). */
+export function clockText(seconds) {
+  const s = Math.max(0, Math.ceil(seconds));
+  const hours = Math.floor(s / 3600);
+  const minutes = Math.floor((s % 3600) / 60);
+  const rest = String(s % 60).padStart(2, "0");
+  return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
+}
+
+/** A review step's cells: Game-like `{mark, label}` objects, or plain marks. */
+function stepCells(step) {
+  return (step.cells ?? []).map((cell) =>
+    cell !== null && typeof cell === "object" ? cell : { mark: cell ?? null },
+  );
+}
+
+export class GameView {
+  /** @param {{play, act, back, step}} intents */
+  constructor(intents) {
+    this.intents = intents;
+    this.board = new BoardView((cell) => intents.play(cell));
+    this.back = h("button", { type: "button", class: "back", dataset: { key: "back" },
+      onClick: () => intents.back() });
+    this.players = h("ul", { class: "players" });
+    this.status = h("p", { class: "status", "aria-live": "polite" });
+    this.yourTurn = h("span", { class: "your-turn" });
+    this.clockLabel = h("span", { class: "clock-label" });
+    this.clockTime = h("time", { class: "clock-time" });
+    this.clock = h("span", { class: "clock", role: "timer" }, this.clockLabel, " ", this.clockTime);
+    this.spectating = h("p", { class: "spectating" });
+    this.hint = h("p", { class: "hint", id: "hint-text", "aria-live": "polite" });
+    // The review's parts stay in place, so a screen reader hears each step's text.
+    this.reviewText = h("p", { class: "review-text", id: "review-text", "aria-live": "polite" });
+    this.prev = h("button", { type: "button", class: "prev", dataset: { key: "review-prev" },
+      onClick: () => intents.step(-1) });
+    this.next = h("button", { type: "button", class: "next", dataset: { key: "review-next" },
+      onClick: () => intents.step(1) });
+    this.reviewCount = h("span", { class: "review-count" });
+    this.reviewSummary = h("p", { class: "review-summary" });
+    this.review = h("div", { class: "review" }, this.reviewText,
+      h("div", { class: "review-steps" }, this.prev, this.reviewCount, this.next),
+      this.reviewSummary);
+    this.actions = h("div", { class: "actions" });
+    this.turnLine = h("p", { class: "turn-line" }, this.yourTurn, this.clock);
+    // In reading order (who plays, the state, the board, what to press); a wide screen
+    // puts the board in a column of its own (app.css), without changing this order.
+    this.el = h("section", { class: "game" },
+      h("nav", { class: "game-nav" }, this.back),
+      h("div", { class: "game-layout" }, this.players, this.status, this.turnLine,
+        this.spectating, h("div", { class: "board-area" }, this.board.el), this.hint,
+        this.review, this.actions));
+    this.deadline = null;
+    setInterval(() => this.tick(), 250);
+  }
+
+  /** @param {import("./store.js").Store} store */
+  update(store) {
+    const game = store.current;
+    if (!game) return;
+    const t = (key) => store.t(key);
+    const review = store.review?.id === game.id ? store.review : null;
+    const hint = store.hint?.id === game.id && store.hint.ply === game.ply ? store.hint : null;
+
+    setText(this.back, `\u2039 ${t("back")}`);
+    this.back.hidden = !(store.games.length > 1 || !game.running);
+
+    replaceKeepingFocus(this.players, ["X", "O"].map((mark) => this.player(game, mark)));
+    setText(this.status, game.ended && game.ended !== game.status
+      ? `${game.status} ${game.ended}` : game.status);
+    setText(this.yourTurn, game.can_move ? t("your_turn") : "");
+    this.yourTurn.hidden = !game.can_move;
+    this.deadline = game.running && game.deadline ? game.deadline : null;
+    this.clock.hidden = this.deadline === null;
+    this.turnLine.hidden = this.clock.hidden && this.yourTurn.hidden;
+    setText(this.clockLabel, t("clock"));
+    this.tick();
+    setText(this.spectating, game.you === null ? t("spectating") : "");
+    this.spectating.hidden = game.you !== null;
+    setText(this.hint, hint ? hint.text : "");
+    this.hint.hidden = !hint;
+
+    let highlight = new Set(hint ? hint.cells : []);
+    if (review) {
+      const step = review.steps[review.index];
+      this.board.update({ size: game.size, cells: stepCells(step ?? {}), label: t("review"),
+        playable: () => false, highlight: new Set(step?.best ?? []), describedBy: "review-text" });
+      highlight = null;
+    } else {
+      this.board.update({ size: game.size, cells: game.cells, label: t("title"),
+        playable: (cell) => game.can_move && !store.busy && cell.mark === null,
+        highlight, describedBy: hint ? "hint-text" : null });
+    }
+    this.board.el.classList.toggle("reviewing", Boolean(review));
+
+    this.review.hidden = !review;
+    if (review) this.showReview(review, t);
+    replaceKeepingFocus(this.actions, game.actions.map((action) =>
+      h("button", { type: "button", class: `action action-${action}`,
+        dataset: { key: `action-${action}` }, "aria-disabled": String(store.busy),
+        "aria-pressed": action === "review" ? String(Boolean(review)) : null,
+        onClick: () => this.intents.act(action) }, t(action))));
+  }
+
+  player(game, mark) {
+    const person = game.players?.[mark] ?? { name: "" };
+    const turn = game.running && game.to_move === mark;
+    return h("li", { class: `player${turn ? " turn" : ""}${game.you === mark ? " you" : ""}`,
+      "aria-current": turn ? "true" : null },
+      h("span", { class: "turn-arrow", "aria-hidden": "true" }, "\u25B6"),
+      avatar(person),
+      h("span", { class: "player-name" }, person.name),
+      markShape(mark, "player-mark"),
+      h("span", { class: "sr-only" }, GLYPH[mark]));
+  }
+
+  showReview(review, t) {
+    const step = review.steps[review.index] ?? {};
+    setText(this.reviewText, step.text ?? "");
+    setText(this.prev, `\u2039 ${t("prev")}`);
+    setText(this.next, `${t("next")} \u203A`);
+    this.prev.setAttribute("aria-disabled", String(review.index <= 0));
+    this.next.setAttribute("aria-disabled", String(review.index >= review.steps.length - 1));
+    setText(this.reviewCount, `${review.index + 1} / ${review.steps.length}`);
+    setText(this.reviewSummary, review.summary);
+    this.reviewSummary.hidden = !review.summary;
+  }
+
+  tick() {
+    if (this.deadline === null) return;
+    const left = this.deadline - Date.now() / 1000;
+    setText(this.clockTime, clockText(left));
+    this.clock.classList.toggle("urgent", left <= 10);
+  }
+}

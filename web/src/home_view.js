@@ -1,0 +1,82 @@
+// What shows when no game is chosen: the channel's games to pick from, or, when none
+// runs, a form to start one against the bot or to challenge someone in the Activity.
+import { participantAvatar } from "./discord.js";
+import { avatar, h, markShape, replaceKeepingFocus } from "./dom.js";
+
+/** The choices the server offers, in its order: keys `difficulty.easy`, `size.3`, … */
+function choices(texts, group) {
+  return Object.keys(texts)
+    .filter((key) => key.startsWith(`${group}.`))
+    .map((key) => ({ value: key.slice(group.length + 1), label: texts[key] }));
+}
+
+export class HomeView {
+  /** @param {{pick, start, challenge}} intents */
+  constructor(intents) {
+    this.intents = intents;
+    this.choice = { difficulty: null, size: null };
+    this.el = h("section", { class: "home" });
+  }
+
+  /** @param {import("./store.js").Store} store */
+  update(store) {
+    const t = (key) => store.t(key);
+    const content = store.games.length ? this.picker(store, t) : this.form(store, t);
+    replaceKeepingFocus(this.el, content);
+  }
+
+  picker(store, t) {
+    return [
+      h("h2", { class: "home-title" }, t("pick")),
+      h("ul", { class: "picker" }, store.games.map((game) =>
+        h("li", {},
+          h("button", { type: "button", class: `pick${game.can_move ? " pick-yours" : ""}`,
+            dataset: { key: `pick-${game.id}` }, onClick: () => this.intents.pick(game.id) },
+            h("span", { class: "pick-players" }, ["X", "O"].map((mark) =>
+              h("span", { class: "pick-player" }, markShape(mark, "player-mark"),
+                avatar(game.players?.[mark]), h("span", {}, game.players?.[mark]?.name ?? "")))),
+            h("span", { class: "pick-status" }, game.status),
+            h("span", { class: "pick-size" }, t(`size.${game.size}`)),
+            game.can_move ? h("span", { class: "your-turn" }, t("your_turn")) : null)))),
+    ];
+  }
+
+  form(store, t) {
+    const difficulties = choices(store.texts, "difficulty");
+    const sizes = choices(store.texts, "size");
+    this.choice.difficulty ??= difficulties.find((d) => d.value === "medium")?.value
+      ?? difficulties[0]?.value;
+    this.choice.size ??= sizes[0]?.value ?? "3";
+    const select = (name, options) =>
+      h("select", { class: "select", name, dataset: { key: `select-${name}` },
+        onChange: (e) => { this.choice[name] = e.target.value; } },
+        options.map((o) => h("option", { value: o.value, selected: o.value === this.choice[name] },
+          o.label)));
+    const others = store.participants.filter((p) => !p.bot && p.id !== store.me?.id);
+    const size = () => Number(this.choice.size);
+    return [
+      h("h2", { class: "home-title" }, t("none")),
+      h("label", { class: "field" }, h("span", { class: "field-label" }, t("size")),
+        select("size", sizes)),
+      h("form", { class: "start", onSubmit: (e) => {
+        e.preventDefault();
+        this.intents.start({ difficulty: this.choice.difficulty, size: size() });
+      } },
+        h("fieldset", { class: "group" }, h("legend", {}, t("start_bot")),
+          h("label", { class: "field" }, h("span", { class: "field-label" }, t("difficulty")),
+            select("difficulty", difficulties)),
+          h("button", { type: "submit", class: "primary", dataset: { key: "start-bot" },
+            "aria-disabled": String(store.busy) }, t("start_bot")))),
+      others.length
+        ? h("fieldset", { class: "group challenge" }, h("legend", {}, t("challenge")),
+          h("ul", { class: "people" }, others.map((person) => {
+            const name = person.nickname || person.global_name || person.username;
+            return h("li", {}, h("button", { type: "button", class: "person",
+              dataset: { key: `challenge-${person.id}` }, "aria-disabled": String(store.busy),
+              onClick: () => this.intents.challenge(person.id, size()) },
+              avatar({ name, avatar: participantAvatar(person) }), h("span", {}, name)));
+          })))
+        : null,
+    ];
+  }
+}

@@ -1,0 +1,98 @@
+// The live socket (`api/live`): the server sends the channel's games on connecting and each
+// game as it changes; the page sends only pings. A lost socket comes back with backoff,
+// and the full state it sends on connecting replaces whatever was missed meanwhile.
+
+const FIRST_DELAY_MS = 500;
+const MAX_DELAY_MS = 15000;
+/** A ping keeps proxies from closing an idle socket and shows a dead one sooner. */
+const PING_MS = 30000;
+
+export class LiveSocket {
+  /**
+   * @param {() => string} url the address to connect to (read again at each attempt)
+   * @param {{message: (data: object) => void, state: (s: string) => void,
+   *          failed?: () => Promise<void>}} on
+   *   `failed` runs before retrying a socket that never opened (the session may be over)
+   */
+  constructor(url, on) {
+    this.url = url;
+    this.on = on;
+    this.attempts = 0;
+    this.socket = null;
+    this.timer = null;
+    this.pinger = null;
+    this.stopped = false;
+    window.addEventListener("online", () => this.now());
+    document.addEventListener("visibilitychange", () => {
+      if (document.visibilityState === "visible") this.now();
+    });
+  }
+
+  start() {
+    this.on.state("connecting");
+    this.connect();
+  }
+
+  stop() {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    clearInterval(this.pinger);
+    this.socket?.close(1000);
+  }
+
+  /** Retry at once when waiting (the network came back, the page is shown again). */
+  now() {
+    if (this.stopped || this.socket || this.timer === null) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.connect();
+  }
+
+  connect() {
+    this.timer = null;
+    let opened = false;
+    const socket = new WebSocket(this.url());
+    this.socket = socket;
+    socket.addEventListener("open", () => {
+      opened = true;
+      this.on.state("live");
+      this.pinger = setInterval(() => {
+        if (socket.readyState === WebSocket.OPEN) socket.send('{"type":"ping"}');
+      }, PING_MS);
+    });
+    socket.addEventListener("message", (event) => {
+      this.attempts = 0; // the server talked: the next loss starts the backoff again
+      let data;
+      try {
+        data = JSON.parse(event.data);
+      } catch {
+        return;
+      }
+      if (data && typeof data === "object") this.on.message(data);
+    });
+    socket.addEventListener("close", () => {
+      clearInterval(this.pinger);
+      if (this.socket === socket) this.socket = null;
+      if (this.stopped) return;
+      this.on.state("reconnecting");
+      this.retry(opened);
+    });
+  }
+
+  retry(opened) {
+    const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** this.attempts);
+    this.attempts += 1;
+    const delay = ceiling / 2 + Math.random() * (ceiling / 2);
+    this.timer = setTimeout(async () => {
+      this.timer = null;
+      if (!opened && this.on.failed) {
+        try {
+          await this.on.failed();
+        } catch {
+          // still unreachable: try the socket anyway, the backoff grows
+        }
+      }
+      if (!this.stopped && !this.socket) this.connect();
+    }, delay);
+  }
+}

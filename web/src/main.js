@@ -1,0 +1,164 @@
+// The Activity's page: signs in through the Discord client, shows the channel's games as
+// the server describes them and sends the member's intents. The server decides and words
+// everything; the only text here is the fallback for a page that could not load at all.
+import "./app.css";
+import { Api, ApiError } from "./api.js";
+import { DiscordSession } from "./discord.js";
+import { setText } from "./dom.js";
+import { GameView } from "./game_view.js";
+import { HomeView } from "./home_view.js";
+import { LiveSocket } from "./live.js";
+import { Store } from "./store.js";
+
+const FALLBACK = "The game could not load. Close the Activity and start it again.";
+
+const api = new Api();
+const discord = new DiscordSession(api);
+const store = new Store();
+const $ = (id) => document.getElementById(id);
+
+/** Runs an intent; shows the server's reason when it is refused. A lapsed session
+ * (401) is renewed through the Discord client and the intent sent once more. */
+async function send(intent, retried = false) {
+  if (store.busy) return;
+  store.set({ busy: true, alert: "", notice: "" });
+  let again = false;
+  try {
+    await intent();
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401 && !retried) {
+      again = await discord.signIn().then(() => true, () => false);
+    }
+    if (!again) {
+      if (error?.body?.game) store.putGame(error.body.game); // 409 stale: the stored game
+      const reason = error instanceof ApiError && error.status < 500 ? error.reason : null;
+      store.alert = reason || store.t("error");
+    }
+  } finally {
+    store.set({ busy: false });
+  }
+  if (again) await send(intent, true);
+}
+
+/** A game, or a challenge posted in the chat. */
+function started(answer) {
+  if (answer?.game) store.putGame(answer.game);
+  else if (answer?.challenge) store.set({ notice: store.t("challenge_sent") });
+}
+
+const intents = {
+  pick: (id) => store.select(id),
+  back: () => store.select(null),
+  play: (cell) => {
+    const game = store.current;
+    if (!game?.can_move || store.review) return;
+    send(async () => {
+      const answer = await api.post(`api/games/${game.id}/move`, { ply: game.ply, cell });
+      store.putGame(answer.game);
+    });
+  },
+  act: (action) => {
+    const game = store.current;
+    if (!game) return;
+    if (action === "review") return toggleReview(game);
+    send(async () => {
+      if (action === "hint") {
+        const hint = await api.post(`api/games/${game.id}/hint`, { ply: game.ply });
+        store.set({ hint: { id: game.id, ply: game.ply, text: hint.text, cells: hint.cells ?? [] } });
+      } else if (action === "resign") {
+        store.putGame((await api.post(`api/games/${game.id}/resign`)).game);
+      } else if (action === "rematch") {
+        started(await api.post(`api/games/${game.id}/rematch`));
+      }
+    });
+  },
+  step: (delta) => {
+    const review = store.review;
+    if (!review) return;
+    const index = Math.min(review.steps.length - 1, Math.max(0, review.index + delta));
+    store.set({ review: { ...review, index } });
+  },
+  start: (choice) => send(async () => started(await api.post("api/games", choice))),
+  challenge: (opponentId, size) =>
+    send(async () => started(await api.post("api/games", { opponent_id: opponentId, size }))),
+};
+
+function toggleReview(game) {
+  if (store.review?.id === game.id) return store.set({ review: null });
+  send(async () => {
+    const answer = await api.get(`api/games/${game.id}/review`);
+    const steps = answer.steps ?? [];
+    store.set({ review: { id: game.id, steps, summary: answer.summary ?? "",
+      index: Math.max(0, steps.length - 1) } });
+  });
+}
+
+const gameView = new GameView(intents);
+const homeView = new HomeView(intents);
+
+function render() {
+  $("app").removeAttribute("aria-busy");
+  setText($("title"), store.t("title"));
+  document.title = store.t("title") || document.title;
+  const connection = { connecting: "connecting", reconnecting: "reconnecting" }[store.connection];
+  setText($("connection"), connection ? store.t(connection) : "");
+  $("connection").hidden = !connection;
+  setText($("notice"), store.notice);
+  setText($("alert"), store.alert);
+  const main = $("main");
+  const view = store.current ? gameView : homeView;
+  if (main.firstElementChild !== view.el) {
+    // Another view (a game picked, back to the list): the focus follows if it was in the
+    // view that goes, and is not taken from the member on a page that just loaded.
+    const hadFocus = main.contains(document.activeElement);
+    main.replaceChildren(view.el);
+    view.update(store);
+    if (hadFocus) view.el.querySelector("button:not([hidden]), select")?.focus();
+  } else {
+    view.update(store);
+  }
+  main.dataset.view = store.current ? "game" : "home";
+}
+
+function fail(error) {
+  const reason = error instanceof ApiError ? error.reason : null;
+  const main = $("main");
+  main.replaceChildren();
+  main.dataset.view = "failed";
+  const p = document.createElement("p");
+  p.className = "failed";
+  p.textContent = reason ? `${FALLBACK} (${reason})` : FALLBACK;
+  main.append(p);
+  $("app").removeAttribute("aria-busy");
+}
+
+async function boot() {
+  const signedIn = await discord.start();
+  document.documentElement.lang = signedIn.locale || "en";
+  store.me = signedIn.user;
+  const { games, texts } = await api.get("api/games");
+  store.texts = texts ?? {};
+  store.subscribe(render);
+  store.setGames(games ?? []);
+  const live = new LiveSocket(() => api.liveUrl(), {
+    message: (data) => {
+      if (data.type === "games" && Array.isArray(data.games)) store.setGames(data.games);
+      else if (data.type === "game" && data.game) store.putGame(data.game);
+    },
+    state: (connection) => store.set({ connection }),
+    failed: async () => {
+      // A socket refused before opening: a lapsed session shows as a 401 here.
+      try {
+        store.setGames((await api.get("api/games")).games ?? []);
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 401) await discord.signIn();
+        else throw error;
+      }
+    },
+  });
+  live.start();
+  discord.participants().then((people) => store.set({ participants: people }), () => {});
+  discord.watchParticipants((people) => store.set({ participants: people })).catch(() => {});
+}
+
+boot().catch(fail);
