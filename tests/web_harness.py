@@ -78,10 +78,11 @@ async def sign_in(
 
 @contextlib.asynccontextmanager
 async def bot_with_web(
-    emu: DiscordEmulator, database: Path, **overrides: object
+    emu: DiscordEmulator, database: Path, port: int | None = None, **overrides: object
 ) -> AsyncIterator[tuple[TTTBot, str, aiohttp.ClientSession]]:
-    """The bot with its web service on; yields it, the service's base URL and a client."""
-    port = free_port()
+    """The bot with its web service on (on ``port``, or a free one); yields it, the
+    service's base URL and a client."""
+    port = port or free_port()
     settings = settings_for(emu, database, web_port=port, client_secret=emu.client_secret,
                             **overrides)  # fmt: skip
     async with running_bot(emu, settings) as bot, aiohttp.ClientSession() as http:
