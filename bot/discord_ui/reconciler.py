@@ -11,15 +11,13 @@ within a second or two of the recovery, whatever the store holds.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-
-from discord.ext import commands
 
 from bot.core.doubts import Doubts, Touched
 from bot.core.models import GameUpdate
 from bot.core.reconcile import ReadBack, Shown
 from bot.core.tournaments.view import TournamentView
+from bot.discord_ui.background import BackgroundCog
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.discord_ui.turn_pinger import TurnPinger
@@ -31,7 +29,9 @@ RETRY = 0.5
 waits at most before its boards are read again."""
 
 
-class Reconciler(commands.Cog):
+class Reconciler(BackgroundCog):
+    task_name = "ttt-reconciler"
+
     def __init__(
         self, doubts: Doubts, read_back: ReadBack, publisher: Publisher, pinger: TurnPinger,
         shows: TournamentPublisher,
@@ -41,16 +41,6 @@ class Reconciler(commands.Cog):
         self.publisher = publisher
         self.pinger = pinger
         self.shows = shows
-        self._task: asyncio.Task[None] | None = None
-
-    async def cog_load(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="ttt-reconciler")
-
-    async def cog_unload(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     async def _run(self) -> None:
         while True:

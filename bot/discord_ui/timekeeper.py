@@ -8,15 +8,12 @@ any bot move that a crash interrupted.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
-
-from discord.ext import commands
 
 from bot.core.deadlines import Deadlines
 from bot.core.models import GameUpdate
 from bot.core.tournaments.service import TournamentService
+from bot.discord_ui.background import BackgroundCog
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.discord_ui.turn_pinger import TurnPinger
@@ -30,7 +27,9 @@ RETRY_FIRST, RETRY_MAX = 1.0, 15.0
 the first to the most, so a deadline that fell due meanwhile shows soon after it is back."""
 
 
-class Timekeeper(commands.Cog):
+class Timekeeper(BackgroundCog):
+    task_name = "ttt-timekeeper"
+
     def __init__(
         self, deadlines: Deadlines, publisher: Publisher, pinger: TurnPinger,
         tournaments: TournamentService, shows: TournamentPublisher,
@@ -40,17 +39,10 @@ class Timekeeper(commands.Cog):
         self.pinger = pinger
         self.tournaments = tournaments
         self.shows = shows
-        self._task: asyncio.Task[None] | None = None
 
     async def cog_load(self) -> None:
         await self.deadlines.listen()
-        self._task = asyncio.create_task(self._run(), name="ttt-timekeeper")
-
-    async def cog_unload(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        await super().cog_load()
 
     async def _run(self) -> None:
         deadlines, alarm = self.deadlines, self.deadlines.alarm
