@@ -54,7 +54,7 @@ async def until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-un
     while not condition():
         if time.perf_counter() > end:
             raise TimeoutError("the bench waited too long")
-        await asyncio.sleep(0.002)
+        await asyncio.sleep(0.01)
 
 
 async def member_game(emu: DiscordEmulator, n: int) -> tuple[object, object, dict]:
@@ -151,7 +151,8 @@ async def bench(games: int, moves: int, validate: bool) -> list[str]:
         except TimeoutError:
             proc.terminate()
             raise SystemExit(proc.communicate(timeout=10)[1].decode()[-3000:]) from None
-        async with aiohttp.ClientSession() as http:
+        # one connection a page socket, and more for the moves: no pool limit
+        async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
             for _ in range(200):
                 try:
                     async with http.get(base + "/api/config"):

@@ -5,6 +5,7 @@ sees it (``docs/activity-api.md``)."""
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -33,6 +34,7 @@ REFUSALS = {
     "move.not_your_turn": (403, "not_your_turn"), "move.stale": (409, "stale"),
     "move.over": (409, "over"), "move.taken": (400, "taken"), "game.unknown": (404, "unknown_game"),
 }  # fmt: skip
+KNOWN_CHANNELS = 10_000
 PAGE_TEXTS = ("title", "pick", "none", "start_bot", "challenge", "difficulty", "size",
               "spectating", "your_turn", "connecting", "reconnecting", "prev", "next", "back",
               "clock", "error", "challenge_sent")  # fmt: skip
@@ -58,6 +60,8 @@ class ActivityApi:
         self.sessions = sessions
         self.show = show
         self.hub = hub
+        self._channels: OrderedDict[int, int] = OrderedDict()
+        """Each game's channel, once read: it never changes, so a move needs no read."""
 
     def routes(self, prefix: str) -> list[web.RouteDef]:
         return [
@@ -219,12 +223,20 @@ class ActivityApi:
         """
         session = self._session(request)
         raw = request.match_info["id"]
-        game = None
-        if raw.isascii() and raw.isdigit() and len(raw) < 20:
-            game = await self.games.repo.get_game(int(raw))
-        if game is None or game.channel_id != session.channel_id:
+        if not (raw.isascii() and raw.isdigit() and len(raw) < 20):
             raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
-        return session, game.id
+        game_id = int(raw)
+        channel = self._channels.get(game_id)
+        if channel is None:
+            game = await self.games.repo.get_game(game_id)
+            channel = None if game is None else game.channel_id
+            if channel is not None:
+                self._channels[game_id] = channel
+                if len(self._channels) > KNOWN_CHANNELS:
+                    self._channels.popitem(last=False)
+        if channel != session.channel_id:
+            raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
+        return session, game_id
 
     async def _ask(self, session: Session, request: Awaitable[Any]) -> Any:
         try:
