@@ -8,7 +8,7 @@ import pytest
 
 from activity_frame.fixtures import ActivityClient, ActivityPage
 from activity_stub import eventually, labels
-from bot_harness import board_of, cell_id, free_port
+from bot_harness import board_of, cell_id, free_port, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 from web_harness import bot_with_web
 
@@ -117,3 +117,30 @@ async def test_a_restart_mid_game_the_page_reconnects_and_catches_up(
                 break
             await page.page.wait_for_timeout(50)
         assert await labels(page) == expected
+
+
+@pytest.mark.postgres
+async def test_a_page_served_by_one_process_shows_moves_the_other_handles(
+    activity_client: ActivityClient, emulator: DiscordEmulator, pg_database: str, tmp_path
+) -> None:
+    """Two processes on one PostgreSQL: the bot's (the gateway, the chat buttons) and a
+    web-only one serving the page. A chat move shows on the page; the page's move shows
+    on the chat board."""
+    alice = emulator.create_user("alice")
+    bots = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database)
+    async with (
+        running_bot(emulator, bots),
+        bot_with_web(
+            emulator, tmp_path / "unused2.sqlite3", database_url=pg_database, web_only=True
+        ) as (_web, base, _http),
+    ):
+        board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
+        page = await open_as(activity_client, emulator, base, alice)
+        await emulator.click(alice, board, cell_id(board, 4))  # handled by the bot's process
+        await shows(page, "B2, X")
+        shown = board_of(emulator.message(board["id"]))
+        free = shown.find(".")
+        name = f"{'ABC'[free % 3]}{free // 3 + 1}, empty"
+        await page.activity.get_by_role("button", name=name, exact=True).click()
+        await eventually(lambda: board_of(emulator.message(board["id"]))[free] == "X")
+        assert not page.errors, page.errors
