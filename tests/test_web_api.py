@@ -11,6 +11,7 @@ import logging
 import aiohttp
 import pytest
 
+from bot.i18n import text
 from bot.web.sessions import Sessions
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
@@ -274,3 +275,21 @@ async def test_start_hint_resign_review_and_rematch_from_the_page(
         assert status == 200 and body["game"]["running"] and body["game"]["id"] != gid
         status, body = await page.post("/api/games", {"difficulty": "impossible"})
         assert (status, body["error"]) == (400, "bad_request")
+
+
+@pytest.mark.parametrize(("locale", "words"), [("de", "leer"), ("fr", "vide"), ("es-ES", "vacía"),
+                                               ("pt-BR", "vazia"), ("en-GB", "empty")])  # fmt: skip
+async def test_the_page_speaks_the_members_language(
+    emulator: DiscordEmulator, tmp_path, locale: str, words: str
+) -> None:
+    """Every word the page shows comes from the server in the member's own language (as
+    Discord's /users/@me reports it)."""
+    member = emulator.create_user("member", locale=locale)
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (_bot, base, http):
+        await emulator.invoke(member, "ttt start", {"first": "me"})
+        page = await sign_in(emulator, http, base, member)
+        status, body = await page.get("/api/games")
+        (game,) = body["games"]
+        assert status == 200 and game["cells"][0]["label"] == f"A1, {words}"
+        assert body["texts"]["resign"] == text("button.resign", locale)
+        assert body["texts"]["title"] == text("web.title", locale)
