@@ -293,3 +293,26 @@ async def test_the_page_speaks_the_members_language(
         assert status == 200 and game["cells"][0]["label"] == f"A1, {words}"
         assert body["texts"]["resign"] == text("button.resign", locale)
         assert body["texts"]["title"] == text("web.title", locale)
+
+
+async def test_a_challenge_from_the_page_is_posted_in_the_chat(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """The page challenges a member who is in the Activity: the challenge is posted in the
+    channel with its Accept button, and accepting it there starts the game the pages
+    then show."""
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (_bot, base, http):
+        page = await sign_in(emulator, http, base, alice)
+        status, body = await page.post("/api/games", {"opponent_id": str(bob.id), "size": 3})
+        assert (status, body) == (200, {"challenge": True})
+        posted = [m for m in emulator.channel_messages(emulator.channel.id)
+                  if str(bob.id) in (m.get("content") or "")]  # fmt: skip
+        assert posted, "the challenge was not posted"
+        accept = posted[-1]["components"][0]["components"][0]["custom_id"]
+        res = await emulator.click(bob, posted[-1], accept)
+        assert res.type == 7
+        (game,) = await page.games()
+        assert game["you"] in ("X", "O") and game["players"]["X"]["bot"] is False
+        status, body = await page.post("/api/games", {"opponent_id": "bob"})
+        assert (status, body["error"]) == (400, "bad_request")
