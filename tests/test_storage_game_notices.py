@@ -50,10 +50,12 @@ async def test_a_game_written_by_another_process_is_told_here(pg_database) -> No
             async with writer.repo.atomic() as tx:
                 game = await tx.get_game(game_id)
                 assert game is not None
-                await tx.save_game(game, expected_ply=game.ply)
+                await tx.mark_hinted(game_id, game.ply)  # shown: told, were it committed
                 raise RuntimeError("rolled back")
         await asyncio.sleep(0.3)
         assert heard == [told, told]
+        await writer.repo.mark_hinted(game_id, 1)  # the same, committed: told
+        await heard_soon(heard, [told, told, told])
     finally:
         await listener.close()
         await writer.repo.close()
@@ -70,3 +72,32 @@ async def test_without_a_listener_a_write_runs_no_trigger(tmp_path) -> None:
         assert repo.conn.execute(triggers).fetchone()[0] == 2  # type: ignore[attr-defined]
     finally:
         await repo.close()
+
+
+@pytest.mark.postgres
+async def test_a_cancelled_write_stays_a_cancellation(pg_database) -> None:
+    """A store call cancelled with its write in flight (a shutdown, say) raises
+    CancelledError as asked, its doubt recorded and its connection cut, and settling
+    that doubt ends only its own backend: the pool goes on working."""
+    core = await open_core(pg_database, FakeClock())
+    try:
+        game_id = await member_game(core, ALICE, BOB)
+        holder = open_repo(pg_database)
+        await holder.open()
+        try:
+            async with holder.atomic() as tx:  # the game's row held: the write waits
+                await tx.mark_hinted(game_id, 0)
+                write = asyncio.ensure_future(core.repo.mark_hinted(game_id, 0))
+                await asyncio.sleep(0.3)
+                write.cancel()
+                with pytest.raises(asyncio.CancelledError):
+                    await write
+                raise RuntimeError("let go")
+        except RuntimeError:
+            pass
+        finally:
+            await holder.close()
+        await core.repo.settle_writes()
+        assert (await core.repo.get_game(game_id)) is not None  # the pool still works
+    finally:
+        await core.repo.close()

@@ -86,6 +86,12 @@ async def test_refusals_are_4xx_with_a_reason_and_leak_nothing(
         code = emulator.authorize(mallory)
         assert (await post("/api/session", json_body={"code": code, "instance_id": instance},
                            headers={}))[1]["error"] == "not_in_instance"  # fmt: skip
+        steer = {"code": emulator.authorize(alice), "instance_id": "../../users/@me"}
+        assert (await post("/api/session", json_body=steer, headers={}))[1][
+            "error"
+        ] == "bad_request"
+        odd = {"Authorization": "Bearer abc.\u00e9"}
+        assert (await post(f"/api/games/{game['id']}/move", json_body={}, headers=odd))[0] == 401
         assert (await post("/api/session", json_body={"code": "forged", "instance_id": instance},
                            headers={}))[1]["error"] == "bad_code"  # fmt: skip
         used = emulator.authorize(alice)

@@ -100,11 +100,14 @@ def settle(
     turn a write whose outcome is unknown into :class:`OutcomeUnknown`.
 
     Raises:
-        OutcomeUnknown: ``failure`` came while a write was in flight.
+        OutcomeUnknown: ``failure`` (an error, not a cancellation: that one goes on as
+            it is, its doubt recorded) came while a write was in flight.
     """
     if failure is not None and tracker.in_flight:
         doubts.add(touches)
         note_unknown(touches)
+        if not isinstance(failure, Exception):  # CancelledError: the caller's own stop
+            return
         reason = " ".join(str(failure).split()) or type(failure).__name__
         raise OutcomeUnknown(f"{name}: a write's outcome is unknown ({reason})") from failure
     if tracker.stored:

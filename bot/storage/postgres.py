@@ -87,8 +87,8 @@ def _answered(exc: BaseException) -> bool:
     it, or asyncpg refused to send it (a connection still busy with, or closed by, the
     server's goodbye). A connection closed *in the middle* of the statement says nothing
     of its fate."""
-    if isinstance(exc, asyncpg.PostgresConnectionError):  # closed in the middle
-        return False
+    if isinstance(exc, asyncpg.PostgresConnectionError | asyncpg.exceptions.ProtocolError):
+        return False  # closed in the middle, or a reply that made no sense
     refused = asyncpg.InterfaceError | asyncpg.exceptions.InternalClientError
     return isinstance(exc, asyncpg.PostgresError | refused)
 
@@ -130,9 +130,8 @@ class PostgresDb:
     async def run(self, sql: str, params: Params | None = None) -> int:
         with self.tracker.statement(sql) as answer:
             status: str = await self.conn.execute(*self._args(sql, params))
-            count = int(status.rsplit(" ", 1)[-1])  # "UPDATE 1", "INSERT 0 1"
-            answer(count > 0)
-        return count
+            answer(not status.endswith(" 0"))  # "UPDATE 1", "INSERT 0 1", "UPDATE 0"
+        return int(status.rsplit(" ", 1)[-1])
 
     @contextlib.asynccontextmanager
     async def atomic(self) -> AsyncIterator[None]:
@@ -323,12 +322,13 @@ class PostgresRepository(SqlStore):
             settle(db.tracker, unit.touched, self.doubts, self.name)
 
     def _give_up(self, conn: Any, db: PostgresDb, exc: BaseException) -> None:
-        """After a store call failed: a connection whose server did not answer is cut
-        (see :meth:`atomic`); one cut with a write in flight is remembered, to make that
-        write's fate final before anything it touched is read again."""
+        """After a store call failed: a connection whose server did not answer, or that
+        still has a write in flight (a cancelled call), is cut (see :meth:`atomic`), and
+        one cut with a write in flight is remembered, to make that write's fate final
+        before anything it touched is read again."""
         if db.tracker.in_flight:
             self._cut_off.add(conn)
-        if isinstance(exc, TimeoutError):
+        if isinstance(exc, TimeoutError) or db.tracker.in_flight:
             conn.terminate()
 
     async def settle_writes(self) -> None:

@@ -211,6 +211,19 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE TRIGGER games_written AFTER INSERT OR UPDATE ON games
         FOR EACH ROW EXECUTE FUNCTION ttt_game_written();
     """,
+    # 8: told only when what a page shows changed (a move, an ending, the hint flag), not
+    # for a timekeeper's claim or a turn ping: a NOTIFY makes its COMMIT take a lock
+    # that all of the database's notifying commits share.
+    """
+    DROP TRIGGER games_written ON games;
+    CREATE TRIGGER games_inserted AFTER INSERT ON games
+        FOR EACH ROW EXECUTE FUNCTION ttt_game_written();
+    CREATE TRIGGER games_changed AFTER UPDATE ON games
+        FOR EACH ROW WHEN (OLD.moves IS DISTINCT FROM NEW.moves
+                           OR OLD.status IS DISTINCT FROM NEW.status
+                           OR OLD.hinted IS DISTINCT FROM NEW.hinted)
+        EXECUTE FUNCTION ttt_game_written();
+    """,
 )
 
 

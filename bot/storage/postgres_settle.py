@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import os
+import secrets
 import weakref
 from typing import Any
 
@@ -24,9 +25,13 @@ for now (the reconciler tries again)."""
 _numbers = itertools.count(1)
 
 
+_PROCESS = secrets.token_hex(4)
+"""This process among all that share the database (a pid is 1 in every container)."""
+
+
 def connection_name() -> str:
     """A pooled connection's ``application_name``: ``ttt-bot`` and a name of its own."""
-    return f"ttt-bot {os.getpid()}.{next(_numbers)}"
+    return f"ttt-bot {os.getpid()}.{_PROCESS}.{next(_numbers)}"
 
 
 class CutOff:
@@ -67,8 +72,9 @@ class CutOff:
                 list(checked), list(checked.values()),
             )  # fmt: skip
             if not alive:
-                for pid in checked:
-                    self._backends.pop(pid, None)
+                for pid, name in checked.items():  # not one added since under that pid
+                    if self._backends.get(pid) == name:
+                        del self._backends[pid]
                 return
             await asyncio.sleep(SETTLE_PAUSE)
         raise TimeoutError(f"backends {sorted(checked)} still running a cut-off write")

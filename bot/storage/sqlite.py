@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import fcntl
 import functools
 import logging
@@ -276,19 +277,24 @@ class SqliteRepository(SqlStore):
         trigger calling back into this process, which schedules the listeners after the
         statement (without listeners, writes pay nothing for it)."""
         conn.create_function("ttt_game_written", 2, self._game_written, deterministic=False)
-        for event in ("INSERT", "UPDATE"):
-            conn.execute(
-                f"CREATE TEMP TRIGGER games_{event.lower()}_told AFTER {event} ON main.games"
-                " BEGIN SELECT ttt_game_written(NEW.channel_id, NEW.id); END"
-            )
+        told = " BEGIN SELECT ttt_game_written(NEW.channel_id, NEW.id); END"
+        conn.execute(f"CREATE TEMP TRIGGER games_inserted_told AFTER INSERT ON main.games{told}")
+        conn.execute(  # as on PostgreSQL: only what a page shows
+            "CREATE TEMP TRIGGER games_changed_told AFTER UPDATE ON main.games WHEN"
+            " OLD.moves IS NOT NEW.moves OR OLD.status IS NOT NEW.status"
+            f" OR OLD.hinted IS NOT NEW.hinted{told}"
+        )
 
     def _game_written(self, channel_id: int, game_id: int) -> None:
         listeners = self._listeners.get(GAMES_TOPIC)
         if not listeners or self._loop is None:
             return
         payload = f"{channel_id}:{game_id}"
-        for callback in listeners:
-            self._loop.call_soon_threadsafe(callback, payload)
+        for callback in listeners:  # outside the writer's context (its Journal, say)
+            try:
+                self._loop.call_soon_threadsafe(callback, payload, context=contextvars.Context())
+            except RuntimeError:  # the loop is closed: nobody is listening any more
+                return
 
     def _check_file(self, path: Path) -> None:
         """Refuse what would fail later: a missing folder, a file or folder the bot cannot

@@ -171,7 +171,8 @@ class ActivityApi:
             raise WebRefusal(400, "bad_request", f"size is one of {', '.join(map(str, SIZES))}")
         if "opponent_id" in body:
             opponent = body["opponent_id"]
-            if not (isinstance(opponent, str) and opponent.isdigit()):
+            if not (isinstance(opponent, str) and opponent.isascii() and opponent.isdigit()
+                    and 0 < int(opponent[:20]) < 1 << 63 and len(opponent) < 20):  # fmt: skip
                 raise WebRefusal(400, "bad_request", "opponent_id is a member's id")
             challenge = await self._ask(
                 session, self.lobby.challenge(**where, size=size, opponent_id=int(opponent))

@@ -7,6 +7,7 @@ access token the page itself asked for, or a log line."""
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,6 +18,8 @@ from bot.web.errors import WebRefusal
 log = logging.getLogger(__name__)
 DISCORD_API = "https://discord.com/api/v10"
 TIMEOUT = aiohttp.ClientTimeout(total=5)
+INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+"""What an Activity instance id is made of (``i-<launch>-gc-<guild>-<channel>``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +84,7 @@ class DiscordAuth:
                         str(user.get("locale") or "en-US"))  # fmt: skip
 
     async def _instance(self, instance_id: str) -> dict[str, Any]:
-        if not instance_id or len(instance_id) > 100 or not instance_id.isprintable():
+        if not INSTANCE_ID.fullmatch(instance_id):  # it goes into a URL fetched as the bot
             raise WebRefusal(400, "bad_request", "no Activity instance was named")
         url = f"{self.api}/applications/{self.client_id}/activity-instances/{instance_id}"
         headers = {"Authorization": self._bot}

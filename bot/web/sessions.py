@@ -56,7 +56,7 @@ class Sessions:
 
     def read(self, token: str | None) -> Session:
         """Raises: WebRefusal: 401, a token that is missing, forged or expired."""
-        if not token or token.count(".") != 1:
+        if not token or token.count(".") != 1 or not token.isascii():
             raise WebRefusal(401, "bad_session", "sign in first: no valid session was sent")
         payload, signature = token.split(".")
         if not hmac.compare_digest(self._sign(payload), signature):

@@ -55,9 +55,9 @@ async def start_activity(
     hub = LiveHub(games.current, render, games_for)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
                       sessions=Sessions(client_secret), show=show, hub=hub)  # fmt: skip
-    await repo.listen(GAMES_TOPIC, hub.heard)
     service = WebService(api, repo.doubts, host=host, port=port)
     try:
+        await repo.listen(GAMES_TOPIC, hub.heard)
         await service.start()
     except BaseException:
         await http.close()
