@@ -138,7 +138,7 @@ class TTTBot(commands.Bot):
             bot_user_id=self.user.id,
             patience=settings.defer_after,
             advise=self.hint,
-            live_board=settings.web_port is not None,
+            live_board=settings.client_secret is not None,  # the Activity is set up
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
@@ -290,7 +290,7 @@ class TTTBot(commands.Bot):
             payload = [command.to_dict(self.tree) for command in commands_]
         else:  # what sync will send, translations included, so a new wording resyncs
             payload = [await c.get_translated_payload(self.tree, translator) for c in commands_]
-        served = guild is None and self.settings.web_port is not None
+        served = guild is None and self.settings.client_secret is not None
         if served:
             payload.append(ENTRY_POINT)
         digest = hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import logging
 import re
+import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,6 +20,8 @@ from bot.web.errors import WebRefusal
 log = logging.getLogger(__name__)
 DISCORD_API = "https://discord.com/api/v10"
 TIMEOUT = aiohttp.ClientTimeout(total=5)
+KNOWN_USERS = 10_000
+UNKNOWN_FOR = 300.0
 INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 """What an Activity instance id is made of (``i-<launch>-gc-<guild>-<channel>``)."""
 
@@ -54,7 +58,7 @@ class DiscordAuth:
         self.client_id = client_id
         self._secret = client_secret
         self._bot = f"Bot {bot_token}"
-        self._users: dict[int, dict[str, Any]] = {}
+        self._users: OrderedDict[int, dict[str, Any]] = OrderedDict()
 
     async def sign_in(self, code: str, instance_id: str) -> SignedIn:
         """Raises: WebRefusal: a code Discord refuses (forged, used, expired), or a member
@@ -97,9 +101,12 @@ class DiscordAuth:
             return instance
 
     async def user(self, user_id: int) -> dict[str, Any]:
-        """A user's public profile (their name and avatar on the page), kept once read."""
+        """A user's public profile (their name and avatar on the page), kept once read;
+        one Discord would not give is kept too, as its id, for :data:`UNKNOWN_FOR`
+        seconds (a page's every render must not ask Discord again)."""
         known = self._users.get(user_id)
-        if known is not None:
+        if known is not None and known.get("_until", float("inf")) > time.monotonic():
+            self._users.move_to_end(user_id)
             return known
         headers = {"Authorization": self._bot}
         try:
@@ -108,7 +115,10 @@ class DiscordAuth:
                 user: dict[str, Any] = await res.json() if res.status == 200 else {}
         except (aiohttp.ClientError, TimeoutError):
             user = {}
+        if not user:
+            user = {"_until": time.monotonic() + UNKNOWN_FOR}
         user.setdefault("id", str(user_id))
-        if len(user) > 1:
-            self._users[user_id] = user
+        self._users[user_id] = user
+        if len(self._users) > KNOWN_USERS:
+            self._users.popitem(last=False)
         return user

@@ -97,8 +97,7 @@ class LiveHub:
                 await socket.send_json({"type": "games", "games": await self.games_for(session)})
 
     async def close(self) -> None:
-        for pages in list(self._pages.values()):
-            for socket, _ in list(pages):
-                await socket.close()
+        sockets = [socket for pages in self._pages.values() for socket, _ in pages]
+        await asyncio.gather(*(socket.close() for socket in sockets), return_exceptions=True)
         for task in list(self._tasks):
             task.cancel()
