@@ -110,8 +110,8 @@ class TTTBot(commands.Bot):
         self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts)
         self.health: HealthServer | None = None
         self.web: Activity | None = None
-        self._closing = asyncio.Event()
         """The Activity's web service (TTT_WEB_PORT), started with the client."""
+        self._closing = asyncio.Event()
         self.signed_in = False
         """Whether Discord accepted the token (a start that never got this far created
         nothing worth keeping)."""
@@ -158,7 +158,7 @@ class TTTBot(commands.Bot):
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments))
         await games.policies.listen()
         await self.add_cog(Timekeeper(core.deadlines, publisher, pinger, core.tournaments, shows))
-        read_back = ReadBack(games, lobby, repo=repo)
+        read_back = ReadBack(games, repo=repo)
         await self.add_cog(Reconciler(repo.doubts, read_back, publisher, pinger, shows))
         if settings.warm_workers:
             self.warming = asyncio.create_task(self.warm_exact_workers())

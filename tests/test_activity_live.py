@@ -8,9 +8,9 @@ import pytest
 
 from activity_frame.fixtures import ActivityClient, ActivityPage
 from activity_stub import eventually, labels
-from bot_harness import board_of, cell_id, free_port, running_bot, settings_for
+from bot_harness import board_of, cell_id, free_port
 from discord_emulator import DiscordEmulator
-from web_harness import bot_with_web
+from web_harness import bot_and_web_only, bot_with_web
 
 pytestmark = pytest.mark.browser
 
@@ -127,13 +127,7 @@ async def test_a_page_served_by_one_process_shows_moves_the_other_handles(
     web-only one serving the page. A chat move shows on the page; the page's move shows
     on the chat board."""
     alice = emulator.create_user("alice")
-    bots = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database)
-    async with (
-        running_bot(emulator, bots),
-        bot_with_web(
-            emulator, tmp_path / "unused2.sqlite3", database_url=pg_database, web_only=True
-        ) as (_web, base, _http),
-    ):
+    async with bot_and_web_only(emulator, pg_database, tmp_path) as (base, _http):
         board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
         page = await open_as(activity_client, emulator, base, alice)
         await emulator.click(alice, board, cell_id(board, 4))  # handled by the bot's process

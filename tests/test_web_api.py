@@ -16,7 +16,7 @@ from bot.web.sessions import Sessions
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
-from web_harness import bot_with_web, next_game, sign_in
+from web_harness import bot_and_web_only, bot_with_web, next_game, sign_in
 
 
 async def test_a_page_and_the_chat_play_one_game(emulator: DiscordEmulator, tmp_path) -> None:
@@ -211,13 +211,7 @@ async def test_a_page_served_by_a_web_only_process_follows_the_bots(
     the page; a move made with the chat buttons, handled by the bot's process, reaches
     it (the store's NOTIFY), and a move made on the page shows on the chat board."""
     alice = emulator.create_user("alice")
-    bots = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=pg_database)
-    async with (
-        running_bot(emulator, bots),
-        bot_with_web(
-            emulator, tmp_path / "unused2.sqlite3", database_url=pg_database, web_only=True
-        ) as (_web, base, http),
-    ):
+    async with bot_and_web_only(emulator, pg_database, tmp_path) as (base, http):
         board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
         page = await sign_in(emulator, http, base, alice)
         async with page.live() as ws:

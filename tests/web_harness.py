@@ -87,3 +87,19 @@ async def bot_with_web(
                             **overrides)  # fmt: skip
     async with running_bot(emu, settings) as bot, aiohttp.ClientSession() as http:
         yield bot, f"http://127.0.0.1:{port}", http
+
+
+@contextlib.asynccontextmanager
+async def bot_and_web_only(
+    emu: DiscordEmulator, dsn: str, workdir: Path
+) -> AsyncIterator[tuple[str, aiohttp.ClientSession]]:
+    """Two processes' worth on one PostgreSQL: the bot (gateway, chat buttons, no pages)
+    and a web-only one serving the pages; yields the pages' base URL and a client."""
+    bots = settings_for(emu, workdir / "unused.sqlite3", database_url=dsn)
+    async with (
+        running_bot(emu, bots),
+        bot_with_web(emu, workdir / "unused2.sqlite3", database_url=dsn, web_only=True) as (
+            _web, base, http,
+        ),
+    ):  # fmt: skip
+        yield base, http

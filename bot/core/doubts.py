@@ -47,7 +47,7 @@ class Journal:
 
     @property
     def changed_maybe(self) -> bool:
-        return self.wrote or bool(self.stored or self.unknown)
+        return self.wrote  # set by every note, whatever the write touched
 
 
 _journal: ContextVar[Journal | None] = ContextVar("ttt_journal", default=None)
@@ -93,9 +93,6 @@ class Doubts:
         nothing shown still has its fate made final)."""
         self._pending.update(touched)
         self._waiting.set()
-
-    def __len__(self) -> int:
-        return len(self._pending)
 
     def take(self) -> set[Touched]:
         """Everything pending, forgotten here (give back with :meth:`add` what could not

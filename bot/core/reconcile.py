@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 
 from bot.core.doubts import Touched
-from bot.core.lobby import Lobby
 from bot.core.models import Challenge, GameUpdate
 from bot.core.repository import Repository
 from bot.core.service import GameService
@@ -18,9 +17,8 @@ Shown = GameUpdate | Challenge | TournamentView
 
 
 class ReadBack:
-    def __init__(self, games: GameService, lobby: Lobby, *, repo: Repository) -> None:
+    def __init__(self, games: GameService, *, repo: Repository) -> None:
         self.games = games
-        self.lobby = lobby
         self.repo = repo
 
     async def settle(self) -> None:
@@ -45,7 +43,7 @@ class ReadBack:
             case "new_game":  # found by where and when it was made: it has no board yet
                 games = await self.repo.running_games_in(touched.id)
                 return [
-                    await self.games.update(await self.games.read_again(g.id) or g)
+                    await self.games.update(g)
                     for g in games
                     if g.message_id is None and g.created_at == touched.created_at
                 ]

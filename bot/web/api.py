@@ -152,7 +152,7 @@ class ActivityApi:
         return web.json_response({"game": await self._json(update, session)})
 
     async def rematch(self, request: web.Request) -> web.Response:
-        session, game_id = await self._game_of(request, running=False)
+        session, game_id = await self._game_of(request)
         result = await self._ask(session, self.lobby.rematch(game_id, session.user_id))
         await self.show(result)
         if isinstance(result, Challenge):
@@ -198,7 +198,7 @@ class ActivityApi:
         return web.json_response(hint_json(update.game, hint, session.locale))
 
     async def review(self, request: web.Request) -> web.Response:
-        session, game_id = await self._game_of(request, running=False)
+        session, game_id = await self._game_of(request)
         game = await self._ask(session, self.records.review_target(
             session.guild_id, session.user_id, game_id))  # fmt: skip
         return web.json_response(review_json(await self.records.analyze(game), session.locale))
@@ -216,7 +216,7 @@ class ActivityApi:
         header = request.headers.get("Authorization", "")
         return self.sessions.read(header.removeprefix("Bearer ").strip() or None)
 
-    async def _game_of(self, request: web.Request, running: bool = True) -> tuple[Session, int]:
+    async def _game_of(self, request: web.Request) -> tuple[Session, int]:
         """The session, and the game named in the path if it is one of its channel's.
 
         Raises:
