@@ -37,7 +37,7 @@ import discord  # noqa: E402
 
 from engine import Board  # noqa: E402
 
-from bot_harness import bot_process_env, cell_buttons  # noqa: E402
+from bot_harness import bot_process_env, cell_buttons, free_port  # noqa: E402
 from discord_emulator import DiscordEmulator, default_spec_path  # noqa: E402
 from pg_server import PgServer, start_server  # noqa: E402
 
@@ -249,14 +249,16 @@ class Run:
 async def measure(
     kind: str, games: int, moves: int, seed: int, validate: bool, think: float,
     duration: float | None, dsn: str | None = None, pg_data: Path | None = None,
-    warmup: float = 0.0,
+    warmup: float = 0.0, web: bool = False,
 ) -> Run:  # fmt: skip
     """Run the load against one bot (``kind`` in :data:`BOTS`) in a process of its own,
     with a fresh emulator; ``dsn`` makes ttt use that PostgreSQL database instead of a
     SQLite file, ``pg_data`` its server's data folder (to count its CPU). With a
     ``duration``, the load runs ``warmup`` seconds more first, left out of the figures:
     what a fresh process pays once (its database connections, the server's backends
-    for them, the first statements' plans) is not what each interaction costs."""
+    for them, the first statements' plans) is not what each interaction costs. ``web``
+    serves ttt's live board too (TTT_WEB_PORT and DISCORD_CLIENT_SECRET), with no page
+    open: what the Activity adds to a click nobody watches on a page."""
     spec = default_spec_path()
     emu = DiscordEmulator(spec_path=spec, validate=validate and spec.is_file())
     tally = Tally()
@@ -269,6 +271,11 @@ async def measure(
             extra = {"TTT_LOG_LEVEL": "WARNING"}
             if dsn is not None:
                 extra["TTT_DATABASE_URL"] = dsn
+            if web and kind == "ttt":
+                extra |= {
+                    "TTT_WEB_PORT": str(free_port()),
+                    "DISCORD_CLIENT_SECRET": emu.client_secret,
+                }
             env = bot_process_env(emu, Path(tmp) / "ttt.sqlite3", **extra)
             proc = subprocess.Popen(
                 bot_command(kind), env=env, cwd=tmp, stdout=subprocess.DEVNULL,
@@ -443,19 +450,20 @@ def comparison(minimal: Run, others: list[Run]) -> list[str]:
 
 async def one_round(
     args: tuple[int, int, int, bool, float, float | None], database: str,
-    bots: tuple[str, ...], warmup: float, server: PgServer | None,
+    bots: tuple[str, ...], warmup: float, server: PgServer | None, web: bool = False,
 ) -> list[Run]:  # fmt: skip
     """Each bot once, in order, then ttt on PostgreSQL (a fresh database on ``server``)."""
     games = args[0]
     runs = []
     for kind in bots:
-        runs.append(run := await measure(kind, *args, warmup=warmup))
-        print(f"{run.bot}" + (" (SQLite)" if kind == "ttt" else "") + ":")
+        runs.append(run := await measure(kind, *args, warmup=warmup, web=web))
+        served = ", the live board served" if web else ""
+        print(f"{run.bot}" + (f" (SQLite{served})" if kind == "ttt" else "") + ":")
         print("\n".join(report(run, games)))
     if database == "postgres":
         assert server is not None
         dsn = server.dsn(server.create_database())
-        run = await measure("ttt", *args, dsn=dsn, pg_data=server.data_dir, warmup=warmup)
+        run = await measure("ttt", *args, dsn=dsn, pg_data=server.data_dir, warmup=warmup, web=web)
         run.bot = "ttt (PostgreSQL)"
         runs.append(run)
         print("ttt (PostgreSQL, its server on this machine):")
@@ -484,6 +492,9 @@ def medians(rounds: list[list[Run]]) -> list[str]:
                 ratios.setdefault(f"{run.bot} / minimal, CPU per interaction", []).append(
                     run.cpu_ms() / by_bot["minimal"].cpu_ms()
                 )
+                ratios.setdefault(f"{run.bot} / minimal, moves/s", []).append(
+                    run.moves_per_second / by_bot["minimal"].moves_per_second
+                )
         if "ttt" in by_bot and "ttt (PostgreSQL)" in by_bot:
             ratios.setdefault("PostgreSQL + its server / SQLite, CPU per interaction", []).append(
                 by_bot["ttt (PostgreSQL)"].cpu_ms(True) / by_bot["ttt"].cpu_ms()
@@ -498,6 +509,7 @@ def medians(rounds: list[list[Run]]) -> list[str]:
 async def bench(
     games: int, moves: int, seed: int, validate: bool, think: float, duration: float | None,
     database: str, bots: tuple[str, ...] = BOTS, warmup: float = 0.0, rounds: int = 1,
+    web: bool = False,
 ) -> None:  # fmt: skip
     spec = default_spec_path()
     validate = validate and spec.is_file()
@@ -508,6 +520,7 @@ async def bench(
            else f"up to {moves} moves each")
         + f", {think:g} s mean think time; each bot in its own process"
         + (f"; {rounds} rounds" if rounds > 1 else "")
+        + ("; ttt serves the live board (no page open)" if web else "")
     )  # fmt: skip
     print(f"machine:     {platform.platform()}, {platform.machine()}, nproc {cpus}")
     print(f"software:    Python {platform.python_version()}, discord.py {discord.__version__}")
@@ -529,7 +542,7 @@ async def bench(
             for number in range(1, rounds + 1):
                 if rounds > 1:
                     print(f"\n=== round {number} of {rounds}")
-                results.append(await one_round(args, database, bots, warmup, server))
+                results.append(await one_round(args, database, bots, warmup, server, web))
         finally:
             if server is not None:
                 server.stop()
@@ -586,6 +599,12 @@ def main() -> None:
         default=1,
         help="run every bot this many times, alternating, and print the median ratios",
     )
+    parser.add_argument(
+        "--web",
+        action="store_true",
+        help="ttt also serves the live board (TTT_WEB_PORT and DISCORD_CLIENT_SECRET set), "
+        "with no page open",
+    )
     args = parser.parse_args()
     bots = tuple(args.bots.split(","))
     if not set(bots) <= set(BOTS):
@@ -606,6 +625,7 @@ def main() -> None:
             bots,
             args.warmup if args.duration else 0.0,
             args.rounds,
+            args.web,
         )
     )
 

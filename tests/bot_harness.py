@@ -201,6 +201,17 @@ def board_of(message: dict) -> str:
     return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in cells)
 
 
+async def with_marks(emu: DiscordEmulator, message: dict, marks: int, timeout: float = 30) -> dict:
+    """``message`` once its board shows at least ``marks`` marks. On 4×4 and 5×5 the
+    member's move may be shown first and the bot's reply edited in when its search ends:
+    later the busier the machine, so a test waits for the reply, never for a time."""
+    return await emu.wait_for_message(
+        lambda m: m["id"] == message["id"] and len(board_of(m).replace(".", "")) >= marks,
+        timeout,
+        include_existing=True,
+    )
+
+
 def cell_id(message: dict, cell: int) -> str:
     return str(cell_buttons(message)[cell]["custom_id"])
 

@@ -7,7 +7,14 @@ import pytest
 
 from bot.discord_ui import custom_ids
 
-from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for
+from bot_harness import (
+    accepted_member_game,
+    board_of,
+    cell_id,
+    running_bot,
+    settings_for,
+    with_marks,
+)
 from discord_emulator import DiscordEmulator, buttons, find_button, text_of
 from discord_emulator.state import DEFAULT_PERMISSIONS, PERM_MANAGE_GUILD, PERM_MANAGE_MESSAGES
 
@@ -109,7 +116,8 @@ async def test_a_player_posts_the_board_again(
         res = await emulator.invoke(
             alice, "ttt start", {"difficulty": "easy", "first": "me", "size": size}
         )
-        old = (await emulator.click(alice, res.message, cell_id(res.message, 0))).message
+        await emulator.click(alice, res.message, cell_id(res.message, 0))
+        old = await with_marks(emulator, res.message, 2)  # the bot's reply is on it
         res = await emulator.invoke(carol, "ttt board")
         assert res.ephemeral and res.content.startswith(says["none"])
         res = await emulator.invoke(alice, "ttt board")
@@ -124,7 +132,8 @@ async def test_a_player_posts_the_board_again(
         assert stale.ephemeral and link_to(emulator, new) in stale.content
         assert board_of(emulator.message(old["id"])) == board_of(old)
         res = await emulator.click(alice, new, cell_id(new, board_of(new).index(".")))
-        assert res.type == 7 and board_of(res.message).count(".") == size * size - 4
+        assert res.type == 7
+        assert board_of(await with_marks(emulator, new, 4)).count(".") == size * size - 4
 
 
 async def test_the_board_posted_again_after_a_restart(emulator: DiscordEmulator, tmp_path) -> None:
