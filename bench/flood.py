@@ -153,6 +153,7 @@ async def flood(args: argparse.Namespace) -> int:
             await asyncio.sleep(1.0)  # the engine workers warm up
             pools = {big: [c for c in channels if c.big == big] for big in (True, False)}
             cpu_before = tree_cpu_seconds(proc.pid)
+            own_before = time.process_time()
             loop_before = own_cpu_seconds(proc.pid)
             tasks: list[asyncio.Task[None]] = []
             began = time.perf_counter()
@@ -170,6 +171,7 @@ async def flood(args: argparse.Namespace) -> int:
             wall = time.perf_counter() - began
             cpu = tree_cpu_seconds(proc.pid) - cpu_before
             loop_cpu = own_cpu_seconds(proc.pid) - loop_before
+            emulator_cpu = time.process_time() - own_before
         finally:
             proc.terminate()
             try:
@@ -202,7 +204,8 @@ async def flood(args: argparse.Namespace) -> int:
         )
     print(
         f"  CPU over {wall:.1f} s: {cpu:.1f} s in all, {loop_cpu:.1f} s the bot's own process, "
-        f"{cpu - loop_cpu:.1f} s its engine workers ({(cpu - loop_cpu) / wall:.2f} cores)"
+        f"{cpu - loop_cpu:.1f} s its engine workers ({(cpu - loop_cpu) / wall:.2f} cores); "
+        f"the emulator and this load {emulator_cpu:.1f} s"
     )
     print(
         f"  unanswered {figures.unanswered}, refused {figures.refused}, "

@@ -67,9 +67,12 @@ reaches this process, and nothing orders which of the two the event loop learns 
 first. The pause lets the stop be seen (:meth:`EnginePool.begin_close`); a new pool
 takes longer than that to start anyway."""
 
-NICENESS = 5
-"""How much lower a worker's CPU priority is than its parent's: searches use what the
-event loop leaves, so a flood of big-board moves never delays an answer to Discord."""
+NICENESS = 10
+"""How much lower a worker's CPU priority is than its parent's (Linux caps it at 19):
+searches use what the event loop leaves, so a flood of big-board moves never delays an
+answer to Discord. At 10 a busy worker weighs about a ninth of the event loop with the
+kernel's scheduler (5 gave it a third, and a flood whose searches wanted more CPU
+than the machine had made answers late)."""
 PR_SET_PDEATHSIG = 1
 
 

@@ -76,6 +76,31 @@ async def test_a_slow_reply_shows_the_members_move_first(make_core) -> None:
     assert final.game.moves[:1] == (8,) and final.game.ply == 2
 
 
+async def test_a_click_that_came_late_waits_for_no_reply(make_core) -> None:
+    """However patient the bot, a click whose answer is due already (it reached the bot
+    late on a busy machine) shows the member's move at once and the reply after."""
+    core = await make_core(patience=60.0)
+    update = await core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="hard", first="me"
+    )
+    early: list[GameUpdate] = []
+
+    async def show_early(shown: GameUpdate) -> None:
+        early.append(shown)
+
+    final = await core.games.play_turn(
+        update.game.id, 0, 8, ALICE, show_early=show_early, answer_by=core.clock() - 0.5
+    )
+    assert [u.game.moves for u in early] == [(8,)]
+    assert final.game.moves[:1] == (8,) and final.game.ply == 2
+    # in time, the same patience waits for the reply and shows both moves at once
+    final = await core.games.play_turn(
+        update.game.id, 2, final.game.board.legal_moves()[0], ALICE, show_early=show_early,
+        answer_by=core.clock() + 30,
+    )  # fmt: skip
+    assert len(early) == 1 and final.game.ply == 4
+
+
 async def test_the_bot_moves_first_when_the_member_chose_second(core: Core) -> None:
     update = await core.lobby.start_bot_game(
         guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE, difficulty="easy", first="opponent"

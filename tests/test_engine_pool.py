@@ -38,7 +38,7 @@ async def test_a_killed_worker_is_replaced_and_the_move_still_answered() -> None
     try:
         await pool.warm_up()
         (worker,) = pool.worker_pids()
-        assert niceness(worker) == niceness(os.getpid()) + NICENESS
+        assert niceness(worker) == min(19, niceness(os.getpid()) + NICENESS)
         os.kill(worker, signal.SIGKILL)  # as the out-of-memory killer would
         await asyncio.sleep(0.3)
         board = Board.new(5).play(12)

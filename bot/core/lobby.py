@@ -44,11 +44,12 @@ class Lobby:
     async def start_bot_game(
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
         first: First, size: int = 3, role_ids: Collection[int] = (), locale: str | None = None,
-        guest: bool = False,
+        guest: bool = False, answer_by: float | None = None,
     ) -> GameUpdate:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
         ``guest``: where only the member's own install reaches (see ``Game.guest``); no
-        server's settings apply there.
+        server's settings apply there. ``answer_by`` (on the clock): when the member must
+        be answered; the bot's opening search gets until then, then a quick move is made.
 
         Raises:
             Refusal: the server's start rules say no (see :mod:`~bot.core.start_rules`).
@@ -65,8 +66,9 @@ class Lobby:
         if human_x:
             game = rules.start_clock(game, self.clock(), policy.turn_timeout)
         else:
+            within = None if answer_by is None else answer_by - self.clock()
             game = await self.games.advance(
-                game, await self.games.opponent.move(game.board, difficulty)
+                game, await self.games.opponent.move(game.board, difficulty, within=within)
             )
         game = await start_game(self.repo, policy, game, user_id=user_id, role_ids=role_ids,
                                 now=self.clock())  # fmt: skip

@@ -8,6 +8,7 @@ time without holding the event loop.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 
@@ -22,6 +23,9 @@ from engine import (
 )
 
 log = logging.getLogger(__name__)
+
+MIN_WAIT = 0.05
+"""Seconds a search someone waits on gets at least: a 4×4 move from warm tables."""
 
 SMALL_BOARD_CELLS = 9
 """Boards this small are searched in this process: the answer takes microseconds once
@@ -44,29 +48,23 @@ class BotOpponent:
         """Difficulties whose agent has moved once, on the engine thread: their tables are
         built, so their next 3×3 moves run inline."""
 
-    async def move(self, board: Board, difficulty: str) -> int:
-        """The cell the bot plays. A search past the think time falls back to a quick
-        move (logged), so a game never waits on the engine.
+    async def move(self, board: Board, difficulty: str, *, within: float | None = None) -> int:
+        """The cell the bot plays. A search past the think time, or past ``within``
+        seconds when given (someone waits for an answer), falls back to a quick move
+        (logged), so a game never waits on the engine.
 
         Raises:
             ValueError: unknown difficulty. IllegalMove: the game is over.
         """
         think = self.think_time
         try:
-            if self.pool is not None and board.size * board.size > SMALL_BOARD_CELLS:
-                seed = self.rng.getrandbits(64)
-                return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
-            agent = self._agents.get(difficulty)
-            if agent is None:
-                agent = get_agent(difficulty, seed=self.rng.getrandbits(64), time_budget=think)
-                self._agents[difficulty] = agent
-            if difficulty in self._warm:
-                return agent.choose(board)
-            cell = await choose_move_async(board, agent, time_budget=think)
-            self._warm.add(difficulty)
-            return cell
+            search = self._search(board, difficulty)
+            if within is None:
+                return await search
+            return await asyncio.wait_for(search, max(MIN_WAIT, within))
         except TimeoutError:
-            log.warning("%s took longer than %.1f s; playing a quick move", difficulty, think)
+            log.warning("%s took longer than %.1f s; playing a quick move", difficulty,
+                        think if within is None else min(think, within))  # fmt: skip
         except (ValueError, IllegalMove):
             raise  # a bug in the caller, not the engine's trouble
         except PoolClosed:  # the bot is stopping, and its workers with it
@@ -76,3 +74,18 @@ class BotOpponent:
             # stored already, so the bot must still answer it
             log.exception("the %s search failed; playing a quick move", difficulty)
         return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
+
+    async def _search(self, board: Board, difficulty: str) -> int:
+        think = self.think_time
+        if self.pool is not None and board.size * board.size > SMALL_BOARD_CELLS:
+            seed = self.rng.getrandbits(64)
+            return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
+        agent = self._agents.get(difficulty)
+        if agent is None:
+            agent = get_agent(difficulty, seed=self.rng.getrandbits(64), time_budget=think)
+            self._agents[difficulty] = agent
+        if difficulty in self._warm:
+            return agent.choose(board)
+        cell = await choose_move_async(board, agent, time_budget=think)
+        self._warm.add(difficulty)
+        return cell

@@ -111,12 +111,14 @@ class GameService:
     async def play_turn(
         self, game_id: int, ply: int, cell: int, user_id: int, *,
         show_early: ShowEarly | None = None, message_id: int | None = None,
+        answer_by: float | None = None,
     ) -> GameUpdate:  # fmt: skip
         """A member's move and, against the bot, the bot's reply, stored together in one
         write when the reply comes within :attr:`patience`; otherwise the member's
         move is stored, shown with ``show_early``, and the reply stored when it comes. So
         nothing is shown before it is stored. ``message_id`` is the message clicked, if
-        any: it must be the game's board.
+        any: it must be the game's board. ``answer_by`` (on :attr:`clock`): when the member
+        must be answered; a click that reached us late waits for the reply no longer.
 
         The game is read from what this process last stored, when that is the position
         clicked: the write's compare-and-set on the ply (and the board's message) refuses
@@ -143,7 +145,8 @@ class GameService:
                 game = await self._store_click(moved, game.ply, message_id)
             else:
                 reply = asyncio.ensure_future(self.opponent.move(moved.board, self.level(moved)))
-                done, _ = await asyncio.wait({reply}, timeout=self.patience)
+                wait = self.patience if answer_by is None else answer_by - self.clock()
+                done, _ = await asyncio.wait({reply}, timeout=max(0.0, min(self.patience, wait)))
                 if done and reply.exception() is None:  # both moves, one write
                     replied = await self.advance(moved, reply.result())
                     game = await self._store_click(replied, game.ply, message_id)
@@ -346,8 +349,6 @@ class GameService:
                 return None
         log.info("game %s abandoned: its message is gone", game_id)
         return game
-
-    # --- internals ----------------------------------------------------------------------
 
     def level(self, game: Game) -> str:
         """The bot's difficulty in ``game``."""

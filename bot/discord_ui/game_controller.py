@@ -19,6 +19,7 @@ from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import (
     NO_MENTIONS,
     Responder,
+    answer_by,
     expired,
     is_guest,
     note_expired,
@@ -88,11 +89,16 @@ class GameController:
                 "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
                 "guest": guest,
             }  # fmt: skip
+            by = answer_by(interaction)
             for attempt in (1, 2):
                 try:
                     if vs_bot:
                         level = difficulty or rules.default_difficulty
-                        update = await self.lobby.start_bot_game(**where, difficulty=level)  # type: ignore[arg-type]
+                        update = await self.lobby.start_bot_game(
+                            **where,  # type: ignore[arg-type]
+                            difficulty=level,
+                            answer_by=by,
+                        )
                         await self._send_game(interaction, update)
                     else:
                         named = opponent.id if opponent is not None else None
@@ -162,6 +168,7 @@ class GameController:
                 update = await self.games.play_turn(
                     click.game_id, click.ply, click.cell, interaction.user.id,
                     show_early=show_early, message_id=_clicked(interaction),
+                    answer_by=answer_by(interaction),
                 )  # fmt: skip
             except Refusal as refusal:
                 current = await self._catch_up(interaction, click.game_id, refusal)

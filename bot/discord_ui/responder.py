@@ -114,6 +114,17 @@ def note_expired(interaction: discord.Interaction, exc: BaseException) -> bool:
     return True
 
 
+ANSWER_WITHIN = 1.5
+"""Seconds from an interaction's creation (Discord's clock, in its snowflake) by which ttt
+means to have answered it: half Discord's 3, the rest kept for the answer's own trip
+and a busy machine. A late interaction waits for no search beyond it."""
+
+
+def answer_by(interaction: discord.Interaction) -> float:
+    """When ``interaction`` must be answered at the latest, in ``time.time()`` seconds."""
+    return interaction.created_at.timestamp() + ANSWER_WITHIN
+
+
 Observer = Callable[[str, float], None]
 """Told of each interaction answered: ``answered``, ``refused`` or ``failed``, and the
 seconds from its creation (Discord's clock, from the snowflake) to the answer."""
