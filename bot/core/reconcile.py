@@ -8,7 +8,7 @@ import dataclasses
 
 from bot.core.doubts import Touched
 from bot.core.models import Challenge, GameUpdate
-from bot.core.repository import Repository
+from bot.core.repository import OutcomeUnknown, Repository
 from bot.core.service import GameService
 from bot.core.tournaments.progress import read
 from bot.core.tournaments.view import TournamentView
@@ -29,6 +29,12 @@ class ReadBack:
             Exception: the database does not answer yet.
         """
         await self.repo.settle_writes()
+
+    def unreachable(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by :meth:`settle` or :meth:`current`, is the database
+        out of reach (try again later) rather than a fault (trying again will not mend
+        it: a programming error, SQL the server refuses, a row that cannot be read)."""
+        return isinstance(exc, OutcomeUnknown) or self.repo.unreachable(exc)
 
     async def current(self, touched: Touched) -> list[Shown]:
         """What ``touched`` is as stored now, to show: nothing if it does not exist (a
