@@ -1,6 +1,7 @@
 """The reconciler, which shows as stored what a write of unknown outcome touched: it
-gives up on a read that fails by a fault (once in the log, with its traceback), and it
-keeps trying one that fails because the database is out of reach, until it answers."""
+never sets a board back behind a click that came while it read, it gives up on a read
+that fails by a fault (once in the log, with its traceback), and it keeps trying one
+that fails because the database is out of reach, until it answers."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from collections.abc import Callable
 import pytest
 
 from bot.core.doubts import Touched
+from bot.discord_ui.reconciler import Reconciler
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
@@ -30,9 +32,46 @@ async def until(check: Callable[[], object], what: str, seconds: float = 10.0) -
         await asyncio.sleep(0.02)
 
 
+def reconciler_of(bot) -> Reconciler:
+    cog = bot.get_cog("Reconciler")
+    assert isinstance(cog, Reconciler)
+    return cog
+
+
 def said(caplog: pytest.LogCaptureFixture, level: int, words: str) -> list[logging.LogRecord]:
     return [r for r in caplog.records
             if r.name == LOGGER and r.levelno == level and words in r.getMessage()]  # fmt: skip
+
+
+async def test_a_board_read_back_before_a_click_is_not_shown_after_it(
+    emulator: DiscordEmulator, tmp_path, monkeypatch, caplog
+) -> None:
+    """The reconciler reads a game; a click then stores a move and shows it; what the
+    reconciler shows next is the game with that move, never the older board it read."""
+    caplog.set_level(logging.INFO, logger=LOGGER)
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")) as bot:
+        board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
+        (game,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        read_back = reconciler_of(bot).read_back
+        current, read, go = read_back.current, asyncio.Event(), asyncio.Event()
+
+        async def read_then_wait(item: Touched) -> list:
+            shown = await current(item)
+            read.set()
+            await go.wait()  # the click comes now, between the read and the showing
+            return shown
+
+        monkeypatch.setattr(read_back, "current", read_then_wait)
+        bot.repo.doubts.add([Touched("game", game.id)])
+        await read.wait()
+        res = await emulator.click(alice, board, cell_id(board, 4))
+        assert res.type == 7 and board_of(res.message)[4] == "X"
+        go.set()
+        await until(lambda: said(caplog, logging.INFO, "shown as stored"), "the reconciler")
+        (stored,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        assert stored.ply == 2  # the click and the bot's reply
+        assert board_of(emulator.message(board["id"])) == stored.board.to_string()
 
 
 async def test_a_read_that_fails_by_a_fault_is_logged_once_and_given_up_on(

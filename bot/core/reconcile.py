@@ -4,7 +4,9 @@ change (see :mod:`bot.core.doubts`)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import AsyncIterator
 
 from bot.core.doubts import Touched
 from bot.core.models import Challenge, GameUpdate
@@ -72,6 +74,20 @@ class ReadBack:
                 view = await read(self.repo, t)
                 shown = tuple(m for m in view.matches if m.message_id is not None)
                 return [dataclasses.replace(view, changed=shown)]
+
+    @contextlib.asynccontextmanager
+    async def latest(self, update: GameUpdate) -> AsyncIterator[GameUpdate | None]:
+        """``update``'s game as stored now (None: gone), read again under the game's lock
+        and held until the block ends, so the block shows it before any click stores a
+        newer move: what :meth:`current` read earlier may be older than a move a click
+        stored and showed since, and showing it then would set the board back.
+
+        Raises:
+            Exception: whatever the store raises while the database does not answer.
+        """
+        async with self.games.locks.game(update.game.id):
+            game = await self.games.read_again(update.game.id)
+            yield None if game is None else await self.games.update(game)
 
     async def _game(self, game_id: int) -> list[Shown]:
         game = await self.games.read_again(game_id)

@@ -90,8 +90,13 @@ class Reconciler(BackgroundCog):
 
     async def _show(self, thing: Shown) -> None:
         if isinstance(thing, GameUpdate):
-            await self.publisher.publish(thing)
-            await self.pinger.game_changed(thing.game)
+            async with self.read_back.latest(thing) as latest:  # no click overtakes it
+                if latest is None:
+                    return
+                shown = await self.publisher.show(latest)
+            if not shown and latest.game.running:
+                await self.publisher.abandon(latest.game)  # takes the game's lock
+            await self.pinger.game_changed(latest.game)
         elif isinstance(thing, TournamentView):
             await self.shows.show(thing)
         else:
