@@ -4,6 +4,11 @@ so that a write waits on the server (as behind a long transaction elsewhere)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Sequence
+from urllib.parse import urlsplit
+
+import asyncpg
 
 from bot.i18n import text
 
@@ -39,3 +44,27 @@ async def waiting_backend(conn) -> int:
             return int(pid)
         await asyncio.sleep(0.02)
     raise AssertionError("no write is waiting for the lock")
+
+
+@contextlib.asynccontextmanager
+async def out_of_reach(
+    pg_server, dsn: str, listener_too: bool, spare: Sequence[int] = ()
+) -> AsyncIterator[None]:
+    """No new connection to the database, and every one there is cut (but the bot's
+    notification connection, unless ``listener_too``, the test's locker and the backends
+    ``spare``), until the block ends (ALLOW_CONNECTIONS false, pg_terminate_backend: the
+    server stays up for the other tests)."""
+    name = urlsplit(dsn).path.lstrip("/")
+    admin = await asyncpg.connect(pg_server.admin_dsn)
+    try:
+        await admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
+        await admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1"
+            " AND ($2 OR application_name <> 'ttt-bot listener')"
+            " AND application_name <> 'ttt-test locker' AND pid <> ALL($3::int[])",
+            name, listener_too, list(spare),
+        )  # fmt: skip
+        yield
+    finally:
+        await admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
+        await admin.close()

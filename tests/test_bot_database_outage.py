@@ -8,8 +8,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import AsyncIterator, Iterator, Sequence
-from urllib.parse import urlsplit
+from collections.abc import Iterator
 
 import asyncpg
 import pytest
@@ -19,33 +18,9 @@ from bot.discord_ui import custom_ids
 
 from bot_harness import BotProcess, board_of, bot_process_env, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
-from fault_harness import locked, told, waiting_backend
+from fault_harness import locked, out_of_reach, told, waiting_backend
 
 pytestmark = pytest.mark.postgres
-
-
-@contextlib.asynccontextmanager
-async def out_of_reach(
-    pg_server, dsn: str, listener_too: bool, spare: Sequence[int] = ()
-) -> AsyncIterator[None]:
-    """No new connection to the database, and every one there is cut (but the bot's
-    notification connection, unless ``listener_too``, the test's locker and the backends
-    ``spare``), until the block ends (ALLOW_CONNECTIONS false, pg_terminate_backend: the
-    server stays up for the other tests)."""
-    name = urlsplit(dsn).path.lstrip("/")
-    admin = await asyncpg.connect(pg_server.admin_dsn)
-    try:
-        await admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS false")
-        await admin.execute(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1"
-            " AND ($2 OR application_name <> 'ttt-bot listener')"
-            " AND application_name <> 'ttt-test locker' AND pid <> ALL($3::int[])",
-            name, listener_too, list(spare),
-        )  # fmt: skip
-        yield
-    finally:
-        await admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
-        await admin.close()
 
 
 Click = tuple[int, int, str]

@@ -4,11 +4,13 @@ change (see :mod:`bot.core.doubts`)."""
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+from collections.abc import AsyncIterator
 
 from bot.core.doubts import Touched
 from bot.core.models import Challenge, GameUpdate
-from bot.core.repository import Repository
+from bot.core.repository import OutcomeUnknown, Repository
 from bot.core.service import GameService
 from bot.core.tournaments.progress import read
 from bot.core.tournaments.view import TournamentView
@@ -29,6 +31,12 @@ class ReadBack:
             Exception: the database does not answer yet.
         """
         await self.repo.settle_writes()
+
+    def unreachable(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by :meth:`settle` or :meth:`current`, is the database
+        out of reach (try again later) rather than a fault (trying again will not mend
+        it: a programming error, SQL the server refuses, a row that cannot be read)."""
+        return isinstance(exc, OutcomeUnknown) or self.repo.unreachable(exc)
 
     async def current(self, touched: Touched) -> list[Shown]:
         """What ``touched`` is as stored now, to show: nothing if it does not exist (a
@@ -66,6 +74,20 @@ class ReadBack:
                 view = await read(self.repo, t)
                 shown = tuple(m for m in view.matches if m.message_id is not None)
                 return [dataclasses.replace(view, changed=shown)]
+
+    @contextlib.asynccontextmanager
+    async def latest(self, update: GameUpdate) -> AsyncIterator[GameUpdate | None]:
+        """``update``'s game as stored now (None: gone), read again under the game's lock
+        and held until the block ends, so the block shows it before any click stores a
+        newer move: what :meth:`current` read earlier may be older than a move a click
+        stored and showed since, and showing it then would set the board back.
+
+        Raises:
+            Exception: whatever the store raises while the database does not answer.
+        """
+        async with self.games.locks.game(update.game.id):
+            game = await self.games.read_again(update.game.id)
+            yield None if game is None else await self.games.update(game)
 
     async def _game(self, game_id: int) -> list[Shown]:
         game = await self.games.read_again(game_id)

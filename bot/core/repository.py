@@ -289,6 +289,12 @@ class Repository(Store, Protocol):
             Exception: the database does not answer yet.
         """
 
+    def unreachable(self, exc: BaseException) -> bool:
+        """Whether ``exc``, raised by a call of this store, means the database could not
+        be reached or did not answer (an outage: the same call may work later), rather
+        than a fault of the call itself (a programming error, SQL the server refuses, a
+        row that cannot be read), which trying again will not mend."""
+
     async def describe(self) -> str:
         """Where the data lives and its schema version, for the start-up log (never a
         password)."""

@@ -21,6 +21,7 @@ from bot.discord_ui.responder import (
     Responder,
     answer_by,
     expired,
+    in_time,
     is_guest,
     note_expired,
     outside_private_channel,
@@ -245,13 +246,17 @@ class GameController:
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
         async with self.responder.answering(interaction):
             challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
-            await interaction.response.edit_message(
+            answer = interaction.response.edit_message(
                 content=render_game.challenge_content(
                     challenge, challenge.locale or public_locale(interaction)
                 ),
                 view=None,
                 allowed_mentions=NO_MENTIONS,
             )
+            if not await in_time(interaction, answer):  # stored: show it all the same
+                log.info("challenge %s: its click went unanswered; editing its message",
+                         challenge.id)  # fmt: skip
+                await self.publisher.publish(challenge)
             await self.tokens.shown(challenge)  # declined: its tokens go
 
     async def _catch_up(

@@ -45,7 +45,20 @@ class Publisher:
         self.tokens = tokens
 
     async def publish(self, item: GameUpdate | Challenge) -> None:
-        """Edit the message of a game or challenge that changed, in the server's language."""
+        """Edit the message of a game or challenge that changed, in the server's language;
+        a running game whose message was deleted ends as abandoned."""
+        if not await self.show(item) and isinstance(item, GameUpdate) and item.game.running:
+            await self.abandon(item.game)
+
+    async def abandon(self, game: Game) -> None:
+        """End ``game``, whose message was deleted, as abandoned (under its lock)."""
+        ended = await self.games.abandon(game.id)
+        if ended is not None:
+            await self.pinger.game_changed(ended)
+
+    async def show(self, item: GameUpdate | Challenge) -> bool:
+        """:meth:`publish` without the abandoning, so it may run under the game's lock:
+        False if Discord says the message was deleted (any other refusal is logged)."""
         target = item.game if isinstance(item, GameUpdate) else item
         locale = render_game.server_locale(self.client, target)
         content: str | None  # None for a 5×5 layout: an edit then clears the text
@@ -57,7 +70,7 @@ class Publisher:
             view = render_game.challenge_view(item, locale)
         if target.guest:
             await self._publish_as_guest(target, content, view)
-            return
+            return True
         channel = self.client.get_partial_messageable(target.channel_id)
         try:
             if target.message_id is None:
@@ -68,22 +81,20 @@ class Publisher:
                     await self.games.attach_game_message(target, sent.id)
                 else:
                     await self.lobby.attach_challenge_message(target, sent.id)
-                return
+                return True
             message = channel.get_partial_message(target.message_id)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
         except discord.NotFound:
             log.warning("message %s of %s %s was deleted", target.message_id,
                         type(target).__name__.lower(), target.id)  # fmt: skip
-            if isinstance(target, Game) and target.running:
-                ended = await self.games.abandon(target.id)
-                if ended is not None:
-                    await self.pinger.game_changed(ended)
+            return False
         except discord.Forbidden as exc:
             log.warning("cannot update message %s in channel %s, missing permissions: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
         except discord.HTTPException as exc:
             log.warning("could not update message %s in channel %s: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
+        return True
 
     async def _publish_as_guest(
         self, target: Game | Challenge, content: str | None,

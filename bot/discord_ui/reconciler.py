@@ -29,6 +29,10 @@ RETRY = 0.5
 waits at most before its boards are read again."""
 
 
+def _order(item: Touched) -> tuple[str, int, float]:
+    return (item.kind, item.id, item.created_at)
+
+
 class Reconciler(BackgroundCog):
     task_name = "ttt-reconciler"
 
@@ -55,16 +59,25 @@ class Reconciler(BackgroundCog):
         final; returns what is left to try again (None: nothing). Never raises."""
         try:
             await self.read_back.settle()
-        except Exception as exc:  # still out of reach: next time
-            log.debug("writes not settled yet (%s)", exc)
-            return touched
+        except Exception as exc:
+            if self.read_back.unreachable(exc):  # still out of reach: next time
+                log.debug("writes not settled yet (%s)", exc)
+                return touched
+            # a fault, not an outage: retrying every RETRY seconds would only repeat it
+            named = ", ".join(f"{t.kind} {t.id}" for t in sorted(touched, key=_order))
+            log.exception("writes could not be settled; not showing again: %s", named)
+            return None
         left: set[Touched] = set()
-        for item in sorted(touched, key=lambda t: (t.kind, t.id, t.created_at)):
+        for item in sorted(touched, key=_order):
             try:
                 shown = await self.read_back.current(item)
-            except Exception as exc:  # still out of reach: next time
-                log.debug("%s %s: not read again yet (%s)", item.kind, item.id, exc)
-                left.add(item)
+            except Exception as exc:
+                if self.read_back.unreachable(exc):  # still out of reach: next time
+                    log.debug("%s %s: not read again yet (%s)", item.kind, item.id, exc)
+                    left.add(item)
+                else:  # a fault: once in the log, and given up on
+                    log.exception("%s %s: reading it again failed; not showing it again",
+                                  item.kind, item.id)  # fmt: skip
                 continue
             for thing in shown:
                 try:
@@ -77,8 +90,13 @@ class Reconciler(BackgroundCog):
 
     async def _show(self, thing: Shown) -> None:
         if isinstance(thing, GameUpdate):
-            await self.publisher.publish(thing)
-            await self.pinger.game_changed(thing.game)
+            async with self.read_back.latest(thing) as latest:  # no click overtakes it
+                if latest is None:
+                    return
+                shown = await self.publisher.show(latest)
+            if not shown and latest.game.running:
+                await self.publisher.abandon(latest.game)  # takes the game's lock
+            await self.pinger.game_changed(latest.game)
         elif isinstance(thing, TournamentView):
             await self.shows.show(thing)
         else:

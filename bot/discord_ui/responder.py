@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import discord
@@ -123,6 +123,23 @@ and a busy machine. A late interaction waits for no search beyond it."""
 def answer_by(interaction: discord.Interaction) -> float:
     """When ``interaction`` must be answered at the latest, in ``time.time()`` seconds."""
     return interaction.created_at.timestamp() + ANSWER_WITHIN
+
+
+async def in_time(interaction: discord.Interaction, answer: Awaitable[object]) -> bool:
+    """Await ``answer``, the interaction's first response; False if Discord refused it as
+    unknown (see :func:`note_expired`): what it would have shown is then for the caller
+    to edit into the message over REST, as a game click's board is.
+
+    Raises:
+        discord.HTTPException: Discord refused the answer for another reason.
+    """
+    try:
+        await answer
+    except discord.NotFound as exc:
+        if not note_expired(interaction, exc):
+            raise
+        return False
+    return True
 
 
 Observer = Callable[[str, float], None]

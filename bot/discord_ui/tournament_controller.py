@@ -15,7 +15,7 @@ from bot.core.tournaments.signup import Setup
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import render_tournament
 from bot.discord_ui.custom_ids import JoinClick, LeaveClick, ReadyClick
-from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale, role_ids
+from bot.discord_ui.responder import NO_MENTIONS, Responder, in_time, public_locale, role_ids
 from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.i18n import text
 
@@ -87,22 +87,29 @@ class TournamentController:
             await self._answer_signup(interaction, view)
 
     async def _answer_signup(self, interaction: discord.Interaction, view: TournamentView) -> None:
+        """The tournament's message as it stands, as the click's answer; edited on the
+        bot's own account if the click came too late to be answered (it is stored)."""
         t = view.tournament
-        await interaction.response.edit_message(
+        answer = interaction.response.edit_message(
             content=render_tournament.tournament_content(view, t.locale),
             view=render_tournament.signup_view(t, t.locale), allowed_mentions=NO_MENTIONS,
         )  # fmt: skip
+        if not await in_time(interaction, answer):
+            log.info("tournament %s: its click went unanswered; editing its message", t.id)
+            await self.shows.redraw(view)
 
     async def on_ready(self, interaction: discord.Interaction, click: ReadyClick) -> None:
         async with self.responder.answering(interaction):
             view = await self.tournaments.ready(click.match_id, interaction.user.id)
             match = next(m for m in view.matches if m.id == click.match_id)
             locale = view.tournament.locale
-            await interaction.response.edit_message(
+            answer = interaction.response.edit_message(
                 content=render_tournament.match_content(view, match, locale),
                 view=render_tournament.match_view(match, locale), allowed_mentions=NO_MENTIONS,
             )  # fmt: skip
-            await self.shows.show(view, answered=match.id)
+            # too late to answer: the match's message is edited with the rest of the step
+            answered = match.id if await in_time(interaction, answer) else None
+            await self.shows.show(view, answered=answered)
 
     async def on_start(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):

@@ -20,10 +20,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import fcntl
 import functools
 import logging
-import os
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -33,9 +31,9 @@ from typing import Any, TypeVar
 from bot.core.doubts import Doubts, Touched
 from bot.core.repository import GAMES_TOPIC, DatabaseError
 from bot.storage.board_writes import BoardWrites
-from bot.storage.migrations import MIGRATIONS
 from bot.storage.outcomes import WriteTracker, settle
 from bot.storage.sql import Dialect, Params, Row, run_to_end
+from bot.storage.sqlite_file import open_file, release, user_version
 from bot.storage.store import SqlStore
 from bot.storage.transactions import transaction
 
@@ -46,8 +44,6 @@ SQLITE = Dialect(
     name="sqlite", for_update="", skip_locked="", claim_seconds=0.0,
     integrity_errors=(sqlite3.IntegrityError,), writable_with=False, locks_in_statement=False,
 )  # fmt: skip
-MIN_VERSION = (3, 35, 0)
-"""UPDATE … RETURNING, which the queries use, came with SQLite 3.35."""
 SQLITE_IOERR, SQLITE_CORRUPT = 10, 11
 """Primary result codes after which a statement's (or a COMMIT's) fate is not known."""
 CHECKPOINT_SECONDS = 2.0
@@ -231,45 +227,9 @@ class SqliteRepository(SqlStore):
                             CHECKPOINT_SECONDS, exc)  # fmt: skip
 
     def _open(self) -> None:
-        if sqlite3.sqlite_version_info < MIN_VERSION:
-            raise DatabaseError(
-                f"SQLite {sqlite3.sqlite_version} is too old: ttt needs 3.35 or newer "
-                "(or PostgreSQL: TTT_DATABASE_URL)"
-            )
-        if self.path != ":memory:":
-            self._check_file(Path(self.path))
-        try:
-            conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        except sqlite3.Error as exc:
-            raise DatabaseError(f"cannot open database {self.path}: {exc}") from None
-        conn.row_factory = sqlite3.Row  # the queries read columns by name
-        try:
-            # Only another program writing the file (the sqlite3 shell, a backup) makes a
-            # query wait for a lock, and a query here holds the event loop: one second,
-            # then it fails (an apology) rather than stall every interaction.
-            conn.execute("PRAGMA busy_timeout = 1000")
-            conn.execute("PRAGMA journal_mode = WAL")
-            conn.execute("PRAGMA synchronous = NORMAL")
-            # Migrations that rebuild a table need foreign keys off; a check after them
-            # proves nothing was left dangling.
-            conn.execute("PRAGMA foreign_keys = OFF")
-            _migrate(conn)
-            problems = conn.execute("PRAGMA foreign_key_check").fetchall()
-            if problems:
-                raise sqlite3.DatabaseError(f"broken references after migrating: {problems}")
-            conn.execute("PRAGMA foreign_keys = ON")
-            if self.path != ":memory:":
-                conn.execute("PRAGMA wal_autocheckpoint = 0")  # see _checkpoint_now_and_then
-                checkpointer = sqlite3.connect(
-                    self.path, isolation_level=None, check_same_thread=False
-                )
-                checkpointer.execute("PRAGMA busy_timeout = 5000")
-                self._checkpointer = checkpointer
-        except sqlite3.Error as exc:
-            conn.close()
-            self._release()
-            raise DatabaseError(f"cannot use database {self.path}: {exc}") from None
-        self._conn = conn
+        opened = open_file(self.path)
+        self._conn, self._checkpointer = opened.conn, opened.checkpointer
+        self._lock_fd = opened.lock_fd
 
     def _tell_games_written(self, conn: sqlite3.Connection) -> None:
         """From the first listener to ``games`` on, every game written is told to them
@@ -296,45 +256,9 @@ class SqliteRepository(SqlStore):
             except RuntimeError:  # the loop is closed: nobody is listening any more
                 return
 
-    def _check_file(self, path: Path) -> None:
-        """Refuse what would fail later: a missing folder, a file or folder the bot cannot
-        write, and a second process on the same file (its games would drift from what
-        this one shows). The last is an exclusive flock on the database file itself, held
-        until :meth:`close` (SQLite's own locks are POSIX locks, which flock does not
-        touch); the kernel drops it if the process dies.
-
-        Raises:
-            DatabaseError: one of those, naming the path.
-        """
-        if not path.parent.is_dir():
-            raise DatabaseError(f"cannot open database {path}: folder {path.parent} does not exist")
-        if path.exists() and not os.access(path, os.R_OK | os.W_OK):
-            raise DatabaseError(
-                f"cannot use database {path}: the file is not readable and writable by this "
-                "user (check its owner and mode)"
-            )
-        if not os.access(path.parent, os.W_OK | os.X_OK):
-            raise DatabaseError(
-                f"cannot use database {path}: its folder {path.parent} is not writable "
-                "(SQLite keeps its journal next to the file)"
-            )
-        try:
-            self._lock_fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-        except OSError as exc:
-            raise DatabaseError(f"cannot open database {path}: {exc.strerror}") from None
-        try:
-            fcntl.flock(self._lock_fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            self._release()
-            raise DatabaseError(
-                f"database {path} is in use by another running ttt-bot: stop that one "
-                "first (to run several processes, use PostgreSQL)"
-            ) from None
-
     def _release(self) -> None:
-        if self._lock_fd is not None:
-            os.close(self._lock_fd)  # closing the descriptor drops the flock
-            self._lock_fd = None
+        release(self._lock_fd)
+        self._lock_fd = None
 
     async def close(self) -> None:
         if self._conn is not None:
@@ -355,7 +279,7 @@ class SqliteRepository(SqlStore):
         self._executor.shutdown(wait=True)
 
     async def schema_version(self) -> int:
-        return _user_version(self.conn)
+        return user_version(self.conn)
 
     async def settle_writes(self) -> None:
         """Nothing to wait for: a statement here has ended when its call returns."""
@@ -383,21 +307,3 @@ class SqliteRepository(SqlStore):
     async def describe(self) -> str:
         where = self.path if self.path == ":memory:" else Path(self.path).resolve()
         return f"SQLite {where} (schema version {await self.schema_version()})"
-
-
-def _user_version(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("PRAGMA user_version").fetchone()[0])
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    version = _user_version(conn)
-    if version > len(MIGRATIONS):
-        raise sqlite3.DatabaseError(
-            f"schema version {version} is newer than this bot knows ({len(MIGRATIONS)})"
-        )
-    for number in range(version + 1, len(MIGRATIONS) + 1):
-        with transaction(conn):
-            for statement in MIGRATIONS[number - 1].split(";"):
-                if statement.strip():
-                    conn.execute(statement)
-            conn.execute(f"PRAGMA user_version = {number}")

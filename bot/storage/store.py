@@ -14,6 +14,7 @@ from bot.core.repository import BotRecord, Rating
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage import challenge_queries as challenges
 from bot.storage import game_queries as games
+from bot.storage import outages
 from bot.storage import record_queries as records
 from bot.storage import setting_queries as settings
 from bot.storage import token_queries as tokens
@@ -38,6 +39,9 @@ class SqlStore:
             OutcomeUnknown: a write was sent and its answer never came.
         """
         raise NotImplementedError
+
+    def unreachable(self, exc: BaseException) -> bool:
+        return outages.unreachable(exc)
 
     # --- games ---
     async def create_game(self, game: Game) -> Game:
