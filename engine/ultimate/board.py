@@ -193,7 +193,7 @@ class UltimateBoard:
         return None if self.last == NO_MOVE else self.last
 
     def board_status(self, board: int) -> BoardStatus:
-        """"X" or "O" if that side won small board ``board``, "draw" if it is full without
+        """ "X" or "O" if that side won small board ``board``, "draw" if it is full without
         a line, None while it is open."""
         bx, bo = small(self.x, board), small(self.o, board)
         if WINS[bx]:

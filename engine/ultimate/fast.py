@@ -15,8 +15,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.ultimate.board import FULL9, UltimateBoard, small
-from engine.ultimate.tables import SQUARES, WINS
+from engine.ultimate.board import UltimateBoard, small
+from engine.ultimate.tables import FULL9, SQUARES, WINS
 
 WIN, LOSS, DRAW, ONGOING = 1, -1, 0, None
 
