@@ -37,10 +37,16 @@ Player = Callable[[UltimateBoard], int]
 
 
 def make_player(name: str, seed: int, think: float, playouts: int) -> Player:
+    """``ref`` or ``ref:N``, an agent's name, or ``name:key=value,...`` to set an agent's
+    attributes (``unbeatable:iterations=2000,decisive=0``) for experiments."""
+    name, _, options = name.partition(":")
     if name == "ref":
-        ref = ReferencePlayer(playouts, seed)
+        ref = ReferencePlayer(int(options) if options else playouts, seed)
         return lambda board: ref.choose_from(board.x, board.o, board.last)
     agent = get_agent(name, seed=seed, time_budget=think, variant="ultimate")
+    for option in filter(None, options.split(",")):
+        key, _, value = option.partition("=")
+        setattr(agent, key, type(getattr(agent, key, 0.0) or 0.0)(float(value)))
     return agent.choose
 
 

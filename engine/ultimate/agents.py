@@ -114,6 +114,9 @@ class UltimateHard(UltimateAgent):
         self.max_depth = max_depth  # accepted for the factory's callers; MCTS has none
         self.iterations: int | None = None
         """A fixed number of playouts instead of the clock (reproducible tests)."""
+        self.exploration = mcts.EXPLORATION
+        self.decisive = True
+        """Playouts take a move that wins the game (measured stronger; see mcts)."""
         self.last_search = 0
         """Playouts of the last move (for the bench)."""
         self._tree: tuple[UltimateBoard, mcts.Node] | None = None
@@ -139,7 +142,9 @@ class UltimateHard(UltimateAgent):
         deadline = None
         if self.iterations is None:
             deadline = start + max(0.01, self.time_budget * self.share - SAFETY)
-        self.last_search = mcts.search(root, position, deadline, self.rng, self.iterations)
+        self.last_search = mcts.search(
+            root, position, deadline, self.rng, self.iterations, self.exploration, self.decisive
+        )
         self._tree = (board, root)
         return mcts.best_moves(root)
 

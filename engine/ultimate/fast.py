@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from engine.ultimate.board import UltimateBoard, small
-from engine.ultimate.tables import FULL9, SQUARES, WINS
+from engine.ultimate.tables import COMPLETING, FULL9, SQUARES, WINS
 
 WIN, LOSS, DRAW, ONGOING = 1, -1, 0, None
 
@@ -120,6 +120,53 @@ def playout(
         else:
             if done == FULL9:
                 return 0.5
+            cells = [
+                c * 9 + q
+                for c in SQUARES[FULL9 & ~done]
+                for q in SQUARES[FULL9 & ~(me[c] | them[c])]
+            ]
+            b, s = divmod(cells[int(random() * len(cells))], 9)
+        mine = me[b] | 1 << s
+        me[b] = mine
+        if WINS[mine]:
+            mine_won |= 1 << b
+            done |= 1 << b
+            if WINS[mine_won]:
+                return 1.0 if mover == 0 else 0.0
+        elif mine | them[b] == FULL9:
+            done |= 1 << b
+        forced = -1 if done >> s & 1 else s
+        me, them = them, me
+        mine_won, theirs_won = theirs_won, mine_won
+        mover ^= 1
+
+
+def decisive_playout(
+    me: list[int],
+    them: list[int],
+    mine_won: int,
+    theirs_won: int,
+    done: int,
+    forced: int,
+    random: Callable[[], float],
+) -> float:
+    """:func:`playout`, except that a side which can win the game with its move does:
+    random games then end as a real player's would, and the result means more."""
+    mover = 0
+    while True:
+        if forced >= 0:
+            b = forced
+            empty = FULL9 & ~(me[b] | them[b])
+            if COMPLETING[mine_won] >> b & 1 and COMPLETING[me[b]] & empty:
+                return 1.0 if mover == 0 else 0.0
+            squares = SQUARES[empty]
+            s = squares[int(random() * len(squares))]
+        else:
+            if done == FULL9:
+                return 0.5
+            for c in SQUARES[COMPLETING[mine_won] & ~done]:
+                if COMPLETING[me[c]] & ~them[c]:
+                    return 1.0 if mover == 0 else 0.0
             cells = [
                 c * 9 + q
                 for c in SQUARES[FULL9 & ~done]
