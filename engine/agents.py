@@ -15,6 +15,7 @@ from engine import book, exact, expectimax, solver
 from engine.board import Board, IllegalMove
 from engine.heuristics import N_STEP, ONE_STEP, lookahead_scores, one_step_scores
 from engine.ultimate.agents import UltimateAgent, make_agent
+from engine.ultimate.board import UltimateBoard
 
 MEDIUM_DEPTH = 3
 """Plies the medium agent looks ahead: its move, the reply, its next move."""
@@ -196,6 +197,22 @@ LADDER: tuple[str, ...] = tuple(AGENTS)
 VARIANTS: tuple[str, ...] = ("classic", "ultimate")
 """The games an agent is made for: N×N k-in-a-row boards (:class:`engine.Board`) and
 ultimate tic-tac-toe (:class:`engine.ultimate.UltimateBoard`)."""
+
+
+def start_board(
+    variant: str = "classic", size: int = 3, k: int | None = None
+) -> Board | UltimateBoard:
+    """The empty board of a game: ``size`` and ``k`` are the classic boards' (ultimate's
+    grid is fixed).
+
+    Raises:
+        ValueError: an unknown variant, or a bad size for the classic boards.
+    """
+    if variant == "ultimate":
+        return UltimateBoard.new()
+    if variant != "classic":
+        raise ValueError(f"unknown variant {variant!r}: choose one of {', '.join(VARIANTS)}")
+    return Board.new(size, k)
 
 
 @overload

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from engine.geometry import Geometry, default_k, geometry, iter_cells
 
@@ -42,6 +42,9 @@ class Board:
     k: int
     x: int
     o: int
+
+    variant: ClassVar[str] = "classic"
+    """The game, for :func:`engine.get_agent`: the variant that makes agents for it."""
 
     def __post_init__(self) -> None:
         try:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from engine import LADDER, IllegalMove, get_agent
+from engine import LADDER, EnginePool, IllegalMove, choose_move_async, get_agent
 from engine.bench import percentile
 from engine.ultimate import UltimateBoard, cell_of
 from engine.ultimate.agents import UltimateAgent, UltimateHard
@@ -160,3 +160,16 @@ def test_the_review_finds_a_missed_win() -> None:
         before = before.play(cell)
     assert flagged.before == 1.0 and before.play(flagged.preferred).outcome() == before.to_move
     assert len(review_game(moves, top=2, iterations=100)) <= 2
+
+
+@pytest.mark.slow  # starts an engine worker process
+async def test_the_pool_and_the_async_entry_point_play_ultimate() -> None:
+    board = UltimateBoard.new().play(cell_of(4, 4))
+    pool = EnginePool(workers=1)
+    try:
+        move = await pool.choose(board, "hard", seed=1, time_budget=0.3)
+    finally:
+        pool.close()
+    assert move in board.legal_moves()
+    assert await choose_move_async(board, "easy", seed=1) in board.legal_moves()
+    assert await choose_move_async(board, "hard", seed=1, time_budget=0.2) in board.legal_moves()

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import operator
 from dataclasses import dataclass
+from typing import ClassVar
 
 from engine.board import IllegalMove, InvalidBoard, Mark, Outcome
 from engine.ultimate.tables import FULL9, LINE_OF, SQUARES, WINS
@@ -88,9 +89,11 @@ class UltimateBoard:
     o: int = 0
     last: int = NO_MOVE
 
-    size = 9
+    size: ClassVar[int] = 9
     """The side of the grid a renderer draws (9×9 squares)."""
-    cell_count = CELLS
+    cell_count: ClassVar[int] = CELLS
+    variant: ClassVar[str] = "ultimate"
+    """The game, for :func:`engine.get_agent`: the variant that makes agents for it."""
 
     def __post_init__(self) -> None:
         x, o, last = self.x, self.o, self.last
