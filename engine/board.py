@@ -155,6 +155,11 @@ class Board:
     def move_count(self) -> int:
         return (self.x | self.o).bit_count()
 
+    @property
+    def cell_count(self) -> int:
+        """Cells on the board (as :class:`engine.ultimate.UltimateBoard` has 81)."""
+        return self.size * self.size
+
     def outcome(self) -> Outcome | None:
         """None while the game runs, else "X", "O" or "draw"."""
         geo = self.geometry
