@@ -15,6 +15,7 @@ from engine.board import Board, IllegalMove, InvalidBoard, Outcome
 from engine.geometry import from_rowcol, to_rowcol
 from engine.pool import EnginePool, PoolClosed
 from engine.solver import best_moves, solve
+from engine.ultimate import UltimateBoard
 
 __all__ = [
     "LADDER",
@@ -25,6 +26,7 @@ __all__ = [
     "InvalidBoard",
     "Outcome",
     "PoolClosed",
+    "UltimateBoard",
     "best_moves",
     "choose_move_async",
     "from_rowcol",

@@ -6,7 +6,7 @@ import argparse
 import itertools
 import sys
 
-from engine.agents import LADDER
+from engine.agents import LADDER, VARIANTS
 
 
 def _ladder(games: int, seed: int, size: int = 3, think: float | None = None) -> str:
@@ -33,6 +33,8 @@ def main(argv: list[str] | None = None) -> int:
     arena.add_argument("--seed", type=int, default=None)
     arena.add_argument("--size", type=int, default=3)
     arena.add_argument("--k", type=int, default=None, help="marks in a row to win")
+    arena.add_argument("--variant", default="classic", choices=VARIANTS)
+    arena.add_argument("--think", type=float, default=None, help="think time (s) where searched")
     ladder = sub.add_parser("ladder", help="every level against random and the level below")
     ladder.add_argument("--games", type=int, default=1000)
     ladder.add_argument("--seed", type=int, default=1)
@@ -47,6 +49,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     bench.add_argument("--think", type=float, default=2.0, help="think time on 5×5 (s)")
     bench.add_argument("--searches", type=int, default=20, help="concurrent 5×5 searches")
+    bench.add_argument(
+        "--variant",
+        default="classic",
+        choices=VARIANTS,
+        help="ultimate: perft speed, playouts/s and move times at --think",
+    )
     for name, what in (("book", "opening book"), ("sparse", "sparse table")):
         table = sub.add_parser(name, help=f"regenerate the 5×5 {what} (engine/data)")
         table.add_argument("--depth", type=int, default=None, help="marks it reaches")
@@ -61,7 +69,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "arena":
             from engine.arena import run_arena
 
-            print(run_arena(args.x, args.o, args.games, args.seed, args.size, args.k).format())
+            result = run_arena(
+                args.x, args.o, args.games, args.seed, args.size, args.k, args.think, args.variant
+            )
+            print(result.format())
         elif args.command in ("book", "sparse"):
             from engine import book, sparse
 
@@ -76,7 +87,11 @@ def main(argv: list[str] | None = None) -> int:
         else:
             from engine import bench as engine_bench
 
-            if args.sizes:
+            if args.variant == "ultimate":
+                from engine.ultimate import bench as ultimate_bench
+
+                print(ultimate_bench.run(max(1, args.games // 100), args.think))
+            elif args.sizes:
                 print(engine_bench.run_sizes(args.games, args.think, args.searches))
             else:
                 print(engine_bench.run(games=args.games))

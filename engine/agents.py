@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Mapping
+from typing import Literal, overload
 
 from engine import book, exact, expectimax, solver
 from engine.board import Board, IllegalMove
 from engine.heuristics import N_STEP, ONE_STEP, lookahead_scores, one_step_scores
+from engine.ultimate.agents import UltimateAgent, make_agent
+from engine.ultimate.board import UltimateBoard
 
 MEDIUM_DEPTH = 3
 """Plies the medium agent looks ahead: its move, the reply, its next move."""
@@ -191,18 +194,72 @@ LADDER: tuple[str, ...] = tuple(AGENTS)
 """Agent names from weakest to strongest."""
 
 
+VARIANTS: tuple[str, ...] = ("classic", "ultimate")
+"""The games an agent is made for: N×N k-in-a-row boards (:class:`engine.Board`) and
+ultimate tic-tac-toe (:class:`engine.ultimate.UltimateBoard`)."""
+
+
+def start_board(
+    variant: str = "classic", size: int = 3, k: int | None = None
+) -> Board | UltimateBoard:
+    """The empty board of a game: ``size`` and ``k`` are the classic boards' (ultimate's
+    grid is fixed).
+
+    Raises:
+        ValueError: an unknown variant, or a bad size for the classic boards.
+    """
+    if variant == "ultimate":
+        return UltimateBoard.new()
+    if variant != "classic":
+        raise ValueError(f"unknown variant {variant!r}: choose one of {', '.join(VARIANTS)}")
+    return Board.new(size, k)
+
+
+@overload
+def get_agent(
+    name: str,
+    seed: int | None = ...,
+    time_budget: float | None = ...,
+    max_depth: int | None = ...,
+    variant: Literal["classic"] = ...,
+) -> Agent: ...
+@overload
+def get_agent(
+    name: str,
+    seed: int | None = ...,
+    time_budget: float | None = ...,
+    max_depth: int | None = ...,
+    *,
+    variant: Literal["ultimate"],
+) -> UltimateAgent: ...
+@overload
+def get_agent(
+    name: str,
+    seed: int | None = ...,
+    time_budget: float | None = ...,
+    max_depth: int | None = ...,
+    *,
+    variant: str,
+) -> Agent | UltimateAgent: ...
 def get_agent(
     name: str,
     seed: int | None = None,
     time_budget: float | None = None,
     max_depth: int | None = None,
-) -> Agent:
-    """Make an agent by name. ``time_budget`` (seconds) and ``max_depth`` (plies) bound
-    hard's and unbeatable's search on boards too large to solve; others ignore them.
+    variant: str = "classic",
+) -> Agent | UltimateAgent:
+    """Make an agent by name for a game: ``variant`` is "classic" (k-in-a-row boards) or
+    "ultimate". ``time_budget`` (seconds) and ``max_depth`` (plies) bound hard's and
+    unbeatable's search on boards too large to solve, and the think time of ultimate's;
+    others ignore them.
 
     Raises:
-        ValueError: for an unknown name; the message lists the valid ones.
+        ValueError: for an unknown name or variant; the message lists the valid ones.
     """
+    if variant == "ultimate":
+        return make_agent(name, seed, time_budget, max_depth)
+    if variant != "classic":
+        raise ValueError(f"unknown variant {variant!r}: choose one of {', '.join(VARIANTS)}")
     factory = AGENTS.get(name)
     if factory is None:
         raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(LADDER)}")

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
-from engine.agents import Agent, get_agent
+from engine.agents import Agent, get_agent, start_board
 from engine.board import Board, Outcome
+from engine.ultimate.agents import UltimateAgent
+from engine.ultimate.board import UltimateBoard
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,12 +31,17 @@ class ArenaResult:
         return f"{title:^{len(line)}}\n{'-' * len(line)}\n{line}"
 
 
-def play_game(x: Agent, o: Agent, board: Board) -> tuple[Outcome, list[int]]:
-    """Play one game from ``board`` to the end; return the outcome and the moves."""
+def play_game(
+    x: Agent | UltimateAgent, o: Agent | UltimateAgent, board: Board | UltimateBoard
+) -> tuple[Outcome, list[int]]:
+    """Play one game from ``board`` to the end (agents of its variant); return the
+    outcome and the moves."""
     moves = []
-    while (outcome := board.outcome()) is None:
-        cell = (x if board.to_move == "X" else o).choose(board)
-        board = board.play(cell)
+    game: Any = board  # either game: the agents were made for it
+    while (outcome := game.outcome()) is None:
+        player: Any = x if game.to_move == "X" else o
+        cell = player.choose(game)
+        game = game.play(cell)
         moves.append(cell)
     return outcome, moves
 
@@ -46,9 +54,11 @@ def run_arena(
     size: int = 3,
     k: int | None = None,
     think: float | None = None,
+    variant: str = "classic",
 ) -> ArenaResult:
-    """Play ``games`` games of agent ``x`` (as X) against agent ``o`` (as O); ``think`` is
-    hard's and unbeatable's think time on boards too large to solve.
+    """Play ``games`` games of agent ``x`` (as X) against agent ``o`` (as O) at
+    ``variant``; ``think`` is hard's and unbeatable's think time on boards too large to
+    solve (and at ultimate).
 
     Raises:
         ValueError: unknown agent name, bad board size, or a negative game count.
@@ -56,9 +66,9 @@ def run_arena(
     if games < 0:
         raise ValueError(f"the number of games cannot be negative, got {games}")
     seeds = random.Random(seed)
-    x_agent = get_agent(x, seed=seeds.getrandbits(64), time_budget=think)
-    o_agent = get_agent(o, seed=seeds.getrandbits(64), time_budget=think)
-    start = Board.new(size, k)
+    x_agent = get_agent(x, seed=seeds.getrandbits(64), time_budget=think, variant=variant)
+    o_agent = get_agent(o, seed=seeds.getrandbits(64), time_budget=think, variant=variant)
+    start = start_board(variant, size, k)
     tally = {"X": 0, "O": 0, "draw": 0}
     for _ in range(games):
         outcome, _ = play_game(x_agent, o_agent, start)

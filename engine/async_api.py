@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 from concurrent.futures import Executor, ThreadPoolExecutor
+from typing import Any
 
 from engine.agents import DEFAULT_THINK_TIME, Agent, get_agent
 from engine.board import Board
+from engine.ultimate.agents import UltimateAgent
+from engine.ultimate.board import UltimateBoard
 
 GRACE = 1.0
 """Seconds past the think time before a move counts as overdue (scheduling, IPC)."""
@@ -22,8 +25,8 @@ def _default_executor() -> Executor:
 
 
 async def choose_move_async(
-    board: Board,
-    agent: Agent | str,
+    board: Board | UltimateBoard,
+    agent: Agent | UltimateAgent | str,
     *,
     seed: int | None = None,
     time_budget: float = DEFAULT_THINK_TIME,
@@ -32,8 +35,9 @@ async def choose_move_async(
 ) -> int:
     """Choose a move for the side to move without blocking the event loop for long.
 
-    ``agent`` is an Agent or a name for :func:`engine.get_agent` (then ``seed`` seeds it
-    and ``time_budget`` is its think time on boards too large to solve). One-ply agents
+    ``agent`` is an Agent or a name for :func:`engine.get_agent` (then ``seed`` seeds it,
+    ``time_budget`` is its think time on boards too large to solve, and the board's
+    variant says which game's agent it is). One-ply agents
     (random, easy) answer inline; searching agents run in ``executor`` (default: one
     engine thread, so searches queue instead of fighting over the GIL; see
     :class:`engine.EnginePool` for processes).
@@ -43,10 +47,11 @@ async def choose_move_async(
         TimeoutError: no move after ``time_budget + grace`` seconds (the search finishes
             in the background and its tables stay warm for the next call).
     """
+    player: Any = agent  # made for the board's game (either variant)
     if isinstance(agent, str):
-        agent = get_agent(agent, seed=seed, time_budget=time_budget)
-    if agent.inline:
-        return agent.choose(board)
+        player = get_agent(agent, seed=seed, time_budget=time_budget, variant=board.variant)
+    if player.inline:
+        return int(player.choose(board))
     loop = asyncio.get_running_loop()
-    future = loop.run_in_executor(executor or _default_executor(), agent.choose, board)
+    future = loop.run_in_executor(executor or _default_executor(), player.choose, board)
     return await asyncio.wait_for(future, time_budget + grace)

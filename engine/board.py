@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import operator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, ClassVar, Literal
 
 from engine.geometry import Geometry, default_k, geometry, iter_cells
 
@@ -42,6 +42,9 @@ class Board:
     k: int
     x: int
     o: int
+
+    variant: ClassVar[str] = "classic"
+    """The game, for :func:`engine.get_agent`: the variant that makes agents for it."""
 
     def __post_init__(self) -> None:
         try:
@@ -151,6 +154,11 @@ class Board:
     @property
     def move_count(self) -> int:
         return (self.x | self.o).bit_count()
+
+    @property
+    def cell_count(self) -> int:
+        """Cells on the board (as :class:`engine.ultimate.UltimateBoard` has 81)."""
+        return self.size * self.size
 
     def outcome(self) -> Outcome | None:
         """None while the game runs, else "X", "O" or "draw"."""

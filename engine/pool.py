@@ -26,6 +26,8 @@ from typing import Any, TypeVar
 from engine.agents import Agent, get_agent
 from engine.async_api import GRACE
 from engine.board import Board
+from engine.ultimate.agents import UltimateAgent
+from engine.ultimate.board import UltimateBoard
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -33,22 +35,23 @@ T = TypeVar("T")
 MIN_THINK = 0.05
 """Seconds a late move still gets: enough for the win/block rules and a shallow search."""
 
-_agents: dict[tuple[str, int | None], Agent] = {}
+_agents: dict[tuple[str, str, int | None], Agent | UltimateAgent] = {}
 
 
 def _choose_in_worker(
-    size: int, k: int, x: int, o: int, name: str, seed: int | None,
+    board: Board | UltimateBoard, name: str, seed: int | None,
     time_budget: float | None, deadline: float | None, max_depth: int | None,
 ) -> int:  # fmt: skip
-    key = (name, max_depth)
+    key = (board.variant, name, max_depth)
     agent = _agents.get(key)
     if agent is None:
-        agent = _agents[key] = get_agent(name, max_depth=max_depth)
+        agent = _agents[key] = get_agent(name, max_depth=max_depth, variant=board.variant)
     if time_budget is not None and hasattr(agent, "time_budget"):
         left = time_budget if deadline is None else deadline - time.time()
         agent.time_budget = max(MIN_THINK, min(time_budget, left))
     agent.rng.seed(seed)
-    return agent.choose(Board(size, k, x, o))
+    game: Any = board  # the agent was made for the board's variant
+    return int(agent.choose(game))
 
 
 class PoolClosed(RuntimeError):
@@ -118,7 +121,7 @@ class EnginePool:
 
     async def choose(
         self,
-        board: Board,
+        board: Board | UltimateBoard,
         name: str,
         *,
         seed: int | None = None,
@@ -134,8 +137,8 @@ class EnginePool:
         """
         deadline = None if time_budget is None else time.time() + time_budget
         move = await self.run(
-            _choose_in_worker, board.size, board.k, board.x, board.o, name, seed,
-            time_budget, deadline, max_depth, deadline=deadline,
+            _choose_in_worker, board, name, seed, time_budget, deadline, max_depth,
+            deadline=deadline,
         )  # fmt: skip
         self.moves_chosen += 1
         return move

@@ -1,0 +1,184 @@
+"""The ladder for ultimate tic-tac-toe: random, easy, medium, hard, unbeatable.
+
+The same interface as :mod:`engine.agents` (``candidates``/``choose``, a seedable RNG,
+``inline`` for the moves cheap enough for an event loop); :func:`engine.get_agent` makes
+them with ``variant="ultimate"``. Hard and unbeatable search with Monte Carlo tree search
+(:mod:`engine.ultimate.mcts`) until a deadline checked inside the search.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+
+from engine.board import IllegalMove
+from engine.ultimate import lookahead, mcts
+from engine.ultimate.board import UltimateBoard
+from engine.ultimate.fast import Position
+from engine.ultimate.tables import WINS
+
+DEFAULT_THINK_TIME = 2.0
+MEDIUM_DEPTH = 2
+"""Plies medium searches (its move and the reply), each scored by the heuristic."""
+MEDIUM_SECONDS = 0.5
+"""At most this long for medium's lookahead (a free move may have 80 replies)."""
+HARD_SHARE = 0.25
+"""The part of the think time hard searches; unbeatable uses all of it."""
+SAFETY = 0.03
+"""Seconds kept back from the think time for what follows the search (choosing, IPC)."""
+
+
+class UltimateAgent:
+    """Base agent: ``choose`` picks uniformly among ``candidates`` with a seedable RNG."""
+
+    name = "agent"
+    inline = False
+
+    def __init__(self, seed: int | None = None) -> None:
+        self.rng = random.Random(seed)
+
+    def candidates(self, board: UltimateBoard) -> list[int]:
+        """The moves this agent rates best, ascending. Never empty for a running game."""
+        raise NotImplementedError
+
+    def choose(self, board: UltimateBoard) -> int:
+        """Pick a move for the side to move.
+
+        Raises:
+            IllegalMove: the game is already over.
+        """
+        if board.is_over():
+            raise IllegalMove("the game is over")
+        return self.rng.choice(self.candidates(board))
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r} ultimate>"
+
+
+class UltimateRandom(UltimateAgent):
+    name = "random"
+    inline = True
+
+    def candidates(self, board: UltimateBoard) -> list[int]:
+        return board.legal_moves()
+
+
+class UltimateEasy(UltimateAgent):
+    """Wins the game when it can, else takes a small board when it can, else any move."""
+
+    name = "easy"
+    inline = True
+
+    def candidates(self, board: UltimateBoard) -> list[int]:
+        cells = board.legal_moves()
+        position = Position.of(board)
+        winning = [c for c in cells if position.copy().play(c)]
+        if winning:
+            return winning
+        taking = [c for c in cells if WINS[position.me[c // 9] | 1 << c % 9]]
+        return taking or cells
+
+
+class UltimateMedium(UltimateAgent):
+    """Looks ``depth`` plies ahead with the heuristic of :mod:`engine.ultimate.lookahead`."""
+
+    name = "medium"
+
+    def __init__(self, seed: int | None = None, depth: int = MEDIUM_DEPTH) -> None:
+        super().__init__(seed)
+        self.depth = depth
+
+    def candidates(self, board: UltimateBoard) -> list[int]:
+        deadline = time.perf_counter() + MEDIUM_SECONDS
+        values = lookahead.scores(Position.of(board), self.depth, deadline)
+        top = max(values.values())
+        return sorted(c for c, v in values.items() if v == top)
+
+
+class UltimateHard(UltimateAgent):
+    """Monte Carlo tree search with proofs for ``share`` of the think time."""
+
+    name = "hard"
+    share = HARD_SHARE
+    keep_tree = False
+
+    def __init__(
+        self,
+        seed: int | None = None,
+        time_budget: float = DEFAULT_THINK_TIME,
+        max_depth: int | None = None,
+    ) -> None:
+        super().__init__(seed)
+        self.time_budget = time_budget
+        self.max_depth = max_depth  # accepted for the factory's callers; MCTS has none
+        self.iterations: int | None = None
+        """A fixed number of playouts instead of the clock (reproducible tests)."""
+        self.exploration = mcts.EXPLORATION
+        self.decisive = True
+        """Playouts take a move that wins the game (measured stronger; see mcts)."""
+        self.last_search = 0
+        """Playouts of the last move (for the bench)."""
+        self._tree: tuple[UltimateBoard, mcts.Node] | None = None
+
+    def _root(self, board: UltimateBoard) -> mcts.Node:
+        """The tree of ``board``: the subtree of the last search when ``board`` follows
+        from it by our move and one reply, else a new one."""
+        if self._tree is not None and self.keep_tree:
+            before, root = self._tree
+            follows = not (before.x & ~board.x or before.o & ~board.o)
+            if follows and board.move_count == before.move_count + 2 and board.last >= 0:
+                ours = (board.x | board.o) & ~(before.x | before.o) & ~(1 << board.last)
+                node = root.child(ours.bit_length() - 1) if ours.bit_count() == 1 else None
+                reply = node.child(board.last) if node is not None else None
+                if reply is not None and reply.proven is None:
+                    return reply
+        return mcts.new_root(Position.of(board))
+
+    def candidates(self, board: UltimateBoard) -> list[int]:
+        start = time.perf_counter()
+        position = Position.of(board)
+        root = self._root(board)
+        deadline = None
+        if self.iterations is None:
+            deadline = start + max(0.01, self.time_budget * self.share - SAFETY)
+        self.last_search = mcts.search(
+            root, position, deadline, self.rng, self.iterations, self.exploration, self.decisive
+        )
+        self._tree = (board, root)
+        return mcts.best_moves(root)
+
+
+class UltimateUnbeatable(UltimateHard):
+    """Monte Carlo tree search with proofs for the whole think time, keeping the tree
+    from one move to the next."""
+
+    name = "unbeatable"
+    share = 1.0
+    keep_tree = True
+
+
+ULTIMATE_AGENTS: dict[str, Callable[..., UltimateAgent]] = {
+    cls.name: cls
+    for cls in (UltimateRandom, UltimateEasy, UltimateMedium, UltimateHard, UltimateUnbeatable)
+}
+
+
+def make_agent(
+    name: str,
+    seed: int | None = None,
+    time_budget: float | None = None,
+    max_depth: int | None = None,
+) -> UltimateAgent:
+    """The ultimate agent called ``name``; see :func:`engine.get_agent`.
+
+    Raises:
+        ValueError: for an unknown name.
+    """
+    factory = ULTIMATE_AGENTS.get(name)
+    if factory is None:
+        raise ValueError(f"unknown agent {name!r}: choose one of {', '.join(ULTIMATE_AGENTS)}")
+    if name in ("hard", "unbeatable"):
+        budget = DEFAULT_THINK_TIME if time_budget is None else time_budget
+        return factory(seed=seed, time_budget=budget, max_depth=max_depth)
+    return factory(seed=seed)

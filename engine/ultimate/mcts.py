@@ -1,0 +1,158 @@
+"""Monte Carlo tree search for ultimate tic-tac-toe, with proofs and a deadline.
+
+UCT (UCB1 on each node's children) over uniformly random playouts, plus an MCTS-solver
+in the manner of Winands et al.: a move that wins the game is proved at once, a node
+with a winning child is proved lost for the side that moved into it, a node whose every
+child is proved is proved with the best of them; proved losses are never selected. The
+clock is read every :data:`CHECK_EVERY` iterations, so a search overruns its deadline by
+at most one batch (about a millisecond).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+
+from engine.ultimate.fast import Position, decisive_playout, moves, playout
+from engine.ultimate.tables import FULL9, WINS
+
+CHECK_EVERY = 8
+EXPLORATION = 0.7
+"""UCB1's exploration constant: rewards are in [0, 1]; measured stronger than sqrt(2)."""
+
+
+class Node:
+    """A move in the tree. ``wins`` and ``proven`` are from the view of the side that
+    played ``move`` (proven: 1 won, 0 drawn, -1 lost, None not proved)."""
+
+    __slots__ = ("children", "move", "proven", "untried", "visits", "wins")
+
+    def __init__(self, move: int, untried: list[int]) -> None:
+        self.move = move
+        self.untried = untried
+        self.children: list[Node] = []
+        self.visits = 0
+        self.wins = 0.0
+        self.proven: int | None = None
+
+    def child(self, move: int) -> Node | None:
+        return next((c for c in self.children if c.move == move), None)
+
+    def value(self) -> float:
+        """Expected score of ``move`` for its player: the proof when there is one."""
+        if self.proven is not None:
+            return (self.proven + 1) / 2
+        return self.wins / self.visits if self.visits else 0.5
+
+
+def new_root(position: Position) -> Node:
+    return Node(-1, position.moves())
+
+
+def search(
+    root: Node,
+    position: Position,
+    deadline: float | None,
+    rng: random.Random,
+    iterations: int | None = None,
+    exploration: float = EXPLORATION,
+    decisive: bool = True,
+) -> int:
+    """Grow ``root`` (the tree of ``position``) until ``deadline`` (a ``time.perf_counter``
+    value), ``iterations`` playouts, or a proof of the root; return the iterations run."""
+    rand = rng.random
+    finish = decisive_playout if decisive else playout
+    log, sqrt, clock = math.log, math.sqrt, time.perf_counter
+    done_iterations = 0
+    while root.proven is None and root.untried + root.children:
+        if iterations is not None and done_iterations >= iterations:
+            break
+        if deadline is not None and done_iterations % CHECK_EVERY == 0 and clock() >= deadline:
+            break
+        done_iterations += 1
+        me, them = position.me[:], position.them[:]
+        mine_won, theirs_won, done = position.mine_won, position.theirs_won, position.done
+        node, path = root, [root]
+        value = 0.5
+        while node.proven is None:
+            untried = node.untried
+            if untried:  # expand one untried move, at random
+                i = int(rand() * len(untried))
+                cell = untried[i]
+                untried[i] = untried[-1]
+                untried.pop()
+                chosen = None
+            else:  # select: UCB1 among the children not proved lost
+                scale = exploration * sqrt(log(node.visits))
+                chosen, best_score = node, -1.0
+                for c in node.children:
+                    if c.proven == -1:
+                        continue
+                    score = c.wins / c.visits + scale / sqrt(c.visits)
+                    if score > best_score:
+                        chosen, best_score = c, score
+                cell = chosen.move
+            b, s = divmod(cell, 9)
+            mine = me[b] | 1 << s
+            me[b] = mine
+            won_game = False
+            if WINS[mine]:
+                mine_won |= 1 << b
+                done |= 1 << b
+                won_game = WINS[mine_won]
+            elif mine | them[b] == FULL9:
+                done |= 1 << b
+            forced = -1 if done >> s & 1 else s
+            me, them, mine_won, theirs_won = them, me, theirs_won, mine_won
+            if chosen is not None:
+                node = chosen
+                path.append(node)
+                continue
+            child = Node(cell, [] if won_game else moves(me, them, done, forced, theirs_won))
+            if won_game:
+                child.proven = 1
+            elif not child.untried:
+                child.proven = 0
+            node.children.append(child)
+            path.append(child)
+            node = child
+            if child.proven is None:
+                value = 1.0 - finish(me, them, mine_won, theirs_won, done, forced, rand)
+                break
+        else:
+            value = (node.proven + 1) / 2
+            _prove(path)
+        for n in reversed(path):
+            n.visits += 1
+            n.wins += value
+            value = 1.0 - value
+    return done_iterations
+
+
+def _prove(path: list[Node]) -> None:
+    """Carry the proof of ``path[-1]`` up the path as far as it settles its parents."""
+    for i in range(len(path) - 1, 0, -1):
+        node, parent = path[i], path[i - 1]
+        if parent.proven is not None:
+            return
+        if node.proven == 1:
+            parent.proven = -1
+        elif not parent.untried and all(c.proven is not None for c in parent.children):
+            parent.proven = -max(c.proven or 0 for c in parent.children)
+        else:
+            return
+
+
+def best_moves(root: Node) -> list[int]:
+    """The root's moves to play: a proved win if there is one, else the most visited of
+    those not proved lost (all moves when every one is lost), ascending."""
+    children = root.children
+    if not children:
+        return sorted(root.untried)
+    wins = [c.move for c in children if c.proven == 1]
+    if wins:
+        return sorted(wins)
+    alive = [c for c in children if c.proven != -1] or children
+    most = max(c.visits for c in alive)
+    return sorted(c.move for c in alive if c.visits == most)
