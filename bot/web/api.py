@@ -24,6 +24,7 @@ from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
 from bot.web.game_json import Person, game_json, plain
 from bot.web.live import LiveHub
+from bot.web.places import Places
 from bot.web.sessions import Session, Sessions
 
 Show = Callable[[GameUpdate | Challenge], Awaitable[None]]
@@ -51,7 +52,7 @@ def refusal(error: Refusal, locale: str) -> WebRefusal:
 class ActivityApi:
     def __init__(
         self, *, games: GameService, lobby: Lobby, records: RecordsService, auth: DiscordAuth,
-        sessions: Sessions, show: Show, hub: LiveHub,
+        sessions: Sessions, show: Show, hub: LiveHub, places: Places,
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
@@ -60,6 +61,7 @@ class ActivityApi:
         self.sessions = sessions
         self.show = show
         self.hub = hub
+        self.places = places
         self._channels: OrderedDict[int, int] = OrderedDict()
         """Each game's channel, once read: it never changes, so a move needs no read."""
 
@@ -153,7 +155,9 @@ class ActivityApi:
 
     async def rematch(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request)
-        result = await self._ask(session, self.lobby.rematch(game_id, session.user_id))
+        place = await self.places.of(session)
+        result = await self._ask(session, self.lobby.rematch(game_id, session.user_id,
+                                                             place.role_ids))  # fmt: skip
         await self.show(result)
         if isinstance(result, Challenge):
             return web.json_response({"challenge": True})
@@ -162,9 +166,11 @@ class ActivityApi:
     async def start(self, request: web.Request) -> web.Response:
         session = self._session(request)
         body = await _body(request)
+        place = await self.places.of(session)  # the roles and install a chat start has
         where: dict[str, Any] = {
             "guild_id": session.guild_id, "channel_id": session.channel_id,
             "user_id": session.user_id, "first": "me", "locale": session.locale,
+            "role_ids": place.role_ids, "guest": place.guest,
         }  # fmt: skip
         size = body.get("size", 3)
         if size not in SIZES:
