@@ -44,8 +44,9 @@ class Publisher:
         self.pinger = pinger
         self.tokens = tokens
 
-    async def publish(self, item: GameUpdate | Challenge) -> None:
-        """Edit the message of a game or challenge that changed, in the server's language."""
+    async def publish(self, item: GameUpdate | Challenge) -> bool:
+        """Edit the message of a game or challenge that changed, in the server's language
+        (post it, for one that has none yet); whether the chat shows it."""
         target = item.game if isinstance(item, GameUpdate) else item
         locale = render_game.server_locale(self.client, target)
         content: str | None  # None for a 5×5 layout: an edit then clears the text
@@ -56,8 +57,7 @@ class Publisher:
             content = render_game.challenge_content(item, locale)
             view = render_game.challenge_view(item, locale)
         if target.guest:
-            await self._publish_as_guest(target, content, view)
-            return
+            return await self._publish_as_guest(target, content, view)
         channel = self.client.get_partial_messageable(target.channel_id)
         try:
             if target.message_id is None:
@@ -68,9 +68,10 @@ class Publisher:
                     await self.games.attach_game_message(target, sent.id)
                 else:
                     await self.lobby.attach_challenge_message(target, sent.id)
-                return
+                return True
             message = channel.get_partial_message(target.message_id)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+            return True
         except discord.NotFound:
             log.warning("message %s of %s %s was deleted", target.message_id,
                         type(target).__name__.lower(), target.id)  # fmt: skip
@@ -84,18 +85,29 @@ class Publisher:
         except discord.HTTPException as exc:
             log.warning("could not update message %s in channel %s: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
+        return False
 
     async def _publish_as_guest(
         self, target: Game | Challenge, content: str | None,
         view: discord.ui.View | discord.ui.LayoutView | None,
-    ) -> None:  # fmt: skip
+    ) -> bool:  # fmt: skip
         kind = kind_of(target)
-        shown = await self.tokens.edit(kind, target.id, target.message_id, content=content,
-                                       view=view)  # fmt: skip
+        if target.message_id is None:  # started on a page: posted through the channel's token
+            posted = await self.tokens.post(target, content=content, view=view)
+            if posted is not None:
+                if isinstance(target, Game):
+                    await self.games.attach_game_message(target, posted)
+                else:
+                    await self.lobby.attach_challenge_message(target, posted)
+            shown = posted is not None
+        else:
+            shown = await self.tokens.edit(kind, target.id, target.message_id, content=content,
+                                           view=view)  # fmt: skip
         await self.tokens.shown(target)  # closed now: its tokens go
         if not shown:
             log.info("%s %s: no valid token to show its change; its message shows it at the "
                      "next click", kind, target.id)  # fmt: skip
+        return shown
 
     async def retire(self, update: GameUpdate, message_id: int) -> None:
         """Turn an old board of the game (posted again since) into a pointer to the live

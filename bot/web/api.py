@@ -27,8 +27,10 @@ from bot.web.live import LiveHub
 from bot.web.places import Places
 from bot.web.sessions import Session, Sessions
 
-Show = Callable[[GameUpdate | Challenge], Awaitable[None]]
-"""Shows a change in chat: the board edited (or posted, for a new game), the turn ping."""
+Show = Callable[[GameUpdate | Challenge], Awaitable[bool]]
+"""Shows a change in chat: the board edited (or posted, for a new game), the turn ping;
+whether the chat shows it (where only a member's own install reaches, only while an
+interaction's token of the channel is valid)."""
 
 REFUSALS = {
     "move.not_player": (403, "not_player"), "hint.not_player": (403, "not_player"),
@@ -158,10 +160,7 @@ class ActivityApi:
         place = await self.places.of(session)
         result = await self._ask(session, self.lobby.rematch(game_id, session.user_id,
                                                              place.role_ids))  # fmt: skip
-        await self.show(result)
-        if isinstance(result, Challenge):
-            return web.json_response({"challenge": True})
-        return web.json_response({"game": await self._json(result, session)})
+        return await self._started(session, result)
 
     async def start(self, request: web.Request) -> web.Response:
         session = self._session(request)
@@ -183,16 +182,29 @@ class ActivityApi:
             challenge = await self._ask(
                 session, self.lobby.challenge(**where, size=size, opponent_id=int(opponent))
             )
-            await self.show(challenge)
-            return web.json_response({"challenge": True})
+            return await self._started(session, challenge)
         difficulty = body.get("difficulty", "medium")
         if difficulty not in DIFFICULTIES:
             raise WebRefusal(400, "bad_request", f"difficulty is one of {', '.join(DIFFICULTIES)}")
         update = await self._ask(
             session, self.lobby.start_bot_game(**where, size=size, difficulty=difficulty)
         )
-        await self.show(update)
-        return web.json_response({"game": await self._json(update, session)})
+        return await self._started(session, update)
+
+    async def _started(self, session: Session, started: GameUpdate | Challenge) -> web.Response:
+        """Show what a page started in chat, and answer with it. Where the chat cannot
+        show it (no token of the channel is valid), a game lives on the page, which says
+        so; a challenge, which only the chat can accept, is withdrawn and refused."""
+        shown = await self.show(started)
+        if isinstance(started, Challenge):
+            if not shown and started.guest:
+                await self.lobby.expire(started)
+                raise WebRefusal(409, "no_chat", text("web.challenge_no_chat", session.locale))
+            return web.json_response({"challenge": True})
+        answer: dict[str, Any] = {"game": await self._json(started, session)}
+        if not shown:
+            answer["notice"] = text("web.page_only", session.locale)
+        return web.json_response(answer)
 
     async def hint(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request)
