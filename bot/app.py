@@ -107,7 +107,9 @@ class TTTBot(commands.Bot):
         self.settings_source = settings_source
         self.repo = repo
         self.metrics = make_metrics() if settings.health_port else None
-        self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts)
+        self.tokens = ReplyTokens(self, repo)
+        self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts,
+                                   answered=self.tokens.channel_answered)  # fmt: skip
         self.health: HealthServer | None = None
         self.web: Activity | None = None
         """The Activity's web service (TTT_WEB_PORT), started with the client."""
@@ -142,7 +144,7 @@ class TTTBot(commands.Bot):
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
-        tokens = ReplyTokens(self, repo)
+        tokens = self.tokens
         publisher = Publisher(self, games, lobby, pinger, tokens)
         game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
@@ -164,10 +166,11 @@ class TTTBot(commands.Bot):
             self.warming = asyncio.create_task(self.warm_exact_workers())
         if settings.web_port is not None and settings.client_secret:
 
-            async def show(item: GameUpdate | Challenge) -> None:  # a change from a page
-                await publisher.publish(item)
+            async def show(item: GameUpdate | Challenge) -> bool:  # a change from a page
+                shown = await publisher.publish(item)
                 if isinstance(item, GameUpdate):
                     await pinger.game_changed(item.game)
+                return shown
 
             self.web = await start_activity(
                 repo=repo, games=games, lobby=lobby, records=records_service, show=show,

@@ -72,10 +72,14 @@ def game(
         for i, c in enumerate(board)
     ]  # fmt: skip
     mover = players[to_move]["name"] if to_move else ""
-    glyph = {"X": "❌", "O": "⭕"}.get(to_move or "", "")
+    parts: list[dict[str, str]] | None = None
+    if status is None and to_move:  # as bot/web/game_json.py words it, in parts
+        status = f"{mover} to move ({to_move})"
+        parts = [{"name": mover}, {"text": " to move ("}, {"mark": to_move}, {"text": ")"}]
     return {
         "id": game_id, "ply": sum(c != "." for c in board), "size": size, "running": running,
-        "status": status or f"{mover} to move ({glyph})", "players": players,
+        "status": status or "", "players": players,
+        "status_parts": parts if parts is not None else [{"text": status or ""}],
         "to_move": to_move if running else None, "you": you,
         "can_move": running and you is not None and you == to_move, "deadline": deadline,
         "cells": cells, "hinted": False, "ended": None if running else status,
@@ -190,7 +194,9 @@ class StubActivityServer:
             cell["mark"], cell["label"] = held["you"], cell["label"].replace("empty", "X")
             other = "O" if held["you"] == "X" else "X"
             after |= {"ply": held["ply"] + 1, "to_move": other, "can_move": False,
-                      "actions": ["resign"], "status": "the bot (hard) is thinking…"}  # fmt: skip
+                      "actions": ["resign"], "status": "the bot (hard) is thinking…",
+                      "status_parts": [{"name": "the bot (hard)"},
+                                       {"text": " is thinking…"}]}  # fmt: skip
             self.games[after["id"]] = after
             return web.json_response({"game": after})
         if kind == "hint":
@@ -202,6 +208,7 @@ class StubActivityServer:
             ended = copy.deepcopy(held)
             ended |= {"running": False, "to_move": None, "can_move": False,
                       "status": "Alice resigned. the bot (hard) wins.",
+                      "status_parts": [{"text": "Alice resigned. the bot (hard) wins."}],
                       "ended": "Alice resigned. the bot (hard) wins.",
                       "actions": ["rematch", "review"], "deadline": None}  # fmt: skip
             self.games[ended["id"]] = ended

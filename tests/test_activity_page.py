@@ -69,7 +69,7 @@ async def test_signs_in_through_the_sdk_and_plays_a_move(
         "C2, empty", "A3, empty", "B3, empty", "C3, empty"]  # fmt: skip
     players = page.activity.locator(".player")
     assert await players.locator(".player-name").all_inner_texts() == ["Alice", "the bot (hard)"]
-    assert await players.locator(".sr-only").all_text_contents() == ["❌", "⭕"]
+    assert await players.locator(".sr-only").all_text_contents() == ["X", "O"]
     assert [await p.get_attribute("aria-current") for p in await players.all()] == ["true", None]
     assert await page.activity.locator(".your-turn").inner_text() == "Your move"
     assert re.fullmatch(r"0:4\d", await page.activity.locator(".clock-time").inner_text())

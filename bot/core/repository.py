@@ -189,11 +189,16 @@ class Store(Protocol):
     async def keep_token(
         self, kind: str, item_id: int, token: str, expires_at: float, now: float
     ) -> None:
-        """Keep the token of the latest interaction that showed a game or challenge
-        (``kind``), unless one that expires later is kept; expired ones are deleted."""
+        """Keep the token of the latest interaction that showed a game or challenge, or
+        came from a channel (``kind``: game, challenge, channel), unless one that expires
+        later is kept; expired ones are deleted."""
 
     async def token_of(self, kind: str, item_id: int, now: float) -> str | None:
         """The kept token of a game or challenge, if still valid at ``now``."""
+
+    async def kept_token(self, kind: str, item_id: int, now: float) -> tuple[str, float] | None:
+        """The kept token of a game, a challenge or a channel (``kind``), with its expiry,
+        if still valid at ``now``."""
 
     async def forget_token(self, kind: str, item_id: int) -> None: ...
 

@@ -5,6 +5,7 @@ where only a member's own install reaches, through its latest interaction token.
 from __future__ import annotations
 
 import logging
+from typing import Literal
 
 import discord
 
@@ -16,6 +17,10 @@ from bot.discord_ui.reply_tokens import ReplyTokens, kind_of
 from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
+
+Display = Literal["shown", "deleted", "refused"]
+"""What became of a change the chat was to show: shown, its message deleted, or not
+shown (Discord refused the edit for another reason, or no token of a guest's was valid)."""
 
 NO_MENTIONS = discord.AllowedMentions.none()
 
@@ -44,11 +49,14 @@ class Publisher:
         self.pinger = pinger
         self.tokens = tokens
 
-    async def publish(self, item: GameUpdate | Challenge) -> None:
-        """Edit the message of a game or challenge that changed, in the server's language;
-        a running game whose message was deleted ends as abandoned."""
-        if not await self.show(item) and isinstance(item, GameUpdate) and item.game.running:
+    async def publish(self, item: GameUpdate | Challenge) -> bool:
+        """Edit the message of a game or challenge that changed, in the server's language
+        (post it, for one that has none yet); whether the chat shows it. A running game
+        whose message was deleted ends as abandoned."""
+        shown = await self.show(item)
+        if shown == "deleted" and isinstance(item, GameUpdate) and item.game.running:
             await self.abandon(item.game)
+        return shown == "shown"
 
     async def abandon(self, game: Game) -> None:
         """End ``game``, whose message was deleted, as abandoned (under its lock)."""
@@ -56,9 +64,10 @@ class Publisher:
         if ended is not None:
             await self.pinger.game_changed(ended)
 
-    async def show(self, item: GameUpdate | Challenge) -> bool:
+    async def show(self, item: GameUpdate | Challenge) -> Display:
         """:meth:`publish` without the abandoning, so it may run under the game's lock:
-        False if Discord says the message was deleted (any other refusal is logged)."""
+        ``deleted`` if Discord says the message was deleted, ``refused`` if Discord
+        refused the edit for another reason (logged) or no token could show it."""
         target = item.game if isinstance(item, GameUpdate) else item
         locale = render_game.server_locale(self.client, target)
         content: str | None  # None for a 5×5 layout: an edit then clears the text
@@ -69,8 +78,7 @@ class Publisher:
             content = render_game.challenge_content(item, locale)
             view = render_game.challenge_view(item, locale)
         if target.guest:
-            await self._publish_as_guest(target, content, view)
-            return True
+            return "shown" if await self._publish_as_guest(target, content, view) else "refused"
         channel = self.client.get_partial_messageable(target.channel_id)
         try:
             if target.message_id is None:
@@ -81,32 +89,43 @@ class Publisher:
                     await self.games.attach_game_message(target, sent.id)
                 else:
                     await self.lobby.attach_challenge_message(target, sent.id)
-                return True
+                return "shown"
             message = channel.get_partial_message(target.message_id)
             await message.edit(content=content, view=view, allowed_mentions=NO_MENTIONS)
+            return "shown"
         except discord.NotFound:
             log.warning("message %s of %s %s was deleted", target.message_id,
                         type(target).__name__.lower(), target.id)  # fmt: skip
-            return False
+            return "deleted"
         except discord.Forbidden as exc:
             log.warning("cannot update message %s in channel %s, missing permissions: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
         except discord.HTTPException as exc:
             log.warning("could not update message %s in channel %s: %s",
                         target.message_id, target.channel_id, exc)  # fmt: skip
-        return True
+        return "refused"
 
     async def _publish_as_guest(
         self, target: Game | Challenge, content: str | None,
         view: discord.ui.View | discord.ui.LayoutView | None,
-    ) -> None:  # fmt: skip
+    ) -> bool:  # fmt: skip
         kind = kind_of(target)
-        shown = await self.tokens.edit(kind, target.id, target.message_id, content=content,
-                                       view=view)  # fmt: skip
+        if target.message_id is None:  # started on a page: posted through the channel's token
+            posted = await self.tokens.post(target, content=content, view=view)
+            if posted is not None:
+                if isinstance(target, Game):
+                    await self.games.attach_game_message(target, posted)
+                else:
+                    await self.lobby.attach_challenge_message(target, posted)
+            shown = posted is not None
+        else:
+            shown = await self.tokens.edit(kind, target.id, target.message_id, content=content,
+                                           view=view)  # fmt: skip
         await self.tokens.shown(target)  # closed now: its tokens go
         if not shown:
             log.info("%s %s: no valid token to show its change; its message shows it at the "
                      "next click", kind, target.id)  # fmt: skip
+        return shown
 
     async def retire(self, update: GameUpdate, message_id: int) -> None:
         """Turn an old board of the game (posted again since) into a pointer to the live

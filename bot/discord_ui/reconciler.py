@@ -94,7 +94,7 @@ class Reconciler(BackgroundCog):
                 if latest is None:
                     return
                 shown = await self.publisher.show(latest)
-            if not shown and latest.game.running:
+            if shown == "deleted" and latest.game.running:
                 await self.publisher.abandon(latest.game)  # takes the game's lock
             await self.pinger.game_changed(latest.game)
         elif isinstance(thing, TournamentView):

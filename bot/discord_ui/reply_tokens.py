@@ -10,6 +10,10 @@ the last token expired is stored, and its board shows it at the next click on it
 
 The tokens are kept in the store (any process, or a restarted one, can use them). They
 are credentials: never logged, forgotten when their game or challenge closes.
+
+Each such channel's latest answered interaction is kept too (kind ``channel``): a game
+the Activity's page starts there, which no click brought, is posted as a follow-up
+through it while it is valid, and then shown through it like a clicked one.
 """
 
 from __future__ import annotations
@@ -23,11 +27,11 @@ import discord
 from bot.core.models import Challenge, Game
 from bot.core.repository import Store
 from bot.core.service import Clock
-from bot.discord_ui.responder import expired
+from bot.discord_ui.responder import expired, is_guest
 
 log = logging.getLogger(__name__)
 
-Kind = Literal["game", "challenge"]
+Kind = Literal["game", "challenge", "channel"]
 MARGIN = 60.0
 """Seconds before Discord's 15 minutes that a token stops being used: the clocks of
 Discord and of this machine, and a request in flight."""
@@ -48,6 +52,48 @@ class ReplyTokens:
         (its original message is the board)."""
         expires = interaction.expires_at.timestamp() - MARGIN
         await self.store.keep_token(kind, item_id, interaction.token, expires, self.clock())
+
+    async def channel_answered(self, interaction: discord.Interaction) -> None:
+        """Keep the token of an interaction answered where only a member's own install
+        reaches as its channel's (see :meth:`post`)."""
+        channel_id = interaction.channel_id
+        if (channel_id is None or not interaction.response.is_done() or expired(interaction)
+                or not is_guest(interaction)):  # fmt: skip
+            return
+        await self.keep("channel", channel_id, interaction)
+
+    async def post(
+        self, item: Game | Challenge, *, content: str | None,
+        view: discord.ui.View | discord.ui.LayoutView | None,
+    ) -> int | None:  # fmt: skip
+        """Post a guest's game or challenge that no interaction showed (one a page
+        started) as a follow-up of its channel's latest interaction, and keep that token
+        as the item's; its message id, or None when no token of the channel is valid (or
+        Discord refuses it: expired, or its follow-ups used up)."""
+        now = self.clock()
+        kept = await self.store.kept_token("channel", item.channel_id, now)
+        application_id = self.client.application_id
+        if kept is None or application_id is None:
+            return None
+        token, expires = kept
+        webhook = discord.Webhook.partial(application_id, token, client=self.client)
+        mentions = discord.AllowedMentions.none()
+        try:
+            if isinstance(view, discord.ui.LayoutView):  # a 5×5 board: no content at all
+                sent = await webhook.send(view=view, allowed_mentions=mentions, wait=True)
+            elif view is None:
+                sent = await webhook.send(content or "", allowed_mentions=mentions, wait=True)
+            else:
+                sent = await webhook.send(content or "", view=view, allowed_mentions=mentions,
+                                          wait=True)  # fmt: skip
+        except discord.HTTPException as exc:
+            log.info("channel %s: its token was refused (%s %s)", item.channel_id, exc.status,
+                     exc.code)  # fmt: skip
+            if exc.status in (401, 404):
+                await self.forget("channel", item.channel_id)
+            return None
+        await self.store.keep_token(kind_of(item), item.id, token, expires, now)
+        return sent.id
 
     async def forget(self, kind: Kind, item_id: int) -> None:
         await self.store.forget_token(kind, item_id)

@@ -145,11 +145,18 @@ async def in_time(interaction: discord.Interaction, answer: Awaitable[object]) -
 Observer = Callable[[str, float], None]
 """Told of each interaction answered: ``answered``, ``refused`` or ``failed``, and the
 seconds from its creation (Discord's clock, from the snowflake) to the answer."""
+Answered = Callable[[discord.Interaction], Awaitable[None]]
+"""Told of each interaction once its handling is over (its token kept, where it may show
+what a page starts: see ``reply_tokens``)."""
 
 
 class Responder:
-    def __init__(self, observe: Observer | None = None, doubts: Doubts | None = None) -> None:
+    def __init__(
+        self, observe: Observer | None = None, doubts: Doubts | None = None,
+        answered: Answered | None = None,
+    ) -> None:  # fmt: skip
         self.observe = observe
+        self.answered = answered
         self.doubts = Doubts() if doubts is None else doubts
         """Where what a failed interaction stored goes, for the reconciler to show."""
         self.in_flight = 0
@@ -188,6 +195,11 @@ class Responder:
             with contextlib.suppress(discord.HTTPException):  # not once it expired
                 await self.reply_private(interaction, text(key, interaction.locale))
         finally:
+            if self.answered is not None and outcome != "failed":
+                try:
+                    await self.answered(interaction)
+                except Exception:  # the answer stands; a page start there shows less
+                    log.exception("interaction %s: its token was not kept", interaction.id)
             self.in_flight -= 1
             if not self.in_flight:
                 self.idle.set()

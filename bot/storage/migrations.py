@@ -315,4 +315,21 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_of_match ON games(tournament_match_id)
         WHERE tournament_match_id IS NOT NULL;
     """,
+    # 12: a channel's latest interaction token too (kind 'channel', its id the channel's):
+    # a game a page starts where only a member's own install reaches is posted through it.
+    # SQLite cannot widen a CHECK: the table is made again.
+    """
+    CREATE TABLE reply_tokens_new (
+        kind TEXT NOT NULL CHECK (kind IN ('game', 'challenge', 'channel')),
+        item_id INTEGER NOT NULL,
+        token TEXT NOT NULL,
+        expires_at REAL NOT NULL,
+        PRIMARY KEY (kind, item_id)
+    );
+    INSERT INTO reply_tokens_new (kind, item_id, token, expires_at)
+        SELECT kind, item_id, token, expires_at FROM reply_tokens;
+    DROP TABLE reply_tokens;
+    ALTER TABLE reply_tokens_new RENAME TO reply_tokens;
+    CREATE INDEX reply_tokens_expiry ON reply_tokens(expires_at);
+    """,
 )

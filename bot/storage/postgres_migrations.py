@@ -224,6 +224,12 @@ MIGRATIONS: tuple[str, ...] = (
                            OR OLD.hinted IS DISTINCT FROM NEW.hinted)
         EXECUTE FUNCTION ttt_game_written();
     """,
+    # 9: as SQLite's 12: a channel's latest interaction token too (kind 'channel').
+    """
+    ALTER TABLE reply_tokens DROP CONSTRAINT reply_tokens_kind_check;
+    ALTER TABLE reply_tokens ADD CONSTRAINT reply_tokens_kind_check
+        CHECK (kind IN ('game', 'challenge', 'channel'));
+    """,
 )
 
 

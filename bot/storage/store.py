@@ -259,6 +259,9 @@ class SqlStore:
     async def token_of(self, kind: str, item_id: int, now: float) -> str | None:
         return await self._call(tokens.token_of, kind, item_id, now)
 
+    async def kept_token(self, kind: str, item_id: int, now: float) -> tuple[str, float] | None:
+        return await self._call(tokens.kept_token, kind, item_id, now)
+
     async def forget_token(self, kind: str, item_id: int) -> None:
         await self._call(tokens.forget_token, kind, item_id)
 

@@ -40,6 +40,16 @@ async def token_of(db: Db, kind: str, item_id: int, now: float) -> str | None:
     return None if value is None else str(value)
 
 
+async def kept_token(db: Db, kind: str, item_id: int, now: float) -> tuple[str, float] | None:
+    """The item's kept token and its expiry, if still valid at ``now``."""
+    row = await db.row(
+        "SELECT token, expires_at FROM reply_tokens WHERE kind = :kind AND item_id = :item"
+        " AND expires_at > :now",
+        {"kind": kind, "item": item_id, "now": now},
+    )
+    return None if row is None else (str(row["token"]), float(row["expires_at"]))
+
+
 async def forget_token(db: Db, kind: str, item_id: int) -> None:
     await db.run("DELETE FROM reply_tokens WHERE kind = :kind AND item_id = :item",
                  {"kind": kind, "item": item_id})  # fmt: skip

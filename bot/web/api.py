@@ -24,10 +24,13 @@ from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
 from bot.web.game_json import Person, game_json, plain
 from bot.web.live import LiveHub
+from bot.web.places import Places
 from bot.web.sessions import Session, Sessions
 
-Show = Callable[[GameUpdate | Challenge], Awaitable[None]]
-"""Shows a change in chat: the board edited (or posted, for a new game), the turn ping."""
+Show = Callable[[GameUpdate | Challenge], Awaitable[bool]]
+"""Shows a change in chat: the board edited (or posted, for a new game), the turn ping;
+whether the chat shows it (where only a member's own install reaches, only while an
+interaction's token of the channel is valid)."""
 
 REFUSALS = {
     "move.not_player": (403, "not_player"), "hint.not_player": (403, "not_player"),
@@ -51,7 +54,7 @@ def refusal(error: Refusal, locale: str) -> WebRefusal:
 class ActivityApi:
     def __init__(
         self, *, games: GameService, lobby: Lobby, records: RecordsService, auth: DiscordAuth,
-        sessions: Sessions, show: Show, hub: LiveHub,
+        sessions: Sessions, show: Show, hub: LiveHub, places: Places,
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
@@ -60,6 +63,7 @@ class ActivityApi:
         self.sessions = sessions
         self.show = show
         self.hub = hub
+        self.places = places
         self._channels: OrderedDict[int, int] = OrderedDict()
         """Each game's channel, once read: it never changes, so a move needs no read."""
 
@@ -153,18 +157,19 @@ class ActivityApi:
 
     async def rematch(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request)
-        result = await self._ask(session, self.lobby.rematch(game_id, session.user_id))
-        await self.show(result)
-        if isinstance(result, Challenge):
-            return web.json_response({"challenge": True})
-        return web.json_response({"game": await self._json(result, session)})
+        place = await self.places.of(session)
+        result = await self._ask(session, self.lobby.rematch(game_id, session.user_id,
+                                                             place.role_ids))  # fmt: skip
+        return await self._started(session, result)
 
     async def start(self, request: web.Request) -> web.Response:
         session = self._session(request)
         body = await _body(request)
+        place = await self.places.of(session)  # the roles and install a chat start has
         where: dict[str, Any] = {
             "guild_id": session.guild_id, "channel_id": session.channel_id,
             "user_id": session.user_id, "first": "me", "locale": session.locale,
+            "role_ids": place.role_ids, "guest": place.guest,
         }  # fmt: skip
         size = body.get("size", 3)
         if size not in SIZES:
@@ -177,16 +182,29 @@ class ActivityApi:
             challenge = await self._ask(
                 session, self.lobby.challenge(**where, size=size, opponent_id=int(opponent))
             )
-            await self.show(challenge)
-            return web.json_response({"challenge": True})
+            return await self._started(session, challenge)
         difficulty = body.get("difficulty", "medium")
         if difficulty not in DIFFICULTIES:
             raise WebRefusal(400, "bad_request", f"difficulty is one of {', '.join(DIFFICULTIES)}")
         update = await self._ask(
             session, self.lobby.start_bot_game(**where, size=size, difficulty=difficulty)
         )
-        await self.show(update)
-        return web.json_response({"game": await self._json(update, session)})
+        return await self._started(session, update)
+
+    async def _started(self, session: Session, started: GameUpdate | Challenge) -> web.Response:
+        """Show what a page started in chat, and answer with it. Where the chat cannot
+        show it (no token of the channel is valid), a game lives on the page, which says
+        so; a challenge, which only the chat can accept, is withdrawn and refused."""
+        shown = await self.show(started)
+        if isinstance(started, Challenge):
+            if not shown and started.guest:
+                await self.lobby.expire(started)
+                raise WebRefusal(409, "no_chat", text("web.challenge_no_chat", session.locale))
+            return web.json_response({"challenge": True})
+        answer: dict[str, Any] = {"game": await self._json(started, session)}
+        if not shown:
+            answer["notice"] = text("web.page_only", session.locale)
+        return web.json_response(answer)
 
     async def hint(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request)

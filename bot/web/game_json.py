@@ -15,6 +15,9 @@ Person = tuple[str, str | None]
 Names = Callable[[int], Awaitable[Person]]
 
 MARK_GLYPH = {"X": "❌", "O": "⭕"}
+"""The marks in the hint's and the review's texts, as in chat."""
+CUT = "\x00"
+"""Around a name or a mark in a status line being cut into parts (no catalog text has it)."""
 
 
 def plain(line: str) -> str:
@@ -58,7 +61,8 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
         actions += ["rematch", "review"]
     return {
         "id": str(game.id), "ply": game.ply, "size": board.size, "running": game.running,
-        "status": status(game, locale, players), "players": players, "to_move": to_move,
+        "status": status(game, locale, players), "players": players,
+        "status_parts": status_parts(game, locale, players), "to_move": to_move,
         "you": you, "can_move": can_move, "deadline": game.turn_deadline if game.running
         else None, "cells": cells, "actions": actions, "hinted": game.hinted,
         "ended": None if game.running else status(game, locale, players),
@@ -66,13 +70,37 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
 
 
 def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
-    """The status line of the chat board, with names for mentions and no timestamp."""
+    """The status line of the chat board, with names for mentions, marks as letters (a
+    system without a colour emoji font would show empty boxes) and no timestamp."""
     name = {mark: str(players[mark]["name"]) for mark in ("X", "O")}
+    return _status(game, locale, name, {"X": "X", "O": "O"})
+
+
+def status_parts(
+    game: Game, locale: str, players: dict[str, dict[str, Any]]
+) -> list[dict[str, str]]:
+    """The status line in parts, ``{"text": …}``, ``{"name": …}`` and ``{"mark": "X"}``,
+    so the page draws the marks as its board does and keeps each name whole."""
+    name = {mark: f"{CUT}n{mark}{CUT}" for mark in ("X", "O")}
+    line = _status(game, locale, name, {mark: f"{CUT}m{mark}{CUT}" for mark in ("X", "O")})
+    parts: list[dict[str, str]] = []
+    for i, piece in enumerate(line.split(CUT)):
+        if i % 2 == 0:
+            if piece:
+                parts.append({"text": piece})
+        elif piece[0] == "n":
+            parts.append({"name": str(players[piece[1]]["name"])})
+        else:
+            parts.append({"mark": piece[1]})
+    return parts
+
+
+def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]) -> str:
     if game.running:
         mover = game.board.to_move
         if game.bot_side == mover:
             return plain(text("game.bot_turn", locale, player=name[mover]))
-        return plain(text("web.turn", locale, player=name[mover], mark=MARK_GLYPH[mover]))
+        return plain(text("web.turn", locale, player=name[mover], mark=glyph[mover]))
     ending = game.ending
     assert ending is not None
     if ending.reason == "abandoned":
@@ -87,4 +115,4 @@ def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
     if key is not None:
         return plain(text(key, locale, loser=name[loser], winner=name[winner]))
     won = "game.won" if game.k == 3 else "game.won_k"
-    return plain(text(won, locale, player=name[winner], mark=MARK_GLYPH[winner], k=game.k))
+    return plain(text(won, locale, player=name[winner], mark=glyph[winner], k=game.k))

@@ -15,6 +15,7 @@ from bot.core.service import GameService
 from bot.web.api import ActivityApi, Show
 from bot.web.discord_auth import DiscordAuth
 from bot.web.live import LiveHub
+from bot.web.places import Places
 from bot.web.service import WebService
 from bot.web.sessions import Session, Sessions
 
@@ -54,7 +55,8 @@ async def start_activity(
 
     hub = LiveHub(games.current, render, games_for)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
-                      sessions=Sessions(client_secret), show=show, hub=hub)  # fmt: skip
+                      sessions=Sessions(client_secret), show=show, hub=hub,
+                      places=Places(http, api=auth.api, bot_token=bot_token))  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)

@@ -16,7 +16,6 @@ from .commands import check_command_definitions, command_object, store_commands
 from .errors import ApiError, missing_access, missing_permissions, unknown_channel, unknown_message
 from .oauth import FormBody, user_for_bearer
 from .state import (
-    DEFAULT_PERMISSIONS,
     PERM_ATTACH_FILES,
     PERM_CREATE_PRIVATE_THREADS,
     PERM_CREATE_PUBLIC_THREADS,
@@ -497,7 +496,9 @@ class RestApi:
         uid = int(req.params["user_id"])
         if guild is None or uid not in guild.member_ids:
             raise ApiError(404, 10007, "Unknown Member")
-        return member_dict(self.emu.users[uid], guild) | {"permissions": str(DEFAULT_PERMISSIONS)}
+        # The spec's GuildMemberResponse: no ``permissions`` (only an interaction's member
+        # carries the member's permissions in its channel).
+        return member_dict(self.emu.users[uid], guild)
 
 
 def _check_files(channel: EmuChannel, body: Any) -> None:

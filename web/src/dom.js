@@ -47,13 +47,50 @@ export function markShape(mark, className = "mark") {
   return svg;
 }
 
+/** The bot's face, drawn like the marks (an emoji would be an empty box without a colour
+ * emoji font). */
+function botFace() {
+  const svg = document.createElementNS(SVG, "svg");
+  svg.setAttribute("viewBox", "0 0 40 40");
+  svg.setAttribute("class", "bot-face");
+  svg.setAttribute("aria-hidden", "true");
+  svg.setAttribute("focusable", "false");
+  const shapes = [["rect", { x: 9, y: 12, width: 22, height: 18, rx: 5 }],
+    ["circle", { cx: 16, cy: 21, r: 2.6 }], ["circle", { cx: 24, cy: 21, r: 2.6 }],
+    ["path", { d: "M20 12V7" }], ["circle", { cx: 20, cy: 6, r: 2 }]];
+  for (const [tag, attrs] of shapes) {
+    const el = document.createElementNS(SVG, tag);
+    for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+    svg.append(el);
+  }
+  return svg;
+}
+
 /** A person's picture, or the first letter of their name on a disc when there is none. */
 export function avatar(person) {
   if (person?.avatar) {
     return h("img", { class: "avatar", src: person.avatar, alt: "", width: 40, height: 40 });
   }
-  const letter = person?.bot ? "\u{1F916}" : Array.from((person?.name ?? "").trim())[0] ?? "";
+  if (person?.bot) return h("span", { class: "avatar avatar-bot", "aria-hidden": "true" }, botFace());
+  const letter = Array.from((person?.name ?? "").trim())[0] ?? "";
   return h("span", { class: "avatar avatar-letter", "aria-hidden": "true" }, letter.toUpperCase());
+}
+
+/**
+ * A status line from the server's parts: its words, each name kept whole (cut with an
+ * ellipsis when it is wider than the line), and each mark drawn as the board draws it,
+ * named for a screen reader by its letter.
+ */
+export function statusLine(parts, fallback) {
+  if (!Array.isArray(parts)) return [fallback ?? ""];
+  return parts.map((part) => {
+    if (part.mark) {
+      return h("span", { class: "status-mark" }, markShape(part.mark, "inline-mark"),
+        h("span", { class: "sr-only" }, part.mark));
+    }
+    if (part.name !== undefined) return h("span", { class: "name" }, part.name);
+    return part.text ?? "";
+  });
 }
 
 /** Sets a text only when it changed, so live regions speak only about changes. */

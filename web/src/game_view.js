@@ -2,9 +2,7 @@
 // what this member may press (the server's `actions`). A spectator sees all of it and
 // presses nothing. During a review the board shows the reviewed step instead.
 import { BoardView } from "./board.js";
-import { avatar, h, markShape, replaceKeepingFocus, setText } from "./dom.js";
-
-const GLYPH = { X: "\u274C", O: "\u2B55" }; // read out by screen readers in their language
+import { avatar, h, markShape, replaceKeepingFocus, setText, statusLine } from "./dom.js";
 
 /** Seconds left as m:ss (h:mm:ss past an hour). */
 export function clockText(seconds) {
@@ -73,8 +71,12 @@ export class GameView {
     this.back.hidden = !(store.games.length > 1 || !game.running);
 
     replaceKeepingFocus(this.players, ["X", "O"].map((mark) => this.player(game, mark)));
-    setText(this.status, game.ended && game.ended !== game.status
-      ? `${game.status} ${game.ended}` : game.status);
+    // Replaced only when it changed: the line is a live region.
+    const line = JSON.stringify([game.status_parts, game.status]);
+    if (this.status.dataset.line !== line) {
+      this.status.dataset.line = line;
+      this.status.replaceChildren(...statusLine(game.status_parts, game.status));
+    }
     setText(this.yourTurn, game.can_move ? t("your_turn") : "");
     this.yourTurn.hidden = !game.can_move;
     this.deadline = game.running && game.deadline ? game.deadline : null;
@@ -114,11 +116,11 @@ export class GameView {
     const turn = game.running && game.to_move === mark;
     return h("li", { class: `player${turn ? " turn" : ""}${game.you === mark ? " you" : ""}`,
       "aria-current": turn ? "true" : null },
-      h("span", { class: "turn-arrow", "aria-hidden": "true" }, "\u25B6"),
+      h("span", { class: "turn-arrow", "aria-hidden": "true" }),
       avatar(person),
-      h("span", { class: "player-name" }, person.name),
+      h("span", { class: "player-name name" }, person.name),
       markShape(mark, "player-mark"),
-      h("span", { class: "sr-only" }, GLYPH[mark]));
+      h("span", { class: "sr-only" }, mark));
   }
 
   showReview(review, t) {

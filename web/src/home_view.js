@@ -1,7 +1,7 @@
 // What shows when no game is chosen: the channel's games to pick from, or, when none
 // runs, a form to start one against the bot or to challenge someone in the Activity.
 import { participantAvatar } from "./discord.js";
-import { avatar, h, markShape, replaceKeepingFocus } from "./dom.js";
+import { avatar, h, markShape, replaceKeepingFocus, statusLine } from "./dom.js";
 
 /** The choices the server offers, in its order: keys `difficulty.easy`, `size.3`, … */
 function choices(texts, group) {
@@ -34,8 +34,9 @@ export class HomeView {
             dataset: { key: `pick-${game.id}` }, onClick: () => this.intents.pick(game.id) },
             h("span", { class: "pick-players" }, ["X", "O"].map((mark) =>
               h("span", { class: "pick-player" }, markShape(mark, "player-mark"),
-                avatar(game.players?.[mark]), h("span", {}, game.players?.[mark]?.name ?? "")))),
-            h("span", { class: "pick-status" }, game.status),
+                avatar(game.players?.[mark]),
+                h("span", { class: "name" }, game.players?.[mark]?.name ?? "")))),
+            h("span", { class: "pick-status" }, statusLine(game.status_parts, game.status)),
             h("span", { class: "pick-size" }, t(`size.${game.size}`)),
             game.can_move ? h("span", { class: "your-turn" }, t("your_turn")) : null)))),
     ];
@@ -74,7 +75,8 @@ export class HomeView {
             return h("li", {}, h("button", { type: "button", class: "person",
               dataset: { key: `challenge-${person.id}` }, "aria-disabled": String(store.busy),
               onClick: () => this.intents.challenge(person.id, size()) },
-              avatar({ name, avatar: participantAvatar(person) }), h("span", {}, name)));
+              avatar({ name, avatar: participantAvatar(person) }),
+              h("span", { class: "name" }, name)));
           })))
         : null,
     ];

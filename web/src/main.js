@@ -40,9 +40,10 @@ async function send(intent, retried = false) {
   if (again) await send(intent, true);
 }
 
-/** A game, or a challenge posted in the chat. */
+/** A game (with a notice when the chat cannot show it), or a challenge posted there. */
 function started(answer) {
   if (answer?.game) store.putGame(answer.game);
+  if (answer?.notice) store.set({ notice: answer.notice });
   else if (answer?.challenge) store.set({ notice: store.t("challenge_sent") });
 }
 
