@@ -204,10 +204,11 @@ class Lobby:
         return challenge
 
     async def rematch(
-        self, game_id: int, user_id: int, role_ids: Collection[int] = ()
-    ) -> GameUpdate | Challenge:
+        self, game_id: int, user_id: int, role_ids: Collection[int] = (), *,
+        answer_by: float | None = None,
+    ) -> GameUpdate | Challenge:  # fmt: skip
         """Same players, sides swapped: a new bot game at once, or a challenge to the other
-        member.
+        member. ``answer_by`` as for :meth:`start_bot_game`.
 
         Raises:
             Refusal: not a player, the game still runs, or the server's start rules.
@@ -225,7 +226,7 @@ class Lobby:
             return await self.start_bot_game(
                 guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
                 role_ids=role_ids, user_id=user_id, difficulty=self.games.level(game), first=first,
-                locale=game.locale, guest=game.guest,
+                locale=game.locale, guest=game.guest, answer_by=answer_by,
             )  # fmt: skip
         return await self.challenge(
             guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,

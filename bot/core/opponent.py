@@ -58,10 +58,11 @@ class BotOpponent:
         """
         think = self.think_time
         try:
-            search = self._search(board, difficulty)
             if within is None:
-                return await search
-            return await asyncio.wait_for(search, max(MIN_WAIT, within))
+                return await self._search(board, difficulty, think)
+            # the worker is given no longer than the caller waits, so it stops with it
+            budget = min(think, max(MIN_WAIT, within))
+            return await asyncio.wait_for(self._search(board, difficulty, budget), budget)
         except TimeoutError:
             log.warning("%s took longer than %.1f s; playing a quick move", difficulty,
                         think if within is None else min(think, within))  # fmt: skip
@@ -75,14 +76,15 @@ class BotOpponent:
             log.exception("the %s search failed; playing a quick move", difficulty)
         return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
 
-    async def _search(self, board: Board, difficulty: str) -> int:
-        think = self.think_time
+    async def _search(self, board: Board, difficulty: str, think: float) -> int:
         if self.pool is not None and board.size * board.size > SMALL_BOARD_CELLS:
             seed = self.rng.getrandbits(64)
             return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
         agent = self._agents.get(difficulty)
         if agent is None:
-            agent = get_agent(difficulty, seed=self.rng.getrandbits(64), time_budget=think)
+            agent = get_agent(
+                difficulty, seed=self.rng.getrandbits(64), time_budget=self.think_time
+            )
             self._agents[difficulty] = agent
         if difficulty in self._warm:
             return agent.choose(board)

@@ -224,8 +224,9 @@ class GameController:
     async def on_rematch(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
             result = await self.lobby.rematch(
-                game_id, interaction.user.id, role_ids=role_ids(interaction)
-            )
+                game_id, interaction.user.id, role_ids=role_ids(interaction),
+                answer_by=answer_by(interaction),
+            )  # fmt: skip
             if isinstance(result, GameUpdate):
                 await self._send_game(interaction, result)
             else:

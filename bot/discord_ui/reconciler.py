@@ -79,13 +79,20 @@ class Reconciler(BackgroundCog):
                     log.exception("%s %s: reading it again failed; not showing it again",
                                   item.kind, item.id)  # fmt: skip
                 continue
+            failed = False
             for thing in shown:
                 try:
-                    await self._show(thing)
-                except Exception:
-                    log.exception("%s %s: showing it as stored failed", item.kind, item.id)
-            log.info("%s %s: shown as stored after a write whose outcome was unknown",
-                     item.kind, item.id)  # fmt: skip
+                    await self._show(thing)  # reads the game again, under its lock
+                except Exception as exc:
+                    failed = True
+                    if self.read_back.unreachable(exc):  # out of reach again: next time
+                        log.debug("%s %s: not shown yet (%s)", item.kind, item.id, exc)
+                        left.add(item)
+                    else:
+                        log.exception("%s %s: showing it as stored failed", item.kind, item.id)
+            if not failed:
+                log.info("%s %s: shown as stored after a write whose outcome was unknown",
+                         item.kind, item.id)  # fmt: skip
         return left or None
 
     async def _show(self, thing: Shown) -> None:

@@ -195,17 +195,19 @@ class Responder:
             with contextlib.suppress(discord.HTTPException):  # not once it expired
                 await self.reply_private(interaction, text(key, interaction.locale))
         finally:
-            if self.answered is not None and outcome != "failed":
-                try:
-                    await self.answered(interaction)
-                except Exception:  # the answer stands; a page start there shows less
-                    log.exception("interaction %s: its token was not kept", interaction.id)
-            self.in_flight -= 1
-            if not self.in_flight:
-                self.idle.set()
-            if self.observe is not None:
-                age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
-                self.observe(outcome, max(0.0, age))
+            try:
+                if self.answered is not None and outcome != "failed":
+                    try:
+                        await self.answered(interaction)
+                    except Exception:  # the answer stands; a page start there shows less
+                        log.exception("interaction %s: its token was not kept", interaction.id)
+            finally:  # counted out even if cancelled while keeping its token
+                self.in_flight -= 1
+                if not self.in_flight:
+                    self.idle.set()
+                if self.observe is not None:
+                    age = (discord.utils.utcnow() - interaction.created_at).total_seconds()
+                    self.observe(outcome, max(0.0, age))
 
     @staticmethod
     async def reply_private(interaction: discord.Interaction, message: str) -> None:

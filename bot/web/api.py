@@ -202,7 +202,7 @@ class ActivityApi:
                 raise WebRefusal(409, "no_chat", text("web.challenge_no_chat", session.locale))
             return web.json_response({"challenge": True})
         answer: dict[str, Any] = {"game": await self._json(started, session)}
-        if not shown:
+        if not shown and started.game.guest:  # elsewhere Discord refused it (logged)
             answer["notice"] = text("web.page_only", session.locale)
         return web.json_response(answer)
 

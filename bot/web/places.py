@@ -20,6 +20,7 @@ from typing import Any
 
 import aiohttp
 
+from bot.i18n import text
 from bot.web.errors import WebRefusal
 from bot.web.sessions import Session
 
@@ -62,7 +63,7 @@ class Places:
             self._known.move_to_end(key)
             return known[1]
         if session.guild_id is not None:
-            place = await self._member(session.guild_id, session.user_id)
+            place = await self._member(session.guild_id, session.user_id, session.locale)
         else:
             place = await self._channel(session.channel_id)
         self._known[key] = (self.clock() + FRESH_FOR, place)
@@ -70,14 +71,14 @@ class Places:
             self._known.popitem(last=False)
         return place
 
-    async def _member(self, guild_id: int, user_id: int) -> Place:
+    async def _member(self, guild_id: int, user_id: int, locale: str) -> Place:
         status, body = await self._get(f"/guilds/{guild_id}/members/{user_id}")
         if status == 200:
             return Place(False, tuple(int(r) for r in body.get("roles") or ()))
         if _not_added(status, body, UNKNOWN_GUILD):
             return Place(True)
         if status == 404:
-            raise WebRefusal(403, "not_member", "you are no longer a member of this server")
+            raise WebRefusal(403, "not_member", text("web.not_member", locale))
         raise WebRefusal(502, "discord", "Discord did not answer; try again")
 
     async def _channel(self, channel_id: int) -> Place:
