@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import os
 import signal
 import socket
@@ -12,8 +13,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import discord
 import yarl
@@ -214,6 +216,24 @@ async def with_marks(
         timeout,
         include_existing=True,
     )
+
+
+async def eventually(
+    check: Callable[[], Any], what: str, timeout: float = WAIT_CEILING, every: float = 0.02
+) -> Any:
+    """``check()``'s first truthy value (``check`` may be a coroutine function), polled
+    every ``every`` seconds: for a state the bot reaches on its own (a stored row, a
+    process's log line). ``timeout`` is a safety net, not a time the test expects."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if inspect.isawaitable(value):
+            value = await value
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not so after {timeout} s: {what}")
+        await asyncio.sleep(every)
 
 
 def cell_id(message: dict, cell: int) -> str:
