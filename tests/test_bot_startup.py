@@ -254,7 +254,7 @@ async def test_the_start_up_says_what_it_did_and_the_stop_says_so(
     child = BotProcess(bot_process_env(emulator, database), tmp_path)
     try:
         await child.wait_until_ready(emulator, 1)
-        await emulator.wait_for_commands(timeout=5, count=1)
+        await emulator.wait_for_commands(count=1)
         for _ in range(250):  # on_ready runs once the guilds have arrived
             if "connected to the gateway" in child.stderr:
                 break
