@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import inspect
 import os
 import signal
 import socket
@@ -12,8 +13,9 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
+from typing import Any
 
 import discord
 import yarl
@@ -26,6 +28,7 @@ from bot.settings import Settings
 from bot.storage import PostgresRepository, SqliteRepository
 
 from discord_emulator import DiscordEmulator, buttons
+from discord_emulator.interactions import WAIT_CEILING
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "MTIzNDU2Nzg5MDEyMzQ1Njc4.R2VuZQ.YS13ZWxsLWZvcm1lZC10ZXN0LXRva2Vu"
@@ -70,20 +73,19 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
     task = asyncio.create_task(bot.start(settings.token))
     try:
         if settings.web_only:  # no gateway: ready once the pages are served
-            for _ in range(200):
-                if bot.web is not None or task.done():
-                    break
+            deadline = time.monotonic() + WAIT_CEILING
+            while bot.web is None and not task.done() and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)
             assert bot.web is not None, "the web-only bot did not start serving"
         else:
-            await emu.wait_until_ready(timeout=10, count=ready)
+            await emu.wait_until_ready(count=ready)
         if not settings.web_only and (settings.shard_ids is None or 0 in settings.shard_ids):
-            await emu.wait_for_commands(timeout=10)  # shard 0's process syncs
+            await emu.wait_for_commands()  # shard 0's process syncs
         yield bot
     finally:
         await bot.close()
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(task, 5)
+            await asyncio.wait_for(task, WAIT_CEILING)
         await repo.close()
         Route.BASE = old_base
         discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = old_gateway
@@ -118,7 +120,9 @@ def start_bot_process(
     )
 
 
-START_TIMEOUT = 20.0
+START_TIMEOUT = WAIT_CEILING
+"""Seconds a bot process gets to READY: a safety net, since a busy machine takes several
+seconds just to start an interpreter and import discord.py."""
 
 
 class BotProcess:
@@ -162,8 +166,8 @@ class BotProcess:
                 os.killpg(self.proc.pid, sig)
             else:
                 self.proc.send_signal(sig)
-        code = await asyncio.to_thread(self.proc.wait, 10)
-        await asyncio.to_thread(self._reader.join, 5)
+        code = await asyncio.to_thread(self.proc.wait, WAIT_CEILING)
+        await asyncio.to_thread(self._reader.join, WAIT_CEILING)
         return code
 
     async def kill(self) -> int:
@@ -201,7 +205,9 @@ def board_of(message: dict) -> str:
     return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in cells)
 
 
-async def with_marks(emu: DiscordEmulator, message: dict, marks: int, timeout: float = 30) -> dict:
+async def with_marks(
+    emu: DiscordEmulator, message: dict, marks: int, timeout: float = WAIT_CEILING
+) -> dict:
     """``message`` once its board shows at least ``marks`` marks. On 4×4 and 5×5 the
     member's move may be shown first and the bot's reply edited in when its search ends:
     later the busier the machine, so a test waits for the reply, never for a time."""
@@ -210,6 +216,24 @@ async def with_marks(emu: DiscordEmulator, message: dict, marks: int, timeout: f
         timeout,
         include_existing=True,
     )
+
+
+async def eventually(
+    check: Callable[[], Any], what: str, timeout: float = WAIT_CEILING, every: float = 0.02
+) -> Any:
+    """``check()``'s first truthy value (``check`` may be a coroutine function), polled
+    every ``every`` seconds: for a state the bot reaches on its own (a stored row, a
+    process's log line). ``timeout`` is a safety net, not a time the test expects."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if inspect.isawaitable(value):
+            value = await value
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"still not so after {timeout} s: {what}")
+        await asyncio.sleep(every)
 
 
 def cell_id(message: dict, cell: int) -> str:

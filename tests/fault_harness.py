@@ -3,7 +3,6 @@ so that a write waits on the server (as behind a long transaction elsewhere)."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Sequence
 from urllib.parse import urlsplit
@@ -11,6 +10,8 @@ from urllib.parse import urlsplit
 import asyncpg
 
 from bot.i18n import text
+
+from bot_harness import eventually
 
 NOTHING_CHANGED, UNCONFIRMED = text("error.generic"), text("error.unconfirmed")
 
@@ -35,15 +36,11 @@ async def locked(conn, game_id: int) -> None:
 async def waiting_backend(conn) -> int:
     """The backend waiting for a lock in ``conn``'s database (``conn`` outside any
     transaction: inside one, PostgreSQL shows the activity as it was at its start)."""
-    for _ in range(100):
-        pid = await conn.fetchval(
-            "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
-            " AND wait_event_type = 'Lock'"
-        )
-        if pid is not None:
-            return int(pid)
-        await asyncio.sleep(0.02)
-    raise AssertionError("no write is waiting for the lock")
+    query = (
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database()"
+        " AND wait_event_type = 'Lock'"
+    )
+    return int(await eventually(lambda: conn.fetchval(query), "a write waiting for the lock"))
 
 
 @contextlib.asynccontextmanager

@@ -4,12 +4,11 @@ of bounds, challenges to someone who is not a member."""
 
 from __future__ import annotations
 
-import asyncio
 import copy
 
 import pytest
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 
 
@@ -125,11 +124,8 @@ async def test_a_message_behind_the_stored_board_catches_up_on_the_next_click(
     assert board_of(emulator.message(message["id"])) == "........."
     res = await emulator.click(alice, message, cell_id(message, 8))
     assert res.type == 7 and board_of(emulator.message(message["id"])) == "X...O...."
-    for _ in range(100):  # the private follow-up comes after the board's update
-        if res.followups:
-            break
-        await asyncio.sleep(0.02)
-    followups = res.followups
+    # the private follow-up comes after the board's update
+    followups = await eventually(lambda: res.followups, "the private follow-up")
     assert [m.get("flags", 0) & 64 for m in followups] == [64]  # one private follow-up
     assert "out of date" in followups[0]["content"]
     message = emulator.message(message["id"])

@@ -86,7 +86,7 @@ async def test_challenge_expires_and_the_message_says_so(emulator, bot) -> None:
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob})
     challenge_id = res.message["id"]
     expired = await emulator.wait_for_message(
-        lambda m: m["id"] == challenge_id and "expired" in m["content"], timeout=5
+        lambda m: m["id"] == challenge_id and "expired" in m["content"]
     )
     assert (
         expired["content"] == f"<@{alice.id}>'s challenge to <@{bob.id}> expired without an answer."

@@ -160,7 +160,7 @@ async def test_a_timeout_and_a_restart_are_shown_in_the_dm(
         assert res.type == 7 and board_of(res.message).count("X") == 2
         # nobody clicks: the timekeeper edits the DM message over REST
         timed_out = await emulator.wait_for_message(
-            lambda m: m["id"] == first["id"] and "ran out of time" in m["content"], timeout=10
+            lambda m: m["id"] == first["id"] and "ran out of time" in m["content"]
         )
     assert f"<@{alice.id}> ran out of time. **the bot (hard) wins.**" in timed_out["content"]
     assert find_button(timed_out, label="Rematch") is not None

@@ -10,7 +10,7 @@ from bot.discord_ui import custom_ids
 from bot.i18n import text
 from engine import Board
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_id, running_bot, settings_for, with_marks
 from discord_emulator import IS_COMPONENTS_V2, DiscordEmulator, buttons, text_of
 
 MARKS = {"❌": "X", "⭕": "O", "⬜": "."}
@@ -64,8 +64,8 @@ async def test_a_5x5_game_resigns_then_offers_rematch_and_review(
 
         res = await emulator.click(alice, message, cell_id(message, 12))
         assert res.type == 7
-        (game,) = await bot.repo.running_games()
-        shown = res.message
+        shown = await with_marks(emulator, res.message, 2)  # the reply may be edited in
+        (game,) = await bot.repo.running_games()  # stored before it is shown
         assert game.ply == 2 and game.board[12] == "X"
         assert grid_of(shown) == board_of(shown) == game.board.to_string()
 

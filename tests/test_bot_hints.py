@@ -14,7 +14,7 @@ from bot.settings import Settings, SettingsError
 from engine import Board, sparse
 
 import exact_reference
-from bot_harness import TOKEN, board_of, cell_id, running_bot, settings_for
+from bot_harness import TOKEN, board_of, cell_id, running_bot, settings_for, with_marks
 from discord_emulator import DiscordEmulator, buttons
 
 MANAGE_GUILD = 1 << 5
@@ -155,10 +155,11 @@ async def test_a_4x4_hint_comes_after_a_thinking_answer(emulator: DiscordEmulato
         alice, "ttt start", {"first": "me", "size": 4, "difficulty": "easy"}
     )
     res = await emulator.click(alice, res.message, cell_id(res.message, 5))
-    text = board_of(res.message)
-    hint = hint_button(res.message)
-    assert hint is not None and buttons(res.message)[4][1] == hint  # beside Resign
-    res = await emulator.click(alice, res.message, hint["custom_id"], wait_final=True)
+    board = await with_marks(emulator, res.message, 2)  # the reply may be edited in
+    text = board_of(board)
+    hint = hint_button(board)
+    assert hint is not None and buttons(board)[4][1] == hint  # beside Resign
+    res = await emulator.click(alice, board, hint["custom_id"], wait_final=True)
     assert res.type == 5 and res.ephemeral  # "thinking", then the hint
     content = res.followups[0]["content"] if res.followups else res.content
     value, keeping = exact_reference.Solver(4, 4).keeping(text)
@@ -190,17 +191,20 @@ async def test_the_hint_worker_starts_with_the_bot_and_an_open_5x5_hint_lists_ev
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3", warm_workers=True)
     async with running_bot(emulator, settings) as bot:
         assert bot.warming is not None
-        await asyncio.wait_for(bot.warming, 60)
+        # two niced workers read the 5×5 tables (4-5 s of CPU each): on a busy machine a
+        # minute is not always enough, so the ceiling is only a safety net
+        await asyncio.wait_for(bot.warming, 300)
         assert bot.hints.worker_pids() and bot.reviews.worker_pids()  # before any click
         alice = emulator.create_user("alice")
         res = await emulator.invoke(
             alice, "ttt start", {"first": "me", "size": 5, "difficulty": "easy"}
         )
         res = await emulator.click(alice, res.message, cell_id(res.message, 0))
-        text = board_of(res.message)
+        shown = await with_marks(emulator, res.message, 2)  # the reply may be edited in
+        text = board_of(shown)
         board = Board.from_string(text, 4)
         assert board.move_count == 2
-        res = await emulator.click(alice, res.message, hint_button(res.message)["custom_id"],  # type: ignore[index]
+        res = await emulator.click(alice, shown, hint_button(shown)["custom_id"],  # type: ignore[index]
                                    wait_final=True)  # fmt: skip
         content = res.followups[0]["content"] if res.followups else res.content
         # two marks: every reply's value is in the sparse table, so the hint is complete

@@ -14,7 +14,7 @@ from bot.discord_ui import custom_ids
 from bot.i18n import text
 from engine import Board
 
-from bot_harness import board_of, cell_buttons, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_buttons, cell_id, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator, InteractionResult, buttons, text_of
 from discord_emulator.state import DEFAULT_PERMISSIONS, PERM_MANAGE_GUILD
 
@@ -40,11 +40,8 @@ async def late(emulator: DiscordEmulator, act) -> InteractionResult:
     finally:
         emulator.lag = 0.0
     assert res.type is None  # nothing answered in time: the member saw it fail
-    for _ in range(250):
-        if res.answers:
-            break
-        await asyncio.sleep(0.02)
-    await asyncio.sleep(0.5)
+    await eventually(lambda: res.answers, "the bot's try to answer")
+    await asyncio.sleep(0.5)  # and no other try lands
     return res
 
 

@@ -73,7 +73,7 @@ async def test_an_open_challenge_in_french_is_withdrawn_then_expires(emulator, b
     res = await emulator.invoke(amelie, "ttt start", {"open": True}, channel=channel)
     message_id = res.message["id"]
     closed = await emulator.wait_for_message(
-        lambda m: m["id"] == message_id and "personne n'a accepté" in m["content"], timeout=10
+        lambda m: m["id"] == message_id and "personne n'a accepté" in m["content"]
     )
     assert buttons(closed) == []
 

@@ -10,7 +10,14 @@ from PIL import Image
 from bot.core.rating import INITIAL_RATING, elo_update
 from engine import Board, get_agent
 
-from bot_harness import accepted_member_game, board_of, cell_id, running_bot, settings_for
+from bot_harness import (
+    accepted_member_game,
+    board_of,
+    cell_id,
+    running_bot,
+    settings_for,
+    with_marks,
+)
 from core_harness import independent_elo
 from discord_emulator import DiscordEmulator, find_button
 
@@ -198,9 +205,8 @@ async def test_a_4x4_game_is_reviewed_after_a_thinking_answer(emulator, bot) -> 
         alice, "ttt start", {"first": "me", "size": 4, "difficulty": "easy"}
     )
     res = await emulator.click(alice, res.message, cell_id(res.message, 5))
-    res = await emulator.click(
-        alice, res.message, find_button(res.message, label="Resign")["custom_id"]
-    )
+    board = await with_marks(emulator, res.message, 2)  # the reply may be edited in
+    res = await emulator.click(alice, board, find_button(board, label="Resign")["custom_id"])
     review = find_button(res.message, label="Review")
     assert review is not None  # 4×4 boards have room for the action row
     res = await emulator.click(alice, res.message, review["custom_id"], wait_final=True)

@@ -157,12 +157,10 @@ async def test_what_expired_while_down_is_shown_at_start_up(
     async with bot_process(emulator, env, tmp_path, ready=2):
         timed_out = await emulator.wait_for_message(
             lambda m: m["id"] == game_id and "ran out of time" in m["content"],
-            timeout=5,
             include_existing=True,
         )
         expired = await emulator.wait_for_message(
             lambda m: m["id"] == challenge_id and "expired" in m["content"],
-            timeout=5,
             include_existing=True,
         )
     assert f"<@{alice.id}> ran out of time. **the bot (hard) wins.**" in timed_out["content"]
@@ -184,7 +182,7 @@ async def test_an_unchanged_command_tree_is_not_synced_again(
 
     env = env_for(emulator, tmp_path)
     async with bot_process(emulator, env, tmp_path, ready=1):
-        await emulator.wait_for_commands(timeout=5, count=1)
+        await emulator.wait_for_commands(count=1)
     assert emulator.sync_count == 1
     assert command_puts() == [f"/applications/{emulator.application_id}/commands"]
 
@@ -202,7 +200,7 @@ async def test_an_unchanged_command_tree_is_not_synced_again(
     # A changed target does sync: the check is not "never sync again".
     guild_env = env | {"TTT_DEV_GUILD_ID": str(emulator.guild.id)}
     async with bot_process(emulator, guild_env, tmp_path, ready=3):
-        await emulator.wait_for_commands(timeout=5, count=2)
+        await emulator.wait_for_commands(count=2)
     assert command_puts()[1:] == [
         f"/applications/{emulator.application_id}/guilds/{emulator.guild.id}/commands"
     ]
@@ -223,7 +221,7 @@ async def test_a_kill_before_the_message_id_is_stored_still_shows_the_timeout(
                 return True
             return False
 
-        shown = asyncio.ensure_future(emulator.wait_for_message(kill_on_board, timeout=5))
+        shown = asyncio.ensure_future(emulator.wait_for_message(kill_on_board))
         res = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
         assert res.type == 4
         await shown
@@ -234,6 +232,5 @@ async def test_a_kill_before_the_message_id_is_stored_still_shows_the_timeout(
         # edited in place or said in a new message: either way the channel learns it
         await emulator.wait_for_message(
             lambda m: m["channel_id"] == channel_id and "ran out of time" in m["content"],
-            timeout=3,
             include_existing=True,
         )

@@ -111,7 +111,7 @@ async def test_turn_timeout_loses_the_game(emulator: DiscordEmulator, bot) -> No
     res = await emulator.invoke(alice, "ttt start", {"first": "me"})
     game_id = res.message["id"]
     edited = await emulator.wait_for_message(
-        lambda m: m["id"] == game_id and "ran out of time" in m["content"], timeout=5
+        lambda m: m["id"] == game_id and "ran out of time" in m["content"]
     )
     assert f"<@{alice.id}> ran out of time. **the bot (medium) wins.**" in edited["content"]
     assert all(b.get("disabled") for row in buttons(edited)[:3] for b in row)

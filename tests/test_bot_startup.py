@@ -17,6 +17,7 @@ from bot.storage import MIGRATIONS, SqliteRepository
 from bot_harness import (
     BotProcess,
     bot_process_env,
+    eventually,
     free_port,
     running_bot,
     settings_for,
@@ -254,11 +255,9 @@ async def test_the_start_up_says_what_it_did_and_the_stop_says_so(
     child = BotProcess(bot_process_env(emulator, database), tmp_path)
     try:
         await child.wait_until_ready(emulator, 1)
-        await emulator.wait_for_commands(timeout=5, count=1)
-        for _ in range(250):  # on_ready runs once the guilds have arrived
-            if "connected to the gateway" in child.stderr:
-                break
-            await asyncio.sleep(0.02)
+        await emulator.wait_for_commands(count=1)
+        # on_ready runs once the guilds have arrived
+        await eventually(lambda: "connected to the gateway" in child.stderr, "on_ready's log")
     finally:
         code = await child.stop(signal.SIGTERM)
     log = child.stderr

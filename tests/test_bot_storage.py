@@ -191,7 +191,7 @@ async def test_a_slow_bot_reply_shows_the_member_move_first(
         assert first.move_count == 1 and first[0] == "X"
         assert "the bot (hard) is thinking" in res.content
         # ...then the same message shows the reply
-        edited = await res.wait_for_edit(timeout=5)
+        edited = await res.wait_for_edit()
         assert edited is not None
         assert Board.from_string(board_of(emulator.message(message["id"]))).move_count == 2
 

@@ -27,6 +27,7 @@ from bot_harness import (
     settings_for,
 )
 from discord_emulator import DiscordEmulator, buttons
+from discord_emulator.interactions import WAIT_CEILING
 from discord_emulator.state import (
     DEFAULT_PERMISSIONS,
     PERM_ATTACH_FILES,
@@ -55,7 +56,7 @@ def _ids(message: dict, kind: type) -> list[Any]:
     return [c for c in found if isinstance(c, kind)]
 
 
-async def until(check: Callable[[], Any], timeout: float = 10.0, what: str = "") -> Any:
+async def until(check: Callable[[], Any], timeout: float = WAIT_CEILING, what: str = "") -> Any:
     """Poll the emulator's state until ``check()`` is truthy; its value."""
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
@@ -250,7 +251,7 @@ async def test_a_no_show_forfeits_and_a_removed_player_is_out(
             shown = emulator.message(one["id"])
             return shown if "by forfeit" in shown["content"] else None
 
-        forfeit = await until(forfeited, timeout=5, what="the no-show")
+        forfeit = await until(forfeited, what="the no-show")
         assert f"<@{b.id}> goes through by forfeit" in forfeit["content"]
         await until(lambda: f"<@{c.id}> goes through by forfeit"
                     in emulator.message(other["id"])["content"], what="the removal")  # fmt: skip
@@ -320,7 +321,9 @@ def picture_of(emulator: DiscordEmulator, message: dict) -> bytes:
     return emulator.files[attached["id"]]
 
 
-async def champion_shown(emulator: DiscordEmulator, message: dict, timeout: float = 10) -> dict:
+async def champion_shown(
+    emulator: DiscordEmulator, message: dict, timeout: float = WAIT_CEILING
+) -> dict:
     def shown() -> dict | None:
         current = emulator.message(message["id"])
         return current if "Champion" in current["content"] else None
@@ -335,7 +338,7 @@ async def test_a_tournament_survives_a_sigkill_between_rounds(
     players = Players(emulator, 4)
     env = bot_process_env(emulator, tmp_path / "t.sqlite3")
     async with bot_process(emulator, env, tmp_path, ready=1) as bot:
-        await emulator.wait_for_commands(timeout=10)
+        await emulator.wait_for_commands()
         message, _ = await sign_up(emulator, players, "single", best_of=3)
         await emulator.invoke(players.organiser, "ttt tournament start")
         assert await play_round(emulator, players, lambda n: WIN_X, 2) == 6  # X wins: 2–1

@@ -13,8 +13,9 @@ from bot.discord_ui import game_controller
 from bot.discord_ui.render_game import grid
 from bot.i18n import text
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator
+from discord_emulator.interactions import WAIT_CEILING
 from fault_harness import locked, told, waiting_backend
 
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
@@ -26,7 +27,9 @@ async def stored_board(bot, channel_id: int) -> str:
     return game.board.to_string()
 
 
-async def until_shown(emu: DiscordEmulator, bot, board: dict, seconds: float = 5.0) -> None:
+async def until_shown(
+    emu: DiscordEmulator, bot, board: dict, seconds: float = WAIT_CEILING
+) -> None:
     """Until the board message equals the store (fails after ``seconds``)."""
     loop = asyncio.get_running_loop()
     end = loop.time() + seconds
@@ -68,10 +71,7 @@ async def test_a_click_on_a_board_behind_the_store_gets_the_position_as_stored(
         emulator.faults.add("POST", CALLBACK, 403, code=50013)  # the board's edit
         emulator.faults.add("PATCH", MESSAGE, 403, code=50013)  # and the reconciler's
         assert told(await emulator.click(alice, board, cell_id(board, 4))) == "unconfirmed"
-        for _ in range(100):
-            if len(emulator.faults.injected) == 2:
-                break
-            await asyncio.sleep(0.02)
+        await eventually(lambda: len(emulator.faults.injected) == 2, "both refused edits")
         behind = emulator.message(board["id"])
         stored = await stored_board(bot, channel_id)
         assert board_of(behind) == "." * 9 and stored[4] == "X"
@@ -132,14 +132,13 @@ async def test_a_write_left_waiting_is_ended_before_its_board_is_read_again(
             click = asyncio.ensure_future(emulator.click(alice, board, cell_id(board, 4)))
             waiting = await waiting_backend(watcher)
             assert told(await click) == "unconfirmed"
-            for _ in range(100):  # the reconciler ends the backend still waiting
-                gone = not await watcher.fetchval(
-                    "SELECT count(*) FROM pg_stat_activity WHERE pid = $1", waiting
-                )
-                if gone:
-                    break
-                await asyncio.sleep(0.05)
-            assert gone, "the waiting write was left to land later"
+
+            async def gone() -> bool:
+                count = "SELECT count(*) FROM pg_stat_activity WHERE pid = $1"
+                return not await watcher.fetchval(count, waiting)
+
+            # the reconciler ends the backend still waiting
+            await eventually(gone, "the waiting write ended, not left to land later")
             await locker.execute("COMMIT")
         finally:
             await locker.close()

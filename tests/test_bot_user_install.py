@@ -6,13 +6,11 @@ board whose token expired catches up at the next click."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from bot.discord_ui import custom_ids
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons
 from discord_emulator.state import DEFAULT_PERMISSIONS, PERM_USE_EXTERNAL_APPS
 
@@ -35,13 +33,9 @@ def friends_dm(emu: DiscordEmulator):
     return alice, bob, emu.open_private(alice, bob)
 
 
-async def until(condition, what: str, timeout: float = 2.0) -> None:
-    """Wait for an async ``condition`` of the store to hold."""
-    for _ in range(int(timeout / 0.02)):
-        if await condition():
-            return
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"still not so after {timeout} s: {what}")
+async def until(condition, what: str) -> None:
+    """Wait for an async ``condition`` of the store to hold (a 60 s safety net)."""
+    await eventually(condition, what)
 
 
 def button(message: dict, kind: type) -> str:
@@ -180,13 +174,13 @@ async def test_a_timeout_is_shown_through_the_token_and_a_restart_plays_on(
         assert await bot.repo.token_of("game", game_id(board), 0) is not None
         # nobody clicks: the timeout is shown through bob's click's token
         timed_out = await emulator.wait_for_message(
-            lambda m: m["id"] == board["id"] and "ran out of time" in m["content"], timeout=10
+            lambda m: m["id"] == board["id"] and "ran out of time" in m["content"]
         )
 
         async def forgotten() -> bool:  # then forgotten: the game is over
             return await bot.repo.token_of("game", game_id(board), 0) is None
 
-        await until(forgotten, "the token of a finished game is forgotten", timeout=1.0)
+        await until(forgotten, "the token of a finished game is forgotten")
     assert f"<@{alice.id}> ran out of time" in timed_out["content"]
     assert channel_requests(emulator, dm) == []
     webhook = [r.path for r in emulator.requests if r.method == "PATCH" and "/webhooks/" in r.path]
@@ -207,7 +201,7 @@ async def test_an_expired_token_and_the_board_catching_up(
             game = await bot.repo.get_game(game_id(board))
             return game is not None and not game.running
 
-        await until(ended, "the game ended by its deadline", timeout=5.0)
+        await until(ended, "the game ended by its deadline")
         game = await bot.repo.get_game(game_id(board))
         assert game is not None and game.ending is not None and game.ending.reason == "timeout"
         assert "ran out of time" not in emulator.message(board["id"])["content"]
@@ -242,7 +236,7 @@ async def test_two_processes_on_postgresql_share_a_game_between_friends(
             assert res.type == 7 and board_of(res.message) == "....X...."
         shown_by_first = len(emulator.requests)
         timed_out = await emulator.wait_for_message(
-            lambda m: m["id"] == board["id"] and "ran out of time" in m["content"], timeout=10
+            lambda m: m["id"] == board["id"] and "ran out of time" in m["content"]
         )
     assert f"<@{bob.id}> ran out of time" in timed_out["content"]
     later = emulator.requests[shown_by_first:]

@@ -17,9 +17,17 @@ from bot.core.models import Game
 from bot.storage import PostgresRepository
 from engine import Board
 
-from bot_harness import BotProcess, accepted_member_game, board_of, bot_process_env, cell_id
+from bot_harness import (
+    BotProcess,
+    accepted_member_game,
+    board_of,
+    bot_process_env,
+    cell_id,
+    with_marks,
+)
 from core_harness import independent_elo
 from discord_emulator import DiscordEmulator, text_of
+from discord_emulator.interactions import WAIT_CEILING
 
 pytestmark = pytest.mark.postgres
 SHARDS = 3
@@ -143,7 +151,8 @@ async def test_three_processes_share_the_shards_and_the_games(
                                     channel=target.channels[1])  # fmt: skip
         big_id = big.message["id"]
         res = await emulator.click(people[target.id][2], big.message, cell_id(big.message, 12))
-        assert res.type == 7  # the worker is up and answered
+        assert res.type == 7
+        await with_marks(emulator, big.message, 2)  # the worker is up and answered
         stopped += engine_workers(bots[2].proc.pid)
         assert stopped, "shard 2's process has no engine worker"
         for pid in stopped:
@@ -158,7 +167,7 @@ async def test_three_processes_share_the_shards_and_the_games(
         # its member game's deadline is resolved by another process, in French
         await emulator.wait_for_message(
             lambda m: m["id"] == idle["id"] and "a dépassé le temps" in m["content"],
-            timeout=TURN + 10, include_existing=True,
+            timeout=TURN + WAIT_CEILING, include_existing=True,
         )  # fmt: skip
         # it comes back, IDENTIFYs in its turn, serves its servers again, and makes the
         # interrupted move; the member, gone, then runs out of time
@@ -166,7 +175,7 @@ async def test_three_processes_share_the_shards_and_the_games(
         await bots[2].wait_until_ready(emulator, SHARDS + 1)
         await emulator.wait_for_message(
             lambda m: m["id"] == big_id and "ran out of time" in text_of(m),
-            timeout=TURN + 10, include_existing=True,
+            timeout=TURN + WAIT_CEILING, include_existing=True,
         )  # fmt: skip
         assert board_of(emulator.message(big_id)).count("O") == 2
         res = await emulator.invoke(people[target.id][0], "ttt help", channel=target.channels[0])

@@ -14,7 +14,9 @@ from bot.core.policy import ServerPolicy
 from bot.core.refusals import Refusal
 from bot.core.repository import DEADLINES_TOPIC
 
+from bot_harness import eventually
 from core_harness import CHANNEL, Core, FakeClock, member_game, open_core
+from discord_emulator.interactions import WAIT_CEILING
 
 ALICE, BOB = 101, 102
 
@@ -78,10 +80,11 @@ async def test_a_config_change_is_seen_by_the_other_process_at_once(two) -> None
     await second.games.policies.listen()
     assert (await second.games.policies.policy(1)).emoji_set == "classic"  # now cached
     await first.games.policies.configure(1, {"emoji_set": "hearts"})
-    for _ in range(100):  # the notification arrives within milliseconds
-        if (await second.games.policies.policy(1)).emoji_set == "hearts":
-            break
-        await asyncio.sleep(0.01)
+
+    async def seen() -> bool:  # the notification arrives within milliseconds
+        return (await second.games.policies.policy(1)).emoji_set == "hearts"
+
+    await eventually(seen, "the change seen", every=0.01)
     assert (await second.games.policies.policy(1)).emoji_set == "hearts"
 
 
@@ -90,7 +93,7 @@ async def test_a_new_deadline_wakes_the_other_processes_timekeeper(two) -> None:
     await second.deadlines.listen()
     second.deadlines.alarm.begin_pass()
     await member_game(first, ALICE, BOB)
-    await asyncio.wait_for(second.deadlines.alarm.wait(), 2)
+    await asyncio.wait_for(second.deadlines.alarm.wait(), WAIT_CEILING)
 
 
 async def test_a_deadline_later_than_the_plan_wakes_no_timekeeper(two) -> None:
@@ -118,7 +121,7 @@ async def test_a_deadline_later_than_the_plan_wakes_no_timekeeper(two) -> None:
     asleep = sleepers(planned=40)  # and the next turn deadline, 30 s away, is sooner
     await asyncio.sleep(0.05)
     await member_game(first, 103, 104, channel=CHANNEL + 1)
-    await asyncio.wait_for(asyncio.gather(*asleep), 2)
+    await asyncio.wait_for(asyncio.gather(*asleep), WAIT_CEILING)
 
 
 async def test_a_deadline_after_one_announced_is_not_announced_again(two) -> None:
@@ -131,7 +134,8 @@ async def test_a_deadline_after_one_announced_is_not_announced_again(two) -> Non
     await member_game(first, 103, 104, channel=CHANNEL + 1)  # 60 s, 30 s again: neither
     first.clock.advance(31)
     await member_game(first, 105, 106, channel=CHANNEL + 2)  # the 30 s has passed: told
-    await asyncio.sleep(0.3)
+    await eventually(lambda: len(heard) >= 4, "the deadlines told")
+    await asyncio.sleep(0.3)  # and no more
     now = first.clock()
     told = [float(word.split()[1]) - now for word in heard]
     assert told == [60 - 31, 30 - 31, 60, 30]

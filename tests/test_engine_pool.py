@@ -40,12 +40,15 @@ async def test_a_killed_worker_is_replaced_and_the_move_still_answered() -> None
         (worker,) = pool.worker_pids()
         assert niceness(worker) == min(19, niceness(os.getpid()) + NICENESS)
         os.kill(worker, signal.SIGKILL)  # as the out-of-memory killer would
-        await asyncio.sleep(0.3)
+        while alive(worker):  # until it is gone (reaped by the pool's manager thread)
+            await asyncio.sleep(0.02)
         board = Board.new(5).play(12)
-        cell = await pool.choose(board, "hard", seed=1, time_budget=1.0)
+        # a budget only a stuck worker exceeds: the new worker's start is inside it, and
+        # on a busy machine that alone takes seconds (the search itself, milliseconds)
+        cell = await pool.choose(board, "hard", seed=1, time_budget=60)
         assert cell in board.legal_moves() and pool.restarts == 1
         # and the pool serves the next moves as before
-        assert await pool.choose(board.play(cell), "hard", seed=2, time_budget=0.3) in range(25)
+        assert await pool.choose(board.play(cell), "hard", seed=2, time_budget=60) in range(25)
         assert pool.worker_pids() and worker not in pool.worker_pids()
     finally:
         pool.close()

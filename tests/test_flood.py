@@ -35,21 +35,34 @@ async def test_a_flood_with_big_boards_is_answered_in_time(
 
         messages = await asyncio.gather(*(start(i) for i in range(CHANNELS)))
         answered = 0
+
+        def board(i: int, message: dict) -> Board:
+            return Board.from_string(board_of(message), k=3 if i >= BIG else 4)
+
         for _ in range(ROUNDS):
 
             async def click(i: int) -> None:
                 nonlocal answered
                 current = emulator.message(messages[i]["id"])
-                board = Board.from_string(board_of(current), k=3 if i >= BIG else 4)
-                if board.is_over() or board.to_move != "X":
+                if board(i, current).is_over() or board(i, current).to_move != "X":
                     return
-                cell = rng.choice(board.legal_moves())
+                cell = rng.choice(board(i, current).legal_moves())
                 res = await emulator.click(members[i], current, cell_id(current, cell))
                 assert res.type in (6, 7), res  # acknowledged: an update, or a deferral
                 answered += 1
 
+            async def replied(i: int) -> None:
+                """Until the bot's reply, searched on after the answer, is on the board."""
+                await emulator.wait_for_message(
+                    lambda m: (
+                        m["id"] == messages[i]["id"]
+                        and (board(i, m).is_over() or board(i, m).to_move == "X")
+                    ),
+                    include_existing=True,
+                )
+
             await asyncio.gather(*(click(i) for i in range(CHANNELS)))
-            await asyncio.sleep(2.5)  # the slow replies land
+            await asyncio.gather(*(replied(i) for i in range(CHANNELS)))
         assert answered >= CHANNELS * 2
     # the emulator fixture fails the test on any interaction left unanswered past 3 s
     assert not [v for v in emulator.violations if "no initial response" in v]

@@ -15,7 +15,7 @@ from bot.discord_ui import custom_ids
 from bot.storage import SqliteRepository
 from engine import Board
 
-from bot_harness import board_of, running_bot, settings_for
+from bot_harness import board_of, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, default_spec_path
 
 USERS = 3
@@ -121,15 +121,31 @@ async def play(emu: DiscordEmulator, steps: list[tuple], database: Path) -> None
             assert res.type is not None, (step, res)
             if res.message is not None and not res.ephemeral and int(res.message["id"]) not in seen:
                 seen.append(int(res.message["id"]))
-        await asyncio.sleep(0.3)  # replies still being searched land
-        await check_consistency(emu, bot.repo, [u.id for u in users])
+        members = [u.id for u in users]
+        # replies still being searched land: each is stored, then shown
+        await eventually(lambda: boards_shown(emu, bot.repo, members), "boards as stored")
+        await check_consistency(emu, bot.repo, members)
 
 
-async def check_consistency(emu: DiscordEmulator, repo: SqliteRepository, users: list[int]) -> None:
+async def all_games(emu: DiscordEmulator, repo: SqliteRepository, users: list[int]) -> list:
     games = {g.id: g for g in await repo.running_games()}
     for user in users:
         games.update({g.id: g for g in await repo.finished_games_of(emu.guild.id, user)})
-    for game in games.values():
+    return list(games.values())
+
+
+async def boards_shown(emu: DiscordEmulator, repo: SqliteRepository, users: list[int]) -> bool:
+    """Whether every game's message shows the board stored (or none yet)."""
+    for game in await all_games(emu, repo, users):
+        if game.message_id is not None and emu.has_message(game.message_id):
+            shown = board_of(emu.message(game.message_id))
+            if shown and shown != game.board.to_string():
+                return False
+    return True
+
+
+async def check_consistency(emu: DiscordEmulator, repo: SqliteRepository, users: list[int]) -> None:
+    for game in await all_games(emu, repo, users):
         board = Board.new(game.size, game.k)
         for cell in game.moves:
             board = board.play(cell)  # raises if any stored move was illegal

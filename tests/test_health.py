@@ -14,6 +14,7 @@ from bot_harness import (
     BotProcess,
     board_of,
     cell_id,
+    eventually,
     free_port,
     running_bot,
     settings_for,
@@ -80,12 +81,14 @@ async def test_healthz_answers_while_discord_does_not(tmp_path) -> None:
     }  # fmt: skip
     bot = BotProcess(env, tmp_path)
     try:
-        for _ in range(200):
-            with contextlib.suppress(aiohttp.ClientError):
-                if await get(health, "/healthz") == (200, "ok\n"):
-                    break
+
+        async def serving() -> bool:  # once the process has started its health server
             assert bot.proc.poll() is None, bot.stderr
-            await asyncio.sleep(0.05)
+            with contextlib.suppress(aiohttp.ClientError):
+                return await get(health, "/healthz") == (200, "ok\n")
+            return False
+
+        await eventually(serving, "/healthz answering", every=0.05)
         assert await get(health, "/healthz") == (200, "ok\n")
         status, body = await get(health, "/readyz")
         assert status == 503 and "gateway: not ready" in body

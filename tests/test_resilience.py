@@ -21,10 +21,13 @@ from bot_harness import (
     bot_process,
     bot_process_env,
     cell_id,
+    eventually,
     running_bot,
     settings_for,
+    with_marks,
 )
 from discord_emulator import DiscordEmulator, buttons
+from discord_emulator.interactions import WAIT_CEILING
 
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 CHANNEL_EDIT = r"^/channels/\d+/messages/\d+$"
@@ -49,6 +52,10 @@ async def start_game(emu: DiscordEmulator, user, **options) -> dict:
 PERFECT = get_agent("hard", seed=1)
 
 
+async def _no_running_game(bot) -> bool:
+    return not await bot.repo.running_games()
+
+
 async def move(emu: DiscordEmulator, user, message: dict) -> dict:
     """Make a perfect move on the board as it is now (so the game lasts); expect the
     update."""
@@ -67,10 +74,10 @@ async def test_gateway_drops_resume_then_reidentify(emulator, settings) -> None:
         message = await start_game(emulator, alice)
         message = await move(emulator, alice, message)
         await emulator.drop_gateway(4000)  # resumable: the bot resumes its session
-        await emulator.wait_until_resumed(timeout=15)
+        await emulator.wait_until_resumed()
         message = await move(emulator, alice, message)
         await emulator.drop_gateway(4009, invalidate=True)  # session gone: identify again
-        await emulator.wait_until_ready(timeout=20, count=2)
+        await emulator.wait_until_ready(count=2)
         await move(emulator, alice, message)
 
 
@@ -115,12 +122,13 @@ async def test_a_deleted_message_at_timeout_is_logged_and_recorded(
     async with running_bot(emulator, quick_timeouts) as bot:
         old = await start_game(emulator, alice)
         emulator.delete_message(int(old["id"]))
+
+        async def ended_and_logged() -> list | None:
+            games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+            return games if games and "was deleted" in caplog.text else None
+
         with caplog.at_level(logging.WARNING):
-            for _ in range(100):
-                games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
-                if games and "was deleted" in caplog.text:
-                    break
-                await asyncio.sleep(0.05)
+            games = await eventually(ended_and_logged, "the timeout recorded and logged")
     assert [g.ending for g in games] == [Ending("timeout", "O")]
     assert f"message {old['id']} of game" in caplog.text and "was deleted" in caplog.text
 
@@ -130,13 +138,14 @@ async def test_missing_permissions_on_an_edit_is_logged(emulator, quick_timeouts
     async with running_bot(emulator, quick_timeouts) as bot:
         old = await start_game(emulator, alice)
         emulator.faults.add("PATCH", CHANNEL_EDIT, 403, code=50013)
+
+        async def ended_and_logged() -> list | None:
+            games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+            return games if games and "missing permissions" in caplog.text else None
+
         with caplog.at_level(logging.WARNING):
-            for _ in range(100):
-                if emulator.faults.injected:
-                    break
-                await asyncio.sleep(0.05)
-            await asyncio.sleep(0.1)
-        games = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
+            games = await eventually(ended_and_logged, "the timeout recorded, its edit refused")
+        assert emulator.faults.injected
     assert [g.ending.reason for g in games if g.ending] == ["timeout"]  # recorded all the same
     assert "missing permissions" in caplog.text
     assert "ran out of time" not in emulator.message(int(old["id"]))["content"]
@@ -173,9 +182,11 @@ async def test_a_shutdown_finishes_the_move_in_flight(
                                                         "size": 5})  # fmt: skip
         message = res.message
         click = asyncio.create_task(emulator.click(alice, message, cell_id(message, 12)))
-        await asyncio.sleep(0.5)  # the member's move is in, the bot is thinking
+        # the member's move is in, the bot is thinking: its engine worker, started on the
+        # first search, is starting up or searching
+        await eventually(lambda: engine_workers_of(bot.proc.pid), "the bot's search")
         bot.proc.send_signal(signum)
-        code = await asyncio.to_thread(bot.proc.wait, 15)
+        code = await asyncio.to_thread(bot.proc.wait, WAIT_CEILING)
         assert code == 0, bot.stderr
         await click
     assert "finishing moves in flight" in bot.stderr
@@ -211,12 +222,12 @@ async def test_a_sigterm_to_the_process_group_right_after_start_starts_no_engine
     bot = BotProcess(env, tmp_path, own_group=True)
     try:
         await bot.wait_until_ready(emulator, 1)
-        for _ in range(250):
-            workers = engine_workers_of(bot.proc.pid)
-            if len(workers) == 2:
-                break
-            await asyncio.sleep(0.02)
-        assert len(workers) == 2, bot.stderr
+
+        def both_workers() -> list[int] | None:
+            found = engine_workers_of(bot.proc.pid)
+            return found if len(found) == 2 else None
+
+        workers = await eventually(both_workers, "the hint and review workers")
         for worker in workers:  # their warm-up held, so the signal finds it in flight
             os.kill(worker, signal.SIGSTOP)
         assert "workers ready" not in bot.stderr, "the warm-up ended before the test held it"
@@ -229,7 +240,7 @@ async def test_a_sigterm_to_the_process_group_right_after_start_starts_no_engine
         os.killpg(bot.proc.pid, signal.SIGTERM)
         for worker in workers:  # they die of the SIGTERM waiting for them
             os.kill(worker, signal.SIGCONT)
-        code = await asyncio.to_thread(bot.proc.wait, 15)
+        code = await asyncio.to_thread(bot.proc.wait, WAIT_CEILING)
         assert (await start).type == 4
     finally:
         await bot.kill()
@@ -249,16 +260,12 @@ async def test_a_dead_engine_worker_does_not_lose_a_move(emulator, tmp_path: Pat
         await bot.pool.warm_up()
         (worker,) = bot.pool.worker_pids()
         os.kill(worker, signal.SIGKILL)
-        await asyncio.sleep(0.3)
+        await eventually(lambda: worker not in bot.pool.worker_pids(), "the worker's death")
         message = await start_game(emulator, alice, size=5, difficulty="hard")
         res = await emulator.click(alice, message, cell_id(message, 12))
         assert res.type == 7 and not res.ephemeral
-        for _ in range(250):  # the reply may be edited in after the member's move is shown
-            (game,) = await bot.repo.running_games()
-            shown = board_of(emulator.message(message["id"]))
-            if game.ply == 2 and shown == game.board.to_string():
-                break
-            await asyncio.sleep(0.02)
+        shown = board_of(await with_marks(emulator, message, 2))  # the reply may come later
+        (game,) = await bot.repo.running_games()  # stored before it is shown
         assert game.ply == 2 and shown == game.board.to_string()  # the move and the reply
         assert bot.pool.restarts == 1
 
@@ -293,12 +300,10 @@ async def test_a_board_deleted_while_the_bot_thinks_ends_the_game_and_answers(
         click = asyncio.ensure_future(emulator.click(alice, board, cell_id(board, 5)))
         await asyncio.sleep(0)  # the click is on its way
         emulator.delete_message(int(board["id"]))
-        res = await asyncio.wait_for(click, 10)
+        res = await asyncio.wait_for(click, WAIT_CEILING)
         assert res.ephemeral and res.content == text("game.board_deleted", "de")
-        for _ in range(200):  # abandoned once the bot's search, holding the lock, is done
-            if not await bot.repo.running_games():
-                break
-            await asyncio.sleep(0.05)
+        # abandoned once the bot's search, holding the lock, is done
+        await eventually(lambda: _no_running_game(bot), "the game abandoned", every=0.05)
         (game,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
         assert game.ending == Ending("abandoned") and game.ply == 2  # the reply is kept
         res = await emulator.invoke(alice, "ttt start", {"first": "me"})

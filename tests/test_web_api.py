@@ -5,7 +5,6 @@ changes nothing and leaks nothing."""
 
 from __future__ import annotations
 
-import asyncio
 import logging
 
 import aiohttp
@@ -14,7 +13,7 @@ import pytest
 from bot.i18n import text
 from bot.web.sessions import Sessions
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_id, eventually, running_bot, settings_for, with_marks
 from discord_emulator import DiscordEmulator
 from web_harness import bot_and_web_only, bot_with_web, next_game, sign_in
 
@@ -40,10 +39,8 @@ async def test_a_page_and_the_chat_play_one_game(emulator: DiscordEmulator, tmp_
             assert (await next_game(bobs))["cells"][4]["mark"] == "X"
             seen = await next_game(carols)
             assert seen["you"] is None and not seen["can_move"]  # carol watches
-            for _ in range(100):  # the chat board shows the page's move
-                if board_of(emulator.message(board["id"]))[4] == "X":
-                    break
-                await asyncio.sleep(0.02)
+            # the chat board shows the page's move
+            await with_marks(emulator, board, 1)
             assert board_of(emulator.message(board["id"])) == "....X...."
             current = emulator.message(board["id"])
             await emulator.click(bob, current, cell_id(current, 0))  # a chat move
@@ -222,10 +219,9 @@ async def test_a_page_served_by_a_web_only_process_follows_the_bots(
             status, body = await page.post(f"/api/games/{pushed['id']}/move",
                                            {"ply": 2, "cell": free})  # fmt: skip
             assert status == 200, body
-        for _ in range(100):  # shown on the chat board by the web-only process, over REST
-            if board_of(emulator.message(board["id"]))[free] == "X":
-                break
-            await asyncio.sleep(0.05)
+        await eventually(  # shown on the chat board by the web-only process, over REST
+            lambda: board_of(emulator.message(board["id"]))[free] == "X", "the page's move shown"
+        )
         assert board_of(emulator.message(board["id"]))[free] == "X"
 
 
@@ -245,18 +241,20 @@ async def test_start_hint_resign_review_and_rematch_from_the_page(
         game = body["game"]
         assert game["size"] == 4 and len(game["cells"]) == 16 and game["you"] in ("X", "O")
         (stored,) = await bot.repo.running_games_in(emulator.channel.id)
-        for _ in range(100):  # posted in the chat by the bot, and remembered as its board
-            stored = await bot.repo.get_game(stored.id)
-            if stored.message_id is not None and emulator.has_message(stored.message_id):
-                break
-            await asyncio.sleep(0.02)
+
+        async def posted():  # posted in the chat by the bot, and remembered as its board
+            game = await bot.repo.get_game(stored.id)
+            return game if game.message_id and emulator.has_message(game.message_id) else None
+
+        stored = await eventually(posted, "the board posted in the chat")
         assert stored.message_id is not None and emulator.has_message(stored.message_id)
         if not game["can_move"]:  # the bot moved first: wait for it
-            for _ in range(100):
+
+            async def movable():
                 (game,) = await page.games()
-                if game["can_move"]:
-                    break
-                await asyncio.sleep(0.05)
+                return game if game["can_move"] else None
+
+            game = await eventually(movable, "the bot's first move", every=0.05)
         gid = game["id"]
         status, hint = await page.post(f"/api/games/{gid}/hint", {"ply": game["ply"]})
         assert status == 200 and hint["cells"] and hint["text"], hint

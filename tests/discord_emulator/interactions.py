@@ -26,6 +26,11 @@ LAUNCH_ACTIVITY = 12
 USER_INSTALL_FOLLOWUPS = 5
 """Follow-ups Discord allows an interaction authorised only by a user install."""
 CREATE_FLAGS = EPHEMERAL | SUPPRESS_EMBEDS | SUPPRESS_NOTIFICATIONS | COMPONENTS_V2
+WAIT_CEILING = 60.0
+"""Seconds a wait for something the bot does (an edit, a message, READY) gives up after
+by default. Only a safety net: a busy machine answers late, so a test waits for the state
+it checks, never for a time; Discord's own deadlines (3 s for an initial response) are
+enforced separately, as violations."""
 
 
 @dataclass
@@ -146,7 +151,9 @@ class InteractionResult:
         r = self.record
         return None if r.response_at is None else r.response_at - r.created
 
-    async def wait_for_edit(self, timeout: float = 5, count: int = 1) -> dict[str, Any] | None:
+    async def wait_for_edit(
+        self, timeout: float = WAIT_CEILING, count: int = 1
+    ) -> dict[str, Any] | None:
         """Wait until @original was edited / follow-ups were sent `count` times in total."""
         loop = asyncio.get_running_loop()
         end = loop.time() + timeout

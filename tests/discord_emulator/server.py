@@ -24,7 +24,7 @@ from .gateway import (
     INTENT_GUILD_MESSAGES,
     Gateway,
 )
-from .interactions import LOADING, InteractionRecord
+from .interactions import LOADING, WAIT_CEILING, InteractionRecord
 from .oauth import OAuth, OAuthActions
 from .rest import RequestRecord, RestApi
 from .state import (
@@ -509,7 +509,7 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
     async def wait_for_message(
         self,
         predicate: Callable[[dict[str, Any]], bool],
-        timeout: float = 5,
+        timeout: float = WAIT_CEILING,
         *,
         include_existing: bool = False,
     ) -> dict[str, Any]:
@@ -547,23 +547,25 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
                 )
             await asyncio.sleep(0.01)
 
-    async def wait_until_deleted(self, message_id: int | str, timeout: float = 5) -> None:
+    async def wait_until_deleted(
+        self, message_id: int | str, timeout: float = WAIT_CEILING
+    ) -> None:
         """Wait until the message no longer exists (deleted over REST or a webhook)."""
         await self._poll(lambda: not self.has_message(message_id), timeout,
                          f"the deletion of message {message_id}")  # fmt: skip
 
-    async def wait_until_ready(self, timeout: float = 10, *, count: int = 1) -> None:
+    async def wait_until_ready(self, timeout: float = WAIT_CEILING, *, count: int = 1) -> None:
         """Wait until `count` bot sessions have identified and received READY + GUILD_CREATEs.
 
         For a bot restart inside one test, pass count=2 for the second bot, etc.
         """
         await self._poll(lambda: self.ready_count >= count, timeout, f"READY #{count}")
 
-    async def wait_for_commands(self, timeout: float = 10, *, count: int = 1) -> None:
+    async def wait_for_commands(self, timeout: float = WAIT_CEILING, *, count: int = 1) -> None:
         """Wait until commands were bulk-overwritten (PUT) at least `count` times."""
         await self._poll(lambda: self.sync_count >= count, timeout, f"command sync #{count}")
 
-    async def wait_until_resumed(self, timeout: float = 10) -> None:
+    async def wait_until_resumed(self, timeout: float = WAIT_CEILING) -> None:
         await asyncio.wait_for(self.gateway.resumed.wait(), timeout)
 
     async def drop_gateway(
