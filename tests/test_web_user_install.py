@@ -6,11 +6,9 @@ there only, and a challenge (which only the chat can accept) is withdrawn."""
 
 from __future__ import annotations
 
-import asyncio
-
 from bot.i18n import text
 
-from bot_harness import board_of
+from bot_harness import board_of, eventually
 from discord_emulator import DiscordEmulator
 from web_harness import bot_with_web, sign_in
 
@@ -36,11 +34,9 @@ async def test_a_page_start_in_a_dm_between_members_shows_in_the_chat(
         assert board["id"] in {str(m) for m in emulator.interactions[helped.id].followup_ids}
         status, body = await page.post(f"/api/games/{game['id']}/move", {"ply": 0, "cell": 4})
         assert status == 200, body
-        for _ in range(100):  # the page's move on the chat board, through the same token
-            if board_of(emulator.message(board["id"]))[4] == "X":
-                break
-            await asyncio.sleep(0.02)
-        assert board_of(emulator.message(board["id"]))[4] == "X"
+        await eventually(  # the page's move on the chat board, through the same token
+            lambda: board_of(emulator.message(board["id"]))[4] == "X", "the move in the chat"
+        )
         status, body = await page.post(f"/api/games/{game['id']}/resign")
         assert status == 200 and not body["game"]["running"]
 
