@@ -102,13 +102,18 @@ async def act(emu: DiscordEmulator, ch: Channel, rng: random.Random, figures: Fi
         if res.ephemeral:
             figures.refused += 1
             return
-        for _ in range(2000):  # the reply lands on the board (edited in when it comes)
-            message = emu.message(ch.message["id"])
+        mid = ch.message["id"]
+
+        def replied(message: dict) -> bool:
+            if message["id"] != mid:
+                return False
             after = board_of(message)
-            if after.is_over() or after.to_move == board.to_move:
-                break
-            await asyncio.sleep(0.02)
-        ch.message = message
+            return after.is_over() or after.to_move == board.to_move
+
+        # the reply lands on the board (edited in when it comes): told by the emulator,
+        # not polled, so the load generator spends its CPU on the load
+        current = emu.message(mid)  # nothing runs between this look and the listening
+        ch.message = current if replied(current) else await emu.wait_for_message(replied, 120)
         if ch.big:
             figures.reply_waits.append(time.perf_counter() - clicked)
     finally:
@@ -230,7 +235,7 @@ def main() -> None:
     parser.add_argument("--interactions", type=int, default=2000)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--big", type=float, default=0.25, help="share of 4×4 interactions")
-    parser.add_argument("--big-channels", type=int, default=150)
+    parser.add_argument("--big-channels", type=int, default=200)
     parser.add_argument("--small-channels", type=int, default=150)
     parser.add_argument(
         "--workers", type=int, default=0, help="engine workers (default: the bot's)"

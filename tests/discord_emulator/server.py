@@ -38,6 +38,7 @@ from .state import (
     build_message,
     guild_create_payload,
     member_dict,
+    snapshot,
 )
 from .validation import (
     SpecValidator,
@@ -368,7 +369,7 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
 
     def message(self, message_id: int | str | dict[str, Any]) -> dict[str, Any]:
         mid = int(message_id["id"]) if isinstance(message_id, dict) else int(message_id)
-        return copy.deepcopy(self._messages[mid])
+        return snapshot(self._messages[mid])
 
     def is_ephemeral(self, message_id: int | str) -> bool:
         return int(message_id) in self._ephemeral_for
@@ -485,7 +486,7 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         channel = self.channels.get(int(msg["channel_id"]))
         if channel is not None and not channel.bot_present:
             return  # the bot is in neither the DM nor the server: no events from there
-        payload = copy.deepcopy(msg)
+        payload = snapshot(msg)
         if channel is not None and channel.guild_id is not None:
             payload["guild_id"] = str(channel.guild_id)
             payload["member"] = member_dict(
@@ -494,13 +495,17 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.gateway.dispatch(event, payload, intent=_message_intent(channel))
 
     def _notify(self, msg: dict[str, Any]) -> None:
+        # One copy for every listener's look (a predicate reads, never writes): a copy a
+        # listener made each message cost O(listeners) deep copies, which a bench with
+        # hundreds of members waiting spent most of its CPU on.
+        view = snapshot(msg) if self._listeners else msg
         for pred, fut in list(self._listeners):
             if fut.done():
                 self._listeners.remove((pred, fut))
                 continue
             try:
-                if pred(copy.deepcopy(msg)):
-                    fut.set_result(copy.deepcopy(msg))
+                if pred(view):
+                    fut.set_result(snapshot(msg))
                     self._listeners.remove((pred, fut))
             except Exception as exc:
                 fut.set_exception(exc)

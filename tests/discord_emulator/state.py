@@ -466,6 +466,16 @@ def _numbered(components: Any) -> list[dict[str, Any]]:
     return stored
 
 
+def snapshot(value: Any) -> Any:
+    """A deep copy of JSON-shaped data (dicts, lists and scalars, as messages are): what
+    ``copy.deepcopy`` makes, without its memo, several times faster on a message."""
+    if type(value) is dict:
+        return {k: snapshot(v) for k, v in value.items()}
+    if type(value) is list:
+        return [snapshot(v) for v in value]
+    return value
+
+
 def strip_nulls(value: Any) -> Any:
     if isinstance(value, dict):
         return {k: strip_nulls(v) for k, v in value.items() if v is not None}
