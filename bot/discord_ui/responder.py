@@ -121,8 +121,10 @@ and a busy machine. A late interaction waits for no search beyond it."""
 
 
 def answer_by(interaction: discord.Interaction) -> float:
-    """When ``interaction`` must be answered at the latest, in ``time.time()`` seconds."""
-    return interaction.created_at.timestamp() + ANSWER_WITHIN
+    """When ``interaction`` must be answered at the latest, in ``time.time()`` seconds:
+    from its snowflake's milliseconds, as ``created_at`` would give without building a
+    datetime on every click."""
+    return ((interaction.id >> 22) + discord.utils.DISCORD_EPOCH) / 1000 + ANSWER_WITHIN
 
 
 async def in_time(interaction: discord.Interaction, answer: Awaitable[object]) -> bool:
