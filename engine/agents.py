@@ -7,12 +7,12 @@ walk every tie-break an agent may take.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Mapping
 from typing import Literal, overload
 
 from engine import book, exact, expectimax, solver
-from engine.board import Board, IllegalMove
+from engine.agent import BaseAgent
+from engine.board import Board
 from engine.heuristics import N_STEP, ONE_STEP, lookahead_scores, one_step_scores
 from engine.ultimate.agents import UltimateAgent, make_agent
 from engine.ultimate.board import UltimateBoard
@@ -35,32 +35,8 @@ def _argmax(scores: Mapping[int, float]) -> list[int]:
     return sorted(cell for cell, value in scores.items() if value == top)
 
 
-class Agent:
-    """Base agent: ``choose`` picks uniformly among ``candidates`` with a seedable RNG."""
-
-    name = "agent"
-    #: True when a move is cheap enough to compute on the event loop itself.
-    inline = False
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def candidates(self, board: Board) -> list[int]:
-        """The moves this agent rates best, ascending. Never empty for a running game."""
-        raise NotImplementedError
-
-    def choose(self, board: Board) -> int:
-        """Pick a move for the side to move.
-
-        Raises:
-            IllegalMove: the game is already over.
-        """
-        if board.is_over():
-            raise IllegalMove("the game is over")
-        return self.rng.choice(self.candidates(board))
-
-    def __repr__(self) -> str:
-        return f"<{type(self).__name__} {self.name!r}>"
+class Agent(BaseAgent[Board]):
+    """An agent for the k-in-a-row boards (:class:`engine.Board`)."""
 
 
 class RandomAgent(Agent):

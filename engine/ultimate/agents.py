@@ -8,11 +8,10 @@ them with ``variant="ultimate"``. Hard and unbeatable search with Monte Carlo tr
 
 from __future__ import annotations
 
-import random
 import time
 from collections.abc import Callable
 
-from engine.board import IllegalMove
+from engine.agent import BaseAgent
 from engine.ultimate import lookahead, mcts
 from engine.ultimate.board import UltimateBoard
 from engine.ultimate.fast import Position
@@ -29,28 +28,8 @@ SAFETY = 0.03
 """Seconds kept back from the think time for what follows the search (choosing, IPC)."""
 
 
-class UltimateAgent:
-    """Base agent: ``choose`` picks uniformly among ``candidates`` with a seedable RNG."""
-
-    name = "agent"
-    inline = False
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def candidates(self, board: UltimateBoard) -> list[int]:
-        """The moves this agent rates best, ascending. Never empty for a running game."""
-        raise NotImplementedError
-
-    def choose(self, board: UltimateBoard) -> int:
-        """Pick a move for the side to move.
-
-        Raises:
-            IllegalMove: the game is already over.
-        """
-        if board.is_over():
-            raise IllegalMove("the game is over")
-        return self.rng.choice(self.candidates(board))
+class UltimateAgent(BaseAgent[UltimateBoard]):
+    """An agent for ultimate tic-tac-toe (:class:`UltimateBoard`)."""
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.name!r} ultimate>"
