@@ -74,8 +74,8 @@ NICENESS = 10
 """How much lower a worker's CPU priority is than its parent's (Linux caps it at 19):
 searches use what the event loop leaves, so a flood of big-board moves never delays an
 answer to Discord. At 10 a busy worker weighs about a ninth of the event loop with the
-kernel's scheduler (5 gave it a third, and a flood whose searches wanted more CPU
-than the machine had made answers late)."""
+kernel's scheduler (at 5 it weighed a third). bench/flood.py measures the two changes
+made together (this and answering late clicks at once); see the README."""
 PR_SET_PDEATHSIG = 1
 
 
