@@ -41,7 +41,7 @@ async def late(emulator: DiscordEmulator, act) -> InteractionResult:
         emulator.lag = 0.0
     assert res.type is None  # nothing answered in time: the member saw it fail
     await eventually(lambda: res.answers, "the bot's try to answer")
-    await asyncio.sleep(0.5)  # and no other try lands
+    await asyncio.sleep(0.5)  # wait-ok: checks that no other try lands (an absence)
     return res
 
 

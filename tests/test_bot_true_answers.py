@@ -145,7 +145,7 @@ async def test_a_write_left_waiting_is_ended_before_its_board_is_read_again(
         finally:
             await locker.close()
             await watcher.close()
-        await asyncio.sleep(0.5)
+        await asyncio.sleep(0.5)  # wait-ok: the ended write must NOT land (an absence)
         assert await stored_board(bot, int(board["channel_id"])) == "." * 9
         assert board_of(emulator.message(board["id"])) == "." * 9
         res = await emulator.click(alice, emulator.message(board["id"]), cell_id(board, 4))
