@@ -13,7 +13,7 @@ import time
 
 from engine.ultimate.agents import ULTIMATE_AGENTS, make_agent
 from engine.ultimate.board import UltimateBoard
-from engine.ultimate.fast import Position, decisive_playout, perft, playout
+from engine.ultimate.fast import Position, perft, playout
 
 
 def perft_speed(depth: int = 5) -> tuple[int, float]:
@@ -26,10 +26,9 @@ def perft_speed(depth: int = 5) -> tuple[int, float]:
 def playout_speed(count: int = 2000, decisive: bool = False, seed: int = 1) -> float:
     """Random playouts per second from the empty board."""
     p, rng = Position.of(UltimateBoard.new()), random.Random(seed)
-    finish = decisive_playout if decisive else playout
     start = time.perf_counter()
     for _ in range(count):
-        finish(p.me[:], p.them[:], 0, 0, 0, -1, rng.random)
+        playout(p.me[:], p.them[:], 0, 0, 0, -1, rng.random, decisive)
     return count / (time.perf_counter() - start)
 
 

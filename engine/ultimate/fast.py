@@ -108,65 +108,28 @@ def playout(
     done: int,
     forced: int,
     random: Callable[[], float],
+    decisive: bool = False,
 ) -> float:
     """Finish the game with uniformly random moves; 1.0 if the side to move at the start
-    wins, 0.0 if it loses, 0.5 for a draw. ``me`` and ``them`` are scratch: changed."""
-    mover = 0
-    while True:
-        if forced >= 0:
-            b = forced
-            squares = SQUARES[FULL9 & ~(me[b] | them[b])]
-            s = squares[int(random() * len(squares))]
-        else:
-            if done == FULL9:
-                return 0.5
-            cells = [
-                c * 9 + q
-                for c in SQUARES[FULL9 & ~done]
-                for q in SQUARES[FULL9 & ~(me[c] | them[c])]
-            ]
-            b, s = divmod(cells[int(random() * len(cells))], 9)
-        mine = me[b] | 1 << s
-        me[b] = mine
-        if WINS[mine]:
-            mine_won |= 1 << b
-            done |= 1 << b
-            if WINS[mine_won]:
-                return 1.0 if mover == 0 else 0.0
-        elif mine | them[b] == FULL9:
-            done |= 1 << b
-        forced = -1 if done >> s & 1 else s
-        me, them = them, me
-        mine_won, theirs_won = theirs_won, mine_won
-        mover ^= 1
-
-
-def decisive_playout(
-    me: list[int],
-    them: list[int],
-    mine_won: int,
-    theirs_won: int,
-    done: int,
-    forced: int,
-    random: Callable[[], float],
-) -> float:
-    """:func:`playout`, except that a side which can win the game with its move does:
-    random games then end as a real player's would, and the result means more."""
+    wins, 0.0 if it loses, 0.5 for a draw. ``me`` and ``them`` are scratch: changed.
+    ``decisive``: a side which can win the game with its move does, so random games end
+    as a real player's would, and the result means more."""
     mover = 0
     while True:
         if forced >= 0:
             b = forced
             empty = FULL9 & ~(me[b] | them[b])
-            if COMPLETING[mine_won] >> b & 1 and COMPLETING[me[b]] & empty:
+            if decisive and COMPLETING[mine_won] >> b & 1 and COMPLETING[me[b]] & empty:
                 return 1.0 if mover == 0 else 0.0
             squares = SQUARES[empty]
             s = squares[int(random() * len(squares))]
         else:
             if done == FULL9:
                 return 0.5
-            for c in SQUARES[COMPLETING[mine_won] & ~done]:
-                if COMPLETING[me[c]] & ~them[c]:
-                    return 1.0 if mover == 0 else 0.0
+            if decisive:
+                for c in SQUARES[COMPLETING[mine_won] & ~done]:
+                    if COMPLETING[me[c]] & ~them[c]:
+                        return 1.0 if mover == 0 else 0.0
             cells = [
                 c * 9 + q
                 for c in SQUARES[FULL9 & ~done]

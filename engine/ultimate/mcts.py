@@ -14,7 +14,7 @@ import math
 import random
 import time
 
-from engine.ultimate.fast import Position, decisive_playout, moves, playout
+from engine.ultimate.fast import Position, moves, playout
 from engine.ultimate.tables import FULL9, WINS
 
 CHECK_EVERY = 8
@@ -62,7 +62,6 @@ def search(
     """Grow ``root`` (the tree of ``position``) until ``deadline`` (a ``time.perf_counter``
     value), ``iterations`` playouts, or a proof of the root; return the iterations run."""
     rand = rng.random
-    finish = decisive_playout if decisive else playout
     log, sqrt, clock = math.log, math.sqrt, time.perf_counter
     done_iterations = 0
     while root.proven is None and root.untried + root.children:
@@ -118,7 +117,7 @@ def search(
             path.append(child)
             node = child
             if child.proven is None:
-                value = 1.0 - finish(me, them, mine_won, theirs_won, done, forced, rand)
+                value = 1.0 - playout(me, them, mine_won, theirs_won, done, forced, rand, decisive)
                 break
         else:
             value = (node.proven + 1) / 2
