@@ -213,6 +213,14 @@ def tree_cpu_seconds(root: int) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
+def own_cpu_seconds(pid: int) -> float:
+    """CPU time (user + system) of the process itself, without its children."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        raise ProcessLookupError(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def postmaster_pid(data_dir: Path) -> int:
     return int((data_dir / "postmaster.pid").read_text().split()[0])
 

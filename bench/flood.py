@@ -38,6 +38,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 from bot_latency import (  # noqa: E402
     board_of,
+    own_cpu_seconds,
     percentile,
     tree_cpu_seconds,
     wait_until_ready,
@@ -221,13 +222,6 @@ async def flood(args: argparse.Namespace) -> int:
     print(f"RESULT: {len(every) - late + figures.unanswered} of {len(every) + figures.unanswered} "
           f"answered within 3 s")  # fmt: skip
     return 0 if late == 0 and not emu.violations else 1
-
-
-def own_cpu_seconds(pid: int) -> float:
-    """CPU time (user + system) of the process itself, without its children."""
-    with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as stat:
-        fields = stat.read().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def main() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
 
 import pytest
 
@@ -21,11 +20,6 @@ from fault_harness import out_of_reach, told
 CALLBACK = r"^/interactions/\d+/[^/]+/callback$"
 MESSAGE = r"^/channels/\d+/messages/\d+$"
 LOGGER = "bot.discord_ui.reconciler"
-
-
-async def until(check: Callable[[], object], what: str) -> None:
-    """Until ``check()`` holds (the harness's safety net: 60 s)."""
-    await eventually(check, what)
 
 
 def reconciler_of(bot) -> Reconciler:
@@ -64,7 +58,7 @@ async def test_a_board_read_back_before_a_click_is_not_shown_after_it(
         res = await emulator.click(alice, board, cell_id(board, 4))
         assert res.type == 7 and board_of(res.message)[4] == "X"
         go.set()
-        await until(lambda: said(caplog, logging.INFO, "shown as stored"), "the reconciler")
+        await eventually(lambda: said(caplog, logging.INFO, "shown as stored"), "the reconciler")
         (stored,) = await bot.repo.running_games_in(int(board["channel_id"]))
         assert stored.ply == 2  # the click and the bot's reply
         assert board_of(emulator.message(board["id"])) == stored.board.to_string()
@@ -85,14 +79,18 @@ async def test_a_read_that_fails_by_a_fault_is_logged_once_and_given_up_on(
         (broken,) = await bot.repo.finished_games_of(emulator.guild.id, alice.id)
         bot.repo.conn.execute("UPDATE games SET moves = 'x,y' WHERE id = ?", (broken.id,))
         bot.repo.doubts.add([Touched("game", broken.id)])
-        await until(lambda: said(caplog, logging.ERROR, f"game {broken.id}: reading"), "the log")
+        await eventually(
+            lambda: said(caplog, logging.ERROR, f"game {broken.id}: reading"), "the log"
+        )
         # something else to show afterwards: once it is shown, the broken game would
         # have been tried again (and logged again) if it were still in doubt
         board = (await emulator.invoke(alice, "ttt start", {"first": "me"}, channel=other)).message
         (fine,) = await bot.repo.running_games_in(other.id)
         bot.repo.doubts.add([Touched("game", fine.id)])
-        await until(lambda: said(caplog, logging.INFO, f"game {fine.id}: shown as stored"),
-                    "the next game shown")  # fmt: skip
+        await eventually(
+            lambda: said(caplog, logging.INFO, f"game {fine.id}: shown as stored"),
+            "the next game shown",
+        )
         (error,) = said(caplog, logging.ERROR, f"game {broken.id}")
         assert error.exc_info is not None and error.exc_info[0] is ValueError
         assert not said(caplog, logging.DEBUG, f"game {broken.id}: not read again yet")
@@ -115,17 +113,21 @@ async def test_a_read_in_an_outage_is_tried_until_the_database_answers(
         emulator.faults.add("POST", CALLBACK, 403, code=50013)  # the click's answer
         emulator.faults.add("PATCH", MESSAGE, 403, code=50013)  # and the reconciler's edit
         assert told(await emulator.click(alice, board, cell_id(board, 4))) == "unconfirmed"
-        await until(lambda: len(emulator.faults.injected) == 2, "both faults")
-        await until(lambda: said(caplog, logging.INFO, "shown as stored"), "the first try")
+        await eventually(lambda: len(emulator.faults.injected) == 2, "both faults")
+        await eventually(lambda: said(caplog, logging.INFO, "shown as stored"), "the first try")
         assert board_of(emulator.message(board["id"])) == "." * 9  # behind the store
         caplog.clear()
         async with out_of_reach(pg_server, pg_database, listener_too=True):
             bot.repo.doubts.add([Touched("game", game.id)])
-            await until(lambda: len(said(caplog, logging.DEBUG, "not read again yet")) >= 3,
-                        "three tries")  # fmt: skip
+            await eventually(
+                lambda: len(said(caplog, logging.DEBUG, "not read again yet")) >= 3,
+                "three tries",
+            )
             assert board_of(emulator.message(board["id"])) == "." * 9
         (stored,) = await bot.repo.running_games_in(channel_id)
         assert stored.ply == 2
-        await until(lambda: board_of(emulator.message(board["id"])) == stored.board.to_string(),
-                    "the board shown as stored")  # fmt: skip
+        await eventually(
+            lambda: board_of(emulator.message(board["id"])) == stored.board.to_string(),
+            "the board shown as stored",
+        )
         assert not [r for r in caplog.records if r.name == LOGGER and r.levelno >= logging.ERROR]
