@@ -12,7 +12,7 @@ from collections.abc import Collection
 
 from bot.core import rules
 from bot.core.alarm import DeadlineAlarm, deadline_added
-from bot.core.models import Challenge, GameUpdate, XChoice, other
+from bot.core.models import Challenge, GameUpdate, Variant, XChoice, other
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
@@ -44,7 +44,7 @@ class Lobby:
     async def start_bot_game(
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
         first: First, size: int = 3, role_ids: Collection[int] = (), locale: str | None = None,
-        guest: bool = False, answer_by: float | None = None,
+        guest: bool = False, answer_by: float | None = None, variant: Variant = "classic",
     ) -> GameUpdate:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
         ``guest``: where only the member's own install reaches (see ``Game.guest``); no
@@ -62,6 +62,7 @@ class Lobby:
             guild_id=guild_id, channel_id=channel_id, size=size, now=self.clock(),
             player_x=human if human_x else bot, player_o=bot if human_x else human,
             bot_side="O" if human_x else "X", difficulty=difficulty, locale=locale, guest=guest,
+            variant=variant,
         )  # fmt: skip
         if human_x:
             game = rules.start_clock(game, self.clock(), policy.turn_timeout)
@@ -80,6 +81,7 @@ class Lobby:
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int | None,
         first: First, size: int = 3, rematch_of: int | None = None,
         role_ids: Collection[int] = (), locale: str | None = None, guest: bool = False,
+        variant: Variant = "classic",
     ) -> Challenge:  # fmt: skip
         """Challenge a member, or anyone in the channel (``opponent_id`` None: an open
         challenge); it waits for an answer until it expires.
@@ -102,6 +104,7 @@ class Lobby:
             guild_id=guild_id, channel_id=channel_id, challenger_id=user_id,
             opponent_id=opponent_id, x_player=x_player, size=size, now=now,
             timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale, guest=guest,
+            variant=variant,
         )  # fmt: skip
         async with self.repo.atomic() as tx:
             await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
@@ -226,12 +229,13 @@ class Lobby:
             return await self.start_bot_game(
                 guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
                 role_ids=role_ids, user_id=user_id, difficulty=self.games.level(game), first=first,
-                locale=game.locale, guest=game.guest, answer_by=answer_by,
+                locale=game.locale, guest=game.guest, answer_by=answer_by, variant=game.variant,
             )  # fmt: skip
         return await self.challenge(
             guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
             role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
             first=first, rematch_of=game.id, locale=game.locale, guest=game.guest,
+            variant=game.variant,
         )  # fmt: skip
 
     async def _deadline_added(self, deadline: float | None) -> None:

@@ -6,12 +6,18 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from bot.core.policy import Marks
-from engine import Board
+from engine import Board, UltimateBoard
 
 Mark = Literal["X", "O"]
 EndReason = Literal["line", "draw", "resign", "timeout", "abandoned", "stopped"]
 ChallengeStatus = Literal["pending", "accepted", "declined", "expired"]
 XChoice = Literal["challenger", "opponent", "random"]
+Variant = Literal["classic", "ultimate"]
+"""The game played: ``classic`` is an N×N board (``size``, ``k`` in a row); ``ultimate``
+is nine 3×3 boards in a 3×3 grid (its ``size`` is 9 and its ``k`` 3, always)."""
+VARIANTS: tuple[Variant, ...] = ("classic", "ultimate")
+GameBoard = Board | UltimateBoard
+"""A game's position, as :attr:`Game.board` builds it for its variant."""
 
 
 DM_SCOPE = 0
@@ -20,6 +26,16 @@ and bot records are keyed by server, and a DM game has none (its ``guild_id`` is
 0 cannot be a server's id (Discord's snowflakes carry a timestamp since 2015), and one
 scope for every DM suits games that only the member and the bot see: each member's
 records there are theirs alone."""
+
+
+def new_board(variant: Variant, size: int = 3, k: int | None = None) -> GameBoard:
+    """The empty board of a game of ``variant`` (``size`` and ``k`` are the classic
+    boards'; ultimate's grid is fixed).
+
+    Raises:
+        InvalidBoard: a size or k the classic boards do not have.
+    """
+    return UltimateBoard.new() if variant == "ultimate" else Board.new(size, k)
 
 
 def other(mark: str) -> Mark:
@@ -91,16 +107,18 @@ class Game:
     through interaction tokens, and it counts in the players' personal records."""
     tournament_match_id: int | None = None
     """The tournament match it is a game of (rated like any member game)."""
+    variant: Variant = "classic"
+    """The game played; ultimate games have records and ratings of their own."""
 
-    _board: Board | None = field(default=None, init=False, repr=False, compare=False)
+    _board: GameBoard | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a
     click reads it several times; a new value builds its own)."""
 
     @property
-    def board(self) -> Board:
+    def board(self) -> GameBoard:
         board = self._board
         if board is None:
-            board = Board.new(self.size, self.k)
+            board = new_board(self.variant, self.size, self.k)
             for cell in self.moves:
                 board = board.play(cell)
             object.__setattr__(self, "_board", board)
@@ -153,7 +171,8 @@ class Game:
             member = self.player_o if self.bot_side == "X" else self.player_x
             players = f"member {member} vs the bot ({self.difficulty}, {self.bot_side})"
         where = f"server {self.guild_id}" if self.guild_id is not None else "a DM"
-        return f"{where}, channel {self.channel_id}, {players}, {self.size}×{self.size}"
+        shape = "ultimate" if self.variant == "ultimate" else f"{self.size}×{self.size}"
+        return f"{where}, channel {self.channel_id}, {players}, {shape}"
 
     def with_changes(self, **changes: object) -> Game:
         """A copy with ``changes``; it keeps the built board unless the moves change."""
@@ -194,6 +213,7 @@ class Challenge:
     locale: str | None = None
     guest: bool = False
     """As :attr:`Game.guest`: shown only through interaction tokens."""
+    variant: Variant = "classic"
 
     @property
     def settings_guild(self) -> int | None:

@@ -18,6 +18,7 @@ from engine import (
     EnginePool,
     IllegalMove,
     PoolClosed,
+    UltimateBoard,
     choose_move_async,
     get_agent,
 )
@@ -48,7 +49,9 @@ class BotOpponent:
         """Difficulties whose agent has moved once, on the engine thread: their tables are
         built, so their next 3×3 moves run inline."""
 
-    async def move(self, board: Board, difficulty: str, *, within: float | None = None) -> int:
+    async def move(
+        self, board: Board | UltimateBoard, difficulty: str, *, within: float | None = None
+    ) -> int:
         """The cell the bot plays. A search past the think time, or past ``within``
         seconds when given (someone waits for an answer), falls back to a quick move
         (logged), so a game never waits on the engine.
@@ -76,10 +79,13 @@ class BotOpponent:
             log.exception("the %s search failed; playing a quick move", difficulty)
         return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
 
-    async def _search(self, board: Board, difficulty: str, think: float) -> int:
-        if self.pool is not None and board.size * board.size > SMALL_BOARD_CELLS:
+    async def _search(self, board: Board | UltimateBoard, difficulty: str, think: float) -> int:
+        if self.pool is not None and board.cell_count > SMALL_BOARD_CELLS:
             seed = self.rng.getrandbits(64)
             return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
+        if isinstance(board, UltimateBoard):  # no pool (tests): an agent of its own each move
+            seed = self.rng.getrandbits(64)
+            return await choose_move_async(board, difficulty, seed=seed, time_budget=think)
         agent = self._agents.get(difficulty)
         if agent is None:
             agent = get_agent(

@@ -7,7 +7,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.core.models import DM_SCOPE, Game
+from bot.core.models import DM_SCOPE, Game, Variant
 from bot.core.rating import elo_update
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
@@ -103,11 +103,11 @@ class RecordsService:
 
     async def stats(
         self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
-        *, guest: bool = False,
+        *, guest: bool = False, variant: Variant = "classic",
     ) -> PlayerStats:  # fmt: skip
-        """A member's record in a server, or (``guild_id`` None) their personal records
-        (DMs with the bot, and with ``guest`` where only members' own installs reach), as
-        ``viewer_id`` asks for it.
+        """A member's record at ``variant`` in a server, or (``guild_id`` None) their
+        personal records (DMs with the bot, and with ``guest`` where only members' own
+        installs reach), as ``viewer_id`` asks for it.
 
         Raises:
             Refusal: the bot's own stats, someone else's DM games, or no finished game.
@@ -116,10 +116,11 @@ class RecordsService:
             raise Refusal("stats.me")
         self._check_dm_privacy(guild_id, user_id, viewer_id)
         games = await self.store.finished_games_of(guild_id, user_id)
+        games = [game for game in games if game.variant == variant]
         if not games:
             raise Refusal(_none_key("stats", guild_id, guest), name=f"<@{user_id}>")
         scope = DM_SCOPE if guild_id is None else guild_id
-        ratings = await self.store.rating_series(scope, user_id, CHART_GAMES)
+        ratings = await self.store.rating_series(scope, user_id, CHART_GAMES, variant)
         return dataclasses.replace(player_stats(games, user_id), ratings=tuple(ratings))
 
     @staticmethod
@@ -133,11 +134,14 @@ class RecordsService:
         if guild_id is None and viewer_id is not None and viewer_id != user_id:
             raise Refusal("dm.own_records_only")
 
-    async def leaderboard(self, guild_id: int, user_id: int) -> Leaderboard:
-        top = await self.store.leaderboard(guild_id, LEADERBOARD_SIZE)
-        mine = await self.store.rank_of(guild_id, user_id)
+    async def leaderboard(
+        self, guild_id: int, user_id: int, variant: Variant = "classic"
+    ) -> Leaderboard:
+        """The server's best players at ``variant`` (each game has its own ratings)."""
+        top = await self.store.leaderboard(guild_id, LEADERBOARD_SIZE, variant)
+        mine = await self.store.rank_of(guild_id, user_id, variant)
         against_bot = {
-            level: await self.store.best_against_bot(guild_id, level, BOT_BOARD_SIZE)
+            level: await self.store.best_against_bot(guild_id, level, BOT_BOARD_SIZE, variant)
             for level in CHAMPION_LEVELS
         }
         return Leaderboard(top, mine, against_bot)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.core.doubts import Doubts
-from bot.core.models import Challenge, Game
+from bot.core.models import Challenge, Game, Variant
 from bot.core.tournaments.models import Entrant, Match, Tournament
 
 DEADLINES_TOPIC = "deadlines"
@@ -168,18 +168,25 @@ class Store(Protocol):
         """A member's finished games in a server (None: in direct messages with the bot),
         newest first."""
 
-    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
-        """The top of a records scope (a server's id, or ``DM_SCOPE``), by rating."""
+    async def leaderboard(
+        self, guild_id: int, limit: int, variant: Variant = "classic"
+    ) -> list[Rating]:
+        """The top of a records scope (a server's id, or ``DM_SCOPE``) at one game (each
+        variant has its own ratings), by rating."""
 
-    async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
+    async def rank_of(
+        self, guild_id: int, user_id: int, variant: Variant = "classic"
+    ) -> tuple[int, Rating] | None:
         """A member's place on the server's leaderboard (1 = top), or None if unrated."""
 
-    async def rating_series(self, scope: int, user_id: int, limit: int) -> list[float]:
+    async def rating_series(
+        self, scope: int, user_id: int, limit: int, variant: Variant = "classic"
+    ) -> list[float]:
         """A member's rating in a records scope before their first recorded rated game
         and after each (the last ``limit``), oldest first; empty if none is recorded."""
 
     async def best_against_bot(
-        self, guild_id: int, difficulty: str, limit: int
+        self, guild_id: int, difficulty: str, limit: int, variant: Variant = "classic"
     ) -> list[BotRecord]: ...
 
     async def forget_player(self, user_id: int) -> int:
@@ -234,8 +241,10 @@ class Store(Protocol):
     async def save_entrant(self, tournament_id: int, entrant: Entrant) -> None:
         """Its seed and whether it was removed."""
 
-    async def ratings_of(self, scope: int, user_ids: list[int]) -> dict[int, float]:
-        """The members' ratings in a records scope (the unrated left out)."""
+    async def ratings_of(
+        self, scope: int, user_ids: list[int], variant: Variant = "classic"
+    ) -> dict[int, float]:
+        """The members' ratings at ``variant`` in a records scope (the unrated left out)."""
 
     async def matches(self, tournament_id: int) -> list[Match]: ...
 

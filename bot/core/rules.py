@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bot.core.models import Challenge, Ending, EndReason, Game, Mark, XChoice
-from engine import Board
+from bot.core.models import Challenge, Ending, EndReason, Game, Mark, Variant, XChoice
+from engine import Board, UltimateBoard
 
 
 def new_game(
@@ -20,15 +20,30 @@ def new_game(
     rematch_of: int | None = None,
     locale: str | None = None,
     guest: bool = False,
+    variant: Variant = "classic",
 ) -> Game:
-    """A running game with no moves and no clock yet (see :func:`start_clock`)."""
-    board = Board.new(size)
+    """A running game with no moves and no clock yet (see :func:`start_clock`); ``size``
+    is a classic board's (an ultimate game's is always 9).
+
+    Raises:
+        InvalidBoard: a size the classic boards do not have.
+    """
+    size, k = _shape(variant, size)
     return Game(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=message_id,
-        size=board.size, k=board.k, player_x=player_x, player_o=player_o,
+        size=size, k=k, player_x=player_x, player_o=player_o,
         bot_side=bot_side, difficulty=difficulty, moves=(), turn_deadline=None,
         created_at=now, updated_at=now, rematch_of=rematch_of, locale=locale, guest=guest,
+        variant=variant,
     )  # fmt: skip
+
+
+def _shape(variant: Variant, size: int) -> tuple[int, int]:
+    """The ``size`` and ``k`` stored for a game of ``variant``."""
+    if variant == "ultimate":
+        return UltimateBoard.size, 3  # three in a row, in a small board and across them
+    board = Board.new(size)
+    return board.size, board.k
 
 
 def new_challenge(
@@ -44,14 +59,15 @@ def new_challenge(
     rematch_of: int | None = None,
     locale: str | None = None,
     guest: bool = False,
+    variant: Variant = "classic",
 ) -> Challenge:
     """A pending challenge that expires ``timeout`` seconds from ``now``."""
-    board = Board.new(size)
+    size, k = _shape(variant, size)
     return Challenge(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
         challenger_id=challenger_id, opponent_id=opponent_id, x_player=x_player,
-        size=board.size, k=board.k, status="pending", expires_at=now + timeout,
-        created_at=now, rematch_of=rematch_of, locale=locale, guest=guest,
+        size=size, k=k, status="pending", expires_at=now + timeout,
+        created_at=now, rematch_of=rematch_of, locale=locale, guest=guest, variant=variant,
     )  # fmt: skip
 
 
@@ -67,7 +83,7 @@ def accepted_game(
         now=now, player_x=challenger if challenger_x else opponent,
         player_o=opponent if challenger_x else challenger,
         message_id=message_id or challenge.message_id, rematch_of=challenge.rematch_of,
-        locale=challenge.locale, guest=challenge.guest,
+        locale=challenge.locale, guest=challenge.guest, variant=challenge.variant,
     )  # fmt: skip
 
 

@@ -1,11 +1,9 @@
-"""The one place that decides a running game: turns (the member's move and the bot's
-reply in one call), resigning, timeouts, abandoning. Starting games is the
-:class:`~bot.core.lobby.Lobby`'s.
+"""The one place that decides a running game: turns (the member's move and the bot's reply
+in one call), resigning, timeouts, abandoning; starts are the :class:`~bot.core.lobby.Lobby`'s.
 
-Every method validates, updates state, stores it, and returns what to show. A request
-that cannot be honoured raises :class:`Refusal` with a catalog key; nothing is changed
-then. Discord and SQL never appear here: storage is the injected repository, time the
-injected clock, chance the injected RNG.
+Every method validates, updates state, stores it, and returns what to show. A request that
+cannot be honoured raises :class:`Refusal` with a catalog key; nothing is changed then.
+Discord and SQL never appear here: the repository, clock and RNG are injected.
 """
 
 from __future__ import annotations
@@ -27,7 +25,7 @@ from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from engine import IllegalMove
+from engine import Board, IllegalMove
 
 log = logging.getLogger(__name__)
 
@@ -238,6 +236,8 @@ class GameService:
         board = game.board
         if board.to_move != mark:
             raise Refusal("move.not_your_turn", game=game, mark=board.to_move)
+        if not isinstance(board, Board):  # ultimate: no hints yet
+            raise Refusal("hint.bot_games")
         if board.size * board.size <= INSTANT_CELLS:
             hint = hint_for(board.size, board.k, board.x, board.o)
         else:

@@ -17,6 +17,7 @@ from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.discord_ui import custom_ids
 from bot.i18n import text
+from engine import Board
 
 CLASSIC = Marks()
 
@@ -226,7 +227,8 @@ def cell_button(
     mark = board[cell]
     return discord.ui.Button(
         custom_id=custom_ids.cell(game.id, game.ply, cell),
-        style=discord.ButtonStyle.success if won and cell in (board.winning_line() or ())
+        style=discord.ButtonStyle.success
+        if won and isinstance(board, Board) and cell in (board.winning_line() or ())
         else discord.ButtonStyle.secondary,
         emoji=marks.of(mark) if mark else None,
         label=None if mark else EMPTY_LABEL,

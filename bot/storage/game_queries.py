@@ -18,7 +18,7 @@ _GAME_FIELDS = (
     "guild_id", "channel_id", "message_id", "size", "k", "player_x", "player_o", "bot_side",
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
-    "ping_message_id", "stopped_by", "guest", "tournament_match_id",
+    "ping_message_id", "stopped_by", "guest", "tournament_match_id", "variant",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
@@ -65,7 +65,7 @@ def game_from_row(row: Row) -> Game:
         finished_at=row["finished_at"], rematch_of=row["rematch_of"], locale=row["locale"],
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
         stopped_by=row["stopped_by"], guest=bool(row["guest"]),
-        tournament_match_id=row["tournament_match_id"],
+        tournament_match_id=row["tournament_match_id"], variant=row["variant"],
     )  # fmt: skip
 
 

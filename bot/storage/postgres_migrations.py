@@ -230,6 +230,27 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE reply_tokens ADD CONSTRAINT reply_tokens_kind_check
         CHECK (kind IN ('game', 'challenge', 'channel'));
     """,
+    # 10: as SQLite's 13: ultimate tic-tac-toe; ratings and bot records kept per game.
+    """
+    ALTER TABLE games ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic'
+        CHECK (variant IN ('classic', 'ultimate'));
+    ALTER TABLE challenges ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic'
+        CHECK (variant IN ('classic', 'ultimate'));
+    ALTER TABLE tournaments ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic'
+        CHECK (variant IN ('classic', 'ultimate'));
+    ALTER TABLE rating_history ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic';
+    ALTER TABLE ratings ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic';
+    ALTER TABLE ratings DROP CONSTRAINT ratings_pkey;
+    ALTER TABLE ratings ADD PRIMARY KEY (guild_id, variant, user_id);
+    DROP INDEX ratings_by_rating;
+    CREATE INDEX ratings_by_rating ON ratings(guild_id, variant, rating DESC);
+    ALTER TABLE bot_records ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic';
+    ALTER TABLE bot_records DROP CONSTRAINT bot_records_pkey;
+    ALTER TABLE bot_records ADD PRIMARY KEY (guild_id, variant, difficulty, user_id);
+    DROP INDEX bot_records_best;
+    CREATE INDEX bot_records_best
+        ON bot_records(guild_id, variant, difficulty, points DESC, losses);
+    """,
 )
 
 

@@ -4,7 +4,7 @@ queries behind /ttt stats, leaderboard, history and forget-me."""
 
 from __future__ import annotations
 
-from bot.core.models import Game
+from bot.core.models import Game, Variant
 from bot.core.rating import INITIAL_RATING
 from bot.core.records import bot_record_change, rating_changes
 from bot.core.repository import BotRecord, Rating
@@ -19,19 +19,21 @@ async def apply_result(db: Db, game: Game) -> None:
     concurrent game of either member (in any process) waits for this one and reads what
     it wrote, and two such games never deadlock.
     """
-    scope = game.records_scope  # a DM game counts under DM_SCOPE
+    scope, variant = game.records_scope, game.variant  # a DM game counts under DM_SCOPE
     if game.bot_side is None:
         if game.ending is None or game.ending.result is None:
             return  # abandoned or stopped: nobody rated
         first, second = sorted((game.player_x, game.player_o))
-        params = {"scope": scope, "first": first, "second": second, "initial": INITIAL_RATING}
+        params = {"scope": scope, "variant": variant, "first": first, "second": second,
+                  "initial": INITIAL_RATING}  # fmt: skip
         await db.run(
-            "INSERT INTO ratings (guild_id, user_id, rating) VALUES (:scope, :first, :initial),"
-            " (:scope, :second, :initial) ON CONFLICT (guild_id, user_id) DO NOTHING",
+            "INSERT INTO ratings (guild_id, variant, user_id, rating) VALUES"
+            " (:scope, :variant, :first, :initial), (:scope, :variant, :second, :initial)"
+            " ON CONFLICT (guild_id, variant, user_id) DO NOTHING",
             params,
         )
         rows = await db.rows(
-            "SELECT user_id, rating FROM ratings WHERE guild_id = :scope"
+            "SELECT user_id, rating FROM ratings WHERE guild_id = :scope AND variant = :variant"
             f" AND user_id IN (:first, :second) ORDER BY user_id{db.dialect.for_update}",
             params,
         )
@@ -41,15 +43,15 @@ async def apply_result(db: Db, game: Game) -> None:
             await db.run(
                 "UPDATE ratings SET rating = :rating, wins = wins + :wins,"
                 " losses = losses + :losses, draws = draws + :draws"
-                " WHERE guild_id = :scope AND user_id = :user",
-                {"scope": scope, "user": t.user_id, "rating": change.rating,
-                 "wins": t.wins, "losses": t.losses, "draws": t.draws},
+                " WHERE guild_id = :scope AND variant = :variant AND user_id = :user",
+                {"scope": scope, "variant": variant, "user": t.user_id,
+                 "rating": change.rating, "wins": t.wins, "losses": t.losses, "draws": t.draws},
             )  # fmt: skip
             await db.run(
                 "INSERT INTO rating_history"
-                " (guild_id, user_id, game_id, rating_before, rating_after)"
-                " VALUES (:scope, :user, :game, :before, :after)",
-                {"scope": scope, "user": t.user_id, "game": game.id,
+                " (guild_id, variant, user_id, game_id, rating_before, rating_after)"
+                " VALUES (:scope, :variant, :user, :game, :before, :after)",
+                {"scope": scope, "variant": variant, "user": t.user_id, "game": game.id,
                  "before": current[t.user_id], "after": change.rating},
             )  # fmt: skip
         return
@@ -69,16 +71,18 @@ def count_bot_game(game: Game, source: str) -> tuple[str, Params] | None:
     if added is None:
         return None
     sql = (
-        "INSERT INTO bot_records (guild_id, user_id, difficulty, wins, losses, draws, points)"
-        f" SELECT :scope, :user, :difficulty, :wins, :losses, :draws, :points {source}"
-        " ON CONFLICT (guild_id, difficulty, user_id) DO UPDATE SET"
+        "INSERT INTO bot_records"
+        " (guild_id, variant, user_id, difficulty, wins, losses, draws, points)"
+        " SELECT :scope, :variant, :user, :difficulty, :wins, :losses, :draws, :points"
+        f" {source} ON CONFLICT (guild_id, variant, difficulty, user_id) DO UPDATE SET"
         " wins = bot_records.wins + excluded.wins,"
         " losses = bot_records.losses + excluded.losses,"
         " draws = bot_records.draws + excluded.draws,"
         " points = bot_records.points + excluded.points"
     )
     return sql, {
-        "scope": game.records_scope, "user": added.user_id, "difficulty": game.difficulty,
+        "scope": game.records_scope, "variant": game.variant, "user": added.user_id,
+        "difficulty": game.difficulty,
         "wins": added.wins, "losses": added.losses, "draws": added.draws, "points": added.points,
     }  # fmt: skip
 
@@ -97,39 +101,43 @@ def finished_games_where(guild_id: int | None, limit: int | None) -> str:
     return where if limit is None else f"{where} LIMIT {int(limit)}"
 
 
-async def leaderboard(db: Db, guild_id: int, limit: int) -> list[Rating]:
+async def leaderboard(db: Db, guild_id: int, limit: int, variant: Variant) -> list[Rating]:
     rows = await db.rows(
         "SELECT user_id, rating, wins, losses, draws FROM ratings WHERE guild_id = :guild"
-        " ORDER BY rating DESC, user_id LIMIT :limit",
-        {"guild": guild_id, "limit": limit},
+        " AND variant = :variant ORDER BY rating DESC, user_id LIMIT :limit",
+        {"guild": guild_id, "variant": variant, "limit": limit},
     )
     return [_rating(row) for row in rows]
 
 
-async def rank_of(db: Db, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
+async def rank_of(
+    db: Db, guild_id: int, user_id: int, variant: Variant
+) -> tuple[int, Rating] | None:
     row = await db.row(
         "SELECT user_id, rating, wins, losses, draws FROM ratings"
-        " WHERE guild_id = :guild AND user_id = :user",
-        {"guild": guild_id, "user": user_id},
+        " WHERE guild_id = :guild AND variant = :variant AND user_id = :user",
+        {"guild": guild_id, "variant": variant, "user": user_id},
     )
     if row is None:
         return None
     rating = _rating(row)
     ahead = await db.value(
-        "SELECT COUNT(*) FROM ratings WHERE guild_id = :guild"
+        "SELECT COUNT(*) FROM ratings WHERE guild_id = :guild AND variant = :variant"
         " AND (rating > :rating OR (rating = :rating AND user_id < :user))",
-        {"guild": guild_id, "rating": rating.rating, "user": user_id},
+        {"guild": guild_id, "variant": variant, "rating": rating.rating, "user": user_id},
     )
     return int(ahead) + 1, rating
 
 
-async def best_against_bot(db: Db, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
+async def best_against_bot(
+    db: Db, guild_id: int, difficulty: str, limit: int, variant: Variant
+) -> list[BotRecord]:
     """Best records against one difficulty: most points (win 2, draw 1), fewest losses."""
     rows = await db.rows(
         "SELECT user_id, difficulty, wins, losses, draws FROM bot_records"
-        " WHERE guild_id = :guild AND difficulty = :difficulty"
+        " WHERE guild_id = :guild AND variant = :variant AND difficulty = :difficulty"
         " ORDER BY points DESC, losses, user_id LIMIT :limit",
-        {"guild": guild_id, "difficulty": difficulty, "limit": limit},
+        {"guild": guild_id, "variant": variant, "difficulty": difficulty, "limit": limit},
     )
     return [
         BotRecord(row["user_id"], row["difficulty"], row["wins"], row["losses"], row["draws"])
@@ -170,13 +178,15 @@ async def forget_player(db: Db, user_id: int) -> int:
     return deleted
 
 
-async def rating_series(db: Db, scope: int, user_id: int, limit: int) -> list[float]:
+async def rating_series(
+    db: Db, scope: int, user_id: int, limit: int, variant: Variant
+) -> list[float]:
     """A member's rating before their first recorded rated game and after each one, in
     the order they were played (the last ``limit`` games)."""
     rows = await db.rows(
-        "SELECT rating_before, rating_after FROM rating_history"
-        " WHERE guild_id = :scope AND user_id = :user ORDER BY game_id DESC LIMIT :limit",
-        {"scope": scope, "user": user_id, "limit": limit},
+        "SELECT rating_before, rating_after FROM rating_history WHERE guild_id = :scope"
+        " AND variant = :variant AND user_id = :user ORDER BY game_id DESC LIMIT :limit",
+        {"scope": scope, "variant": variant, "user": user_id, "limit": limit},
     )
     if not rows:
         return []

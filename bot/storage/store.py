@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from bot.core.doubts import Touched
-from bot.core.models import Challenge, Game
+from bot.core.models import Challenge, Game, Variant
 from bot.core.repository import BotRecord, Rating
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage import challenge_queries as challenges
@@ -153,17 +153,25 @@ class SqlStore:
         finished = await self._call(games.finished_games_of, guild_id, user_id, limit)
         return self._boards.known(finished)
 
-    async def leaderboard(self, guild_id: int, limit: int) -> list[Rating]:
-        return await self._call(records.leaderboard, guild_id, limit)
+    async def leaderboard(
+        self, guild_id: int, limit: int, variant: Variant = "classic"
+    ) -> list[Rating]:
+        return await self._call(records.leaderboard, guild_id, limit, variant)
 
-    async def rank_of(self, guild_id: int, user_id: int) -> tuple[int, Rating] | None:
-        return await self._call(records.rank_of, guild_id, user_id)
+    async def rank_of(
+        self, guild_id: int, user_id: int, variant: Variant = "classic"
+    ) -> tuple[int, Rating] | None:
+        return await self._call(records.rank_of, guild_id, user_id, variant)
 
-    async def rating_series(self, scope: int, user_id: int, limit: int) -> list[float]:
-        return await self._call(records.rating_series, scope, user_id, limit)
+    async def rating_series(
+        self, scope: int, user_id: int, limit: int, variant: Variant = "classic"
+    ) -> list[float]:
+        return await self._call(records.rating_series, scope, user_id, limit, variant)
 
-    async def best_against_bot(self, guild_id: int, difficulty: str, limit: int) -> list[BotRecord]:
-        return await self._call(records.best_against_bot, guild_id, difficulty, limit)
+    async def best_against_bot(
+        self, guild_id: int, difficulty: str, limit: int, variant: Variant = "classic"
+    ) -> list[BotRecord]:
+        return await self._call(records.best_against_bot, guild_id, difficulty, limit, variant)
 
     async def forget_player(self, user_id: int) -> int:
         return await self._call(records.forget_player, user_id)
@@ -217,8 +225,10 @@ class SqlStore:
             tournaments.save_entrant, tournament_id, entrant, touches=[_tournament(tournament_id)]
         )
 
-    async def ratings_of(self, scope: int, user_ids: list[int]) -> dict[int, float]:
-        return await self._call(tournaments.ratings_of, scope, user_ids)
+    async def ratings_of(
+        self, scope: int, user_ids: list[int], variant: Variant = "classic"
+    ) -> dict[int, float]:
+        return await self._call(tournaments.ratings_of, scope, user_ids, variant)
 
     async def matches(self, tournament_id: int) -> list[Match]:
         return await self._call(tournaments.matches, tournament_id)

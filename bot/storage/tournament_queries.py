@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import Any
 
-from bot.core.models import Game
+from bot.core.models import Game, Variant
 from bot.core.repository import Conflict
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage.game_queries import games_where
@@ -155,12 +155,13 @@ async def save_entrant(db: Db, tournament_id: int, entrant: Entrant) -> None:
     )
 
 
-async def ratings_of(db: Db, scope: int, user_ids: list[int]) -> dict[int, float]:
-    """The members' ratings in a records scope (the unrated are left out)."""
+async def ratings_of(db: Db, scope: int, user_ids: list[int], variant: Variant) -> dict[int, float]:
+    """The members' ratings at ``variant`` in a records scope (the unrated left out)."""
     if not user_ids:
         return {}
     rows = await db.rows(
-        "SELECT user_id, rating FROM ratings WHERE guild_id = :scope", {"scope": scope}
+        "SELECT user_id, rating FROM ratings WHERE guild_id = :scope AND variant = :variant",
+        {"scope": scope, "variant": variant},
     )
     wanted = set(user_ids)
     return {int(r["user_id"]): float(r["rating"]) for r in rows if r["user_id"] in wanted}

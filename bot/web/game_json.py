@@ -9,6 +9,7 @@ from typing import Any
 from bot.core.models import Game, GameUpdate
 from bot.core.review import cell_name
 from bot.i18n import text
+from engine import Board
 
 Person = tuple[str, str | None]
 """A member's name and avatar URL."""
@@ -44,7 +45,9 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
             players[mark] = {"id": str(member), "name": name, "avatar": avatar, "bot": False}
     you = game.mark_of(viewer)
     to_move = board.to_move if game.running else None
-    line = set(board.winning_line() or ()) if not game.running else set()
+    line = (
+        set(board.winning_line() or ()) if isinstance(board, Board) and not game.running else set()
+    )
     squares = board.to_string()
     cells = []
     for cell, char in enumerate(squares):

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Literal
 
+from bot.core.models import Variant
+
 Format = Literal["single", "round_robin", "swiss"]
 TournamentStatus = Literal["signup", "running", "finished", "cancelled"]
 MatchStatus = Literal["waiting", "playing", "done"]
@@ -40,6 +42,8 @@ class Tournament:
     created_at: float
     locale: str | None = None
     champion: int | None = None
+    variant: Variant = "classic"
+    """The game its matches play (ultimate: ``size`` is 9)."""
 
     @property
     def active(self) -> bool:

@@ -153,7 +153,7 @@ class Progress:
         x, o = (match.first, match.second) if played % 2 == 0 else (match.second, match.first)
         game = rules.new_game(
             guild_id=t.guild_id, channel_id=match.thread_id or t.channel_id, size=t.size,
-            player_x=x, player_o=o, now=now, locale=t.locale,
+            player_x=x, player_o=o, now=now, locale=t.locale, variant=t.variant,
         ).with_changes(tournament_match_id=match.id)  # fmt: skip
         game = await tx.create_game(rules.start_clock(game, now, policy.turn_timeout))
         step.new_games.append(game)

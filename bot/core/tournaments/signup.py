@@ -14,6 +14,7 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from bot.core.models import Variant
 from bot.core.policy import SIZES
 from bot.core.rating import INITIAL_RATING
 from bot.core.refusals import Refusal
@@ -21,6 +22,7 @@ from bot.core.repository import Transaction
 from bot.core.tournaments import pairing
 from bot.core.tournaments.models import Entrant, Format, Tournament
 from bot.core.tournaments.progress import Step
+from engine import UltimateBoard
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,8 @@ class Setup:
     name: str
     format: Format
     size: int = 3
+    """The classic boards' size (ignored for ultimate, whose grid is fixed)."""
+    variant: Variant = "classic"
     best_of: int = 1
     max_players: int = 16
     rounds: int = 0
@@ -46,7 +50,8 @@ class Setup:
 
 def check_setup(setup: Setup) -> None:
     """Raises: Refusal: a board size, match length or player limit out of range."""
-    if setup.size not in SIZES or setup.best_of not in (1, 3):
+    size_ok = setup.variant == "ultimate" or setup.size in SIZES
+    if not size_ok or setup.best_of not in (1, 3):
         raise Refusal("tournament.bad_setup")
     if not MIN_PLAYERS <= setup.max_players <= MAX_PLAYERS:
         raise Refusal("tournament.bad_setup")
@@ -62,9 +67,10 @@ def new_tournament(
     return Tournament(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
         organiser_id=organiser_id, name=setup.name.strip()[:80] or "Tournament",
-        format=setup.format, rounds=rounds, size=setup.size, best_of=setup.best_of,
+        format=setup.format, rounds=rounds, best_of=setup.best_of,
+        size=UltimateBoard.size if setup.variant == "ultimate" else setup.size,
         max_players=setup.max_players, signup_closes_at=closes, show_up=setup.show_up,
-        status="signup", round=0, created_at=now, locale=locale,
+        status="signup", round=0, created_at=now, locale=locale, variant=setup.variant,
     )  # fmt: skip
 
 
@@ -105,7 +111,7 @@ async def begin(tx: Transaction, t: Tournament, rng: random.Random) -> bool:
     entrants = await tx.entrants(t.id)
     if len(entrants) < MIN_PLAYERS:
         return False
-    ratings = await tx.ratings_of(t.guild_id, [e.user_id for e in entrants])
+    ratings = await tx.ratings_of(t.guild_id, [e.user_id for e in entrants], t.variant)
     order = pairing.seed({e.user_id: ratings.get(e.user_id, INITIAL_RATING) for e in entrants}, rng)
     by_user = {e.user_id: e for e in entrants}
     for number, user_id in enumerate(order, start=1):
