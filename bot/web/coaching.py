@@ -58,7 +58,7 @@ def review_json(review: Review, locale: str) -> dict[str, Any]:
         line = plain(line)
         best = list(v.best) if v.mistake else []
         steps.append({"ply": v.number, "cells": cells, "text": letters(line),
-                      "parts": parts_of(line), "best": best})  # fmt: skip
+                      "parts": parts_of(line), "best": best, "last_move": cell})  # fmt: skip
     mistakes = sum(v.mistake for v in review.verdicts)
     summary = text("review.summary", locale, count=mistakes) if mistakes else text(
         "review.clean", locale)  # fmt: skip
