@@ -247,3 +247,24 @@ async def test_hint_and_review_texts_keep_their_marks_apart_from_the_words(
     assert status == 200 and first["text"].startswith("1. X B2 — ")
     assert first["parts"][:2] == [{"text": "1. "}, {"mark": "X"}]
     assert not [s for s in review["steps"] if EMOJI.search(s["text"])]
+
+
+@pytest.mark.parametrize(("locale", "label", "where"), [
+    ("en", "board C1, square A1, X, board won by X", "Play in board A1."),
+    ("fr", "grille C1, case A1, X, grille gagnée par X", "Joue dans la grille A1."),
+    ("de", "Brett C1, Feld A1, X, Brett gewonnen von X", "Spiel im Brett A1."),
+    ("es", "tablero C1, casilla A1, X, tablero ganado por X", "Juega en el tablero A1."),
+    ("pt-BR", "tabuleiro C1, casa A1, X, tabuleiro ganho por X", "Jogue no tabuleiro A1."),
+])  # fmt: skip
+async def test_the_squares_and_where_to_play_in_five_languages(
+    service: Service, locale: str, label: str, where: str
+) -> None:
+    game_id = await member_game(service)
+    for i, cell in enumerate(X_WINS[:16]):
+        assert (await service.move(game_id, (ALICE, BOB)[i % 2], cell))[0] == 200
+    status, body = await service.call("GET", "/api/games", ALICE, locale=locale)
+    (game,) = body["games"]
+    assert status == 200
+    assert (game["cells"][18]["label"], game["where"]) == (label, where)
+    assert len(body["texts"]["rules.ultimate"].split("\n")) == 4 and not EMOJI.search(
+        body["texts"]["rules.ultimate"])  # fmt: skip
