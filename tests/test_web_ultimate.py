@@ -268,3 +268,15 @@ async def test_the_squares_and_where_to_play_in_five_languages(
     assert (game["cells"][18]["label"], game["where"]) == (label, where)
     assert len(body["texts"]["rules.ultimate"].split("\n")) == 4 and not EMOJI.search(
         body["texts"]["rules.ultimate"])  # fmt: skip
+
+
+async def test_a_challenge_from_the_page_can_be_to_ultimate(service: Service) -> None:
+    status, body = await service.call("POST", "/api/games", ALICE,
+                                      {"opponent_id": str(BOB), "variant": "ultimate"})  # fmt: skip
+    assert (status, body) == (200, {"challenge": True})
+    challenge = service.shown[-1]
+    assert isinstance(challenge, Challenge) and challenge.variant == "ultimate"
+    accepted = await service.core.lobby.accept(challenge.id, BOB, message_id=None)
+    status, body = await service.call("GET", "/api/games", BOB)
+    assert [g["variant"] for g in body["games"]] == ["ultimate"]
+    assert body["games"][0]["id"] == str(accepted.game.id)
