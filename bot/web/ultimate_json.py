@@ -4,11 +4,12 @@ in and the line of boards that won. Everything here is asked of the board itself
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 from bot.core.review import cell_name
 from bot.i18n import text
-from engine.ultimate.board import UltimateBoard, board_square
+from engine.ultimate.board import BoardStatus, UltimateBoard, board_square
 
 
 def board_name(board: int) -> str:
@@ -21,23 +22,16 @@ def ultimate_json(board: UltimateBoard, locale: str, running: bool) -> dict[str,
     order (board by board), each with its ``board`` and ``square``; ``board_statuses``,
     ``playable_boards``, ``winning_boards``, ``where`` (whither the mover is sent), and its
     ``shape`` as the start form names it."""
-    empty = text("web.cell.empty", locale)
     statuses = board.board_statuses()
-    decided = {None: "", "draw": text("web.ultimate.full", locale)}
-    for side in ("X", "O"):
-        decided[side] = text("web.ultimate.won", locale, mark=side)
     legal = set(board.legal_moves()) if running else set()
     last = board.last_move
     cells = []
     for cell in range(board.cell_count):
         b, s = board_square(cell)
         mark = board[cell]
-        words = [text("web.ultimate.cell", locale, board=board_name(b), square=cell_name(s, 3),
-                      content=mark or empty)]  # fmt: skip
-        words += [decided[statuses[b]]] if statuses[b] else []
-        words += [text("web.ultimate.last", locale)] if cell == last else []
-        cells.append({"mark": mark, "label": ", ".join(words), "win": False,
-                      "legal": cell in legal, "board": b, "square": s})  # fmt: skip
+        cells.append({"mark": mark, "label": square_label(locale, cell, mark, statuses[b],
+                      cell == last), "win": False, "legal": cell in legal, "board": b,
+                      "square": s})  # fmt: skip
     forced = board.forced_board
     where = None
     if running:
@@ -49,3 +43,20 @@ def ultimate_json(board: UltimateBoard, locale: str, running: bool) -> dict[str,
         "winning_boards": board.winning_boards() or [], "where": where,
         "shape": text("web.ultimate.name", locale),
     }  # fmt: skip
+
+
+@lru_cache(maxsize=16_384)
+def square_label(locale: str, cell: int, mark: str | None, status: BoardStatus, last: bool) -> str:
+    """What a screen reader hears of a square: "board B2, square A1, empty", then whether
+    its board is won or full and whether it holds the last move. Kept (a page shows
+    81 of them on every move, and each of a locale's 1,944 is one of few)."""
+    b, s = board_square(cell)
+    words = [text("web.ultimate.cell", locale, board=board_name(b), square=cell_name(s, 3),
+                  content=mark or text("web.cell.empty", locale))]  # fmt: skip
+    if status == "draw":
+        words.append(text("web.ultimate.full", locale))
+    elif status is not None:
+        words.append(text("web.ultimate.won", locale, mark=status))
+    if last:
+        words.append(text("web.ultimate.last", locale))
+    return ", ".join(words)
