@@ -22,6 +22,7 @@ from activity_stub import (
     StubActivityServer,
     cells,
     focused,
+    game,
     labels,
     open_page,
     ultimate,
@@ -124,11 +125,16 @@ async def test_the_rules_are_on_the_page_and_the_form_starts_ultimate(
     await page.activity.get_by_role("button", name="board B2, square B2, empty").click()
     await page.activity.get_by_role("button", name="board B2, square B2, X, last move").wait_for()
     assert [r["body"] for r in stub.intents("/move")] == [{"ply": 0, "cell": 40}]
-    # A classic game shows no rules block; its picker names what each game plays.
-    await stub.push({"type": "games", "games": [ultimate("8", (40,), you=None, opponent=HUMAN_O),
-                                                stub.games["900"]]})  # fmt: skip
+    # The picker names what each game plays; a classic game has no rules block.
+    classic = game("5", "X...O....", you=None, opponent=HUMAN_O)
+    await stub.push({"type": "games", "games": [stub.games["900"], classic]})
     await page.activity.get_by_role("button", name="‹ All games").click()
-    assert "Ultimate: nine boards in one" in await page.activity.locator(".pick").first.inner_text()
+    picks = page.activity.locator(".pick")
+    assert "Ultimate: nine boards in one" in await picks.nth(0).inner_text()
+    assert "3×3, three in a row" in await picks.nth(1).inner_text()
+    await picks.nth(1).click()
+    await page.activity.get_by_role("button", name="B2, O").wait_for()
+    assert await rules.is_hidden() and await page.activity.locator(".region").count() == 0
     assert page.errors == []
 
 
