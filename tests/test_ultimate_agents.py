@@ -169,6 +169,7 @@ async def test_the_pool_and_the_async_entry_point_play_ultimate() -> None:
     board = UltimateBoard.new().play(cell_of(4, 4))
     pool = EnginePool(workers=1)
     try:
+        await pool.warm_up()  # a loaded machine may take seconds to start the worker
         move = await pool.choose(board, "hard", seed=1, time_budget=0.3)
     finally:
         pool.close()
