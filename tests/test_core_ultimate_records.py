@@ -6,14 +6,14 @@ plainly rather than reaching a search built for the classic boards."""
 from __future__ import annotations
 
 import pytest
+from test_core_tournament_service import ORGANISER, create, ready_all
+from test_core_ultimate import X_WINS, ultimate_member_game
 
 from bot.core.models import Ending
 from bot.core.rating import INITIAL_RATING
 from bot.i18n import catalogs
 
 from core_harness import GUILD, Core, independent_elo, member_game, play, refusal_key
-from test_core_tournament_service import ORGANISER, create, ready_all
-from test_core_ultimate import X_WINS, ultimate_member_game
 
 ALICE, BOB = 101, 102
 

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot.core.models import VARIANTS, Variant
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
@@ -54,6 +55,15 @@ FORMAT_CHOICES: list[app_commands.Choice[str]] = [
 BEST_OF_CHOICES: list[app_commands.Choice[int]] = [
     app_commands.Choice(name=L(f"choice.best_of.{n}"), value=n) for n in (1, 3)
 ]
+GAME_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.game.{variant}"), value=variant) for variant in VARIANTS
+]
+"""Whose records, or what a tournament plays: the classic boards or ultimate."""
+
+
+def variant_of(choice: app_commands.Choice[str] | None) -> Variant:
+    """The game a ``game`` option chose (the classic boards when left out)."""
+    return next((v for v in VARIANTS if choice is not None and choice.value == v), "classic")
 
 
 # Everywhere: servers and the bot's DMs through a server install; DMs between members,
@@ -203,17 +213,24 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._moderation.on_stop(interaction, member)
 
     @app_commands.command(name=name("stats"), description=L("cmd.stats"))
-    @app_commands.rename(member=name("member"))
-    @app_commands.describe(member=L("cmd.stats.member"))
+    @app_commands.rename(member=name("member"), game=name("game"))
+    @app_commands.describe(member=L("cmd.stats.member"), game=L("cmd.records.game"))
+    @app_commands.choices(game=GAME_CHOICES)
     async def stats(
-        self, interaction: discord.Interaction, member: discord.User | None = None
-    ) -> None:
-        await self._records.on_stats(interaction, member)
+        self, interaction: discord.Interaction, member: discord.User | None = None,
+        game: app_commands.Choice[str] | None = None,
+    ) -> None:  # fmt: skip
+        await self._records.on_stats(interaction, member, variant_of(game))
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     @server_only
-    async def leaderboard(self, interaction: discord.Interaction) -> None:
-        await self._records.on_leaderboard(interaction)
+    @app_commands.rename(game=name("game"))
+    @app_commands.describe(game=L("cmd.records.game"))
+    @app_commands.choices(game=GAME_CHOICES)
+    async def leaderboard(
+        self, interaction: discord.Interaction, game: app_commands.Choice[str] | None = None
+    ) -> None:
+        await self._records.on_leaderboard(interaction, variant_of(game))
 
     @app_commands.command(name=name("history"), description=L("cmd.history"))
     @app_commands.rename(member=name("member"))
