@@ -1,21 +1,28 @@
 """Ultimate in members' records and tournaments, as members see them: /ttt stats and
 /ttt leaderboard choose the game (``game``: the classic boards by default, or ultimate),
-/ttt history marks each game's board, and a review of an ultimate game is refused in
-the member's language."""
+/ttt history marks each game's board, /ttt tournament create plays ultimate and says
+so, and a review of an ultimate game is refused in the member's language."""
 
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import pytest
+from test_bot_tournaments import _ids, until
 from test_core_ultimate import X_WINS
 
 from bot.core import rules
 from bot.core.repository import Repository
+from bot.core.tournaments.models import Entrant, Match, Tournament
+from bot.core.tournaments.view import TournamentView
+from bot.discord_ui import custom_ids, render_tournament
+from bot.discord_ui.custom_ids import JoinClick
 from bot.i18n import catalogs
 
 from bot_harness import accepted_member_game, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
+from discord_emulator.state import DEFAULT_PERMISSIONS, PERM_MANAGE_GUILD
 
 
 @pytest.fixture
@@ -109,7 +116,8 @@ async def test_records_choose_the_game_in_french(emulator: DiscordEmulator, bot)
 async def test_the_game_options_are_synced_with_their_translations(emulator, bot) -> None:
     (group,) = emulator.commands()
     by_name = {o["name"]: o for o in group["options"]}
-    for command in (by_name["stats"], by_name["leaderboard"]):
+    tournament = {o["name"]: o for o in by_name["tournament"]["options"]}
+    for command in (by_name["stats"], by_name["leaderboard"], tournament["create"]):
         game = next(o for o in command["options"] if o["name"] == "game")
         assert not game.get("required")
         assert game["name_localizations"]["fr"] == "jeu"
@@ -118,3 +126,59 @@ async def test_the_game_options_are_synced_with_their_translations(emulator, bot
         ultimate = game["choices"][1]
         assert ultimate["name_localizations"]["es-ES"] == "ultimate (nueve tableros en uno)"
         assert ultimate["name_localizations"]["pt-BR"] == "ultimate (nove tabuleiros em um)"
+
+
+async def test_an_ultimate_tournament_says_so(emulator: DiscordEmulator, bot) -> None:
+    organiser = emulator.create_user("organiser")
+    organiser.permissions = DEFAULT_PERMISSIONS | PERM_MANAGE_GUILD
+    amelie = emulator.create_user("amelie", locale="fr")
+    bruno = emulator.create_user("bruno")
+    res = await emulator.invoke(organiser, "ttt tournament create", {
+        "name": "Autumn cup", "format": "single", "game": "ultimate", "size": 4,
+    })  # fmt: skip
+    assert res.type == 4 and not res.ephemeral, res.content
+    heading = res.message["content"].splitlines()[0]
+    assert heading.startswith("🏆 **Autumn cup**: single elimination, ultimate, best of 1")
+    assert "4×4" not in heading and "9×9" not in heading
+    message = res.message
+    (join,) = _ids(message, JoinClick)
+    for member in (amelie, bruno):
+        res = await emulator.click(member, message, custom_ids.join(join.tournament_id))
+        assert res.type == 7, res.content
+        message = res.message
+    stored = await bot.repo.get_tournament(join.tournament_id)
+    assert stored is not None and (stored.variant, stored.size) == ("ultimate", 9)
+    res = await emulator.invoke(organiser, "ttt tournament start")
+    assert res.ephemeral
+    # its message, redrawn with the bracket, still says which game it is
+    await until(lambda: emulator.message(message["id"]).get("attachments"), what="the bracket")
+    assert emulator.message(message["id"])["content"].splitlines()[0] == heading
+    res = await emulator.invoke(amelie, "ttt tournament status")
+    assert res.ephemeral
+    assert res.content.splitlines()[0].startswith(
+        "🏆 **Autumn cup** : élimination directe, ultimate, en 1 partie(s)"
+    )
+
+
+def test_the_tournament_picture_is_titled_with_its_game(monkeypatch) -> None:
+    titles: list[str] = []
+
+    def draw(title: str, *rest: object) -> bytes:
+        titles.append(title)
+        return b"png"
+
+    monkeypatch.setattr(render_tournament, "draw_table", draw)
+    t = Tournament(
+        id=1, guild_id=1, channel_id=2, message_id=3, organiser_id=4, name="Cup",
+        format="round_robin", rounds=0, size=9, best_of=1, max_players=8,
+        signup_closes_at=None, show_up=600.0, status="running", round=1, created_at=0.0,
+        variant="ultimate",
+    )  # fmt: skip
+    view = TournamentView(
+        t, (Entrant(11, "Amélie", 0.0, seed=1), Entrant(12, "Bruno", 1.0, seed=2)),
+        (Match(1, 1, 1, 1, 11, 12, "waiting"),),
+    )  # fmt: skip
+    render_tournament.picture(view, "fr")
+    render_tournament.picture(view.__class__(replace(t, variant="classic", size=4),
+                                             view.entrants, view.matches), "de")  # fmt: skip
+    assert titles == ["Cup — ultimate", "Cup — 4×4"]

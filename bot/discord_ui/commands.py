@@ -92,11 +92,12 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.rename(
         title=name("name"), format=name("format"), size=name("size"), best_of=name("best_of"),
         max_players=name("max_players"), signup_minutes=name("signup_minutes"),
-        rounds=name("rounds"), show_up_minutes=name("show_up_minutes"),
+        rounds=name("rounds"), show_up_minutes=name("show_up_minutes"), game=name("game"),
     )  # fmt: skip
     @app_commands.describe(
         title=L("cmd.tournament.title"),
         format=L("cmd.tournament.format"),
+        game=L("cmd.tournament.game"),
         size=L("cmd.start.size"),
         best_of=L("cmd.tournament.best_of"),
         max_players=L("cmd.tournament.max_players"),
@@ -104,12 +105,15 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         rounds=L("cmd.tournament.rounds"),
         show_up_minutes=L("cmd.tournament.show_up_minutes"),
     )
-    @app_commands.choices(format=FORMAT_CHOICES, size=SIZE_CHOICES, best_of=BEST_OF_CHOICES)  # type: ignore[misc]
+    @app_commands.choices(  # type: ignore[misc]
+        format=FORMAT_CHOICES, game=GAME_CHOICES, size=SIZE_CHOICES, best_of=BEST_OF_CHOICES
+    )
     async def tournament_create(
         self,
         interaction: discord.Interaction,
         title: app_commands.Range[str, 1, 80],
         format: app_commands.Choice[str],
+        game: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
         best_of: app_commands.Choice[int] | None = None,
         max_players: app_commands.Range[int, 2, 64] = 16,
@@ -121,7 +125,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             interaction, name=title, format=format.value,  # type: ignore[arg-type]
             size=size.value if size else 3, best_of=best_of.value if best_of else 1,
             max_players=max_players, signup_minutes=signup_minutes, rounds=rounds or 0,
-            show_up_minutes=show_up_minutes,
+            show_up_minutes=show_up_minutes, variant=variant_of(game),
         )  # fmt: skip
 
     @tournament.command(name=name("start"), description=L("cmd.tournament.start"))
