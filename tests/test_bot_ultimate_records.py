@@ -14,9 +14,10 @@ from test_core_ultimate import X_WINS
 
 from bot.core import rules
 from bot.core.repository import Repository
+from bot.core.stats import PlayerStats
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.core.tournaments.view import TournamentView
-from bot.discord_ui import custom_ids, render_tournament
+from bot.discord_ui import custom_ids, render_records, render_tournament
 from bot.discord_ui.custom_ids import JoinClick
 from bot.i18n import catalogs
 
@@ -182,3 +183,20 @@ def test_the_tournament_picture_is_titled_with_its_game(monkeypatch) -> None:
     render_tournament.picture(view.__class__(replace(t, variant="classic", size=4),
                                              view.entrants, view.matches), "de")  # fmt: skip
     assert titles == ["Cup — ultimate", "Cup — 4×4"]
+
+
+def test_the_rating_chart_is_titled_with_its_game(monkeypatch) -> None:
+    titles: list[str] = []
+
+    def draw(title: str, *rest: object) -> bytes:
+        titles.append(title)
+        return b"png"
+
+    monkeypatch.setattr(render_records, "draw_rating_chart", draw)
+    for variant, locale in (("ultimate", "fr"), ("classic", "de"), ("ultimate", "en")):
+        stats = PlayerStats(ratings=(1000.0, 1016.0), variant=variant)  # type: ignore[arg-type]
+        assert render_records.rating_chart("Amélie", stats, locale) is not None
+    assert titles == [
+        "Amélie — classement, ultimate", "Amélie — Wertung, klassische Felder",
+        "Amélie — rating, ultimate",
+    ]  # fmt: skip

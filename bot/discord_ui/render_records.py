@@ -94,7 +94,8 @@ def rating_chart(name: str, stats: PlayerStats, locale: object = None) -> discor
     if len(stats.ratings) < 2:
         return None
     png = draw_rating_chart(
-        text("stats.chart_title", locale, name=name, game=records_game(stats.variant, locale)),
+        text("stats.chart_title", locale, name=name,
+             game=text(f"records.short.{stats.variant}", locale)),
         list(stats.ratings),
         text("stats.chart_caption", locale, count=len(stats.ratings) - 1),
     )  # fmt: skip
