@@ -68,6 +68,9 @@ async def test_records_choose_the_game_in_french(emulator: DiscordEmulator, bot)
                                    cell_id(message, cell))  # fmt: skip
         assert res.type == 7, res.content
         message = res.message
+    res = await emulator.invoke(amelie, "ttt stats", {"game": "ultimate"}, channel=channel)
+    assert res.ephemeral
+    assert res.content == f"<@{amelie.id}> n'a encore fini aucune partie d'ultimate ici."
     ultimate_id = await ultimate_game_won_by_x(bot.repo, guild.id, channel.id, bruno.id,
                                                amelie.id)  # fmt: skip
 

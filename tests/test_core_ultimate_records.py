@@ -78,3 +78,17 @@ async def test_a_review_of_an_ultimate_game_is_refused_plainly(core: Core) -> No
     await play(core, classic_id, (BOB, 0), (ALICE, 3), (BOB, 1), (ALICE, 4), (BOB, 2))
     review = await core.records.review(GUILD, ALICE)
     assert review.game.id == classic_id and len(review.verdicts) == 5
+
+
+async def test_stats_of_a_game_not_played_yet_say_which_game_is_missing(core: Core) -> None:
+    assert await refusal_key(core.records.stats(GUILD, ALICE, variant="ultimate")) == "stats.none"
+    ultimate_id = await ultimate_member_game(core, ALICE, BOB)
+    await core.games.resign(BOB, game_id=ultimate_id)
+    key = await refusal_key(core.records.stats(GUILD, ALICE))
+    assert key == "stats.none_classic"  # she has played, only not on the classic boards
+    classic_id = await member_game(core, 103, BOB)
+    await core.games.resign(BOB, game_id=classic_id)
+    assert await refusal_key(core.records.stats(GUILD, 103, variant="ultimate")) == (
+        "stats.none_ultimate"
+    )
+    assert str((await core.records.stats(GUILD, BOB, variant="ultimate")).total) == "0-1-0"

@@ -116,15 +116,17 @@ class RecordsService:
         installs reach), as ``viewer_id`` asks for it.
 
         Raises:
-            Refusal: the bot's own stats, someone else's DM games, or no finished game.
+            Refusal: the bot's own stats, someone else's DM games, or no finished game
+                (at ``variant``: ``stats.none_<variant>`` when only the other game's).
         """
         if user_id == self.bot_user_id:
             raise Refusal("stats.me")
         self._check_dm_privacy(guild_id, user_id, viewer_id)
-        games = await self.store.finished_games_of(guild_id, user_id)
-        games = [game for game in games if game.variant == variant]
+        every = await self.store.finished_games_of(guild_id, user_id)
+        games = [game for game in every if game.variant == variant]
         if not games:
-            raise Refusal(_none_key("stats", guild_id, guest), name=f"<@{user_id}>")
+            key = f"stats.none_{variant}" if every else _none_key("stats", guild_id, guest)
+            raise Refusal(key, name=f"<@{user_id}>")
         scope = DM_SCOPE if guild_id is None else guild_id
         ratings = await self.store.rating_series(scope, user_id, CHART_GAMES, variant)
         found = player_stats(games, user_id)
