@@ -55,14 +55,14 @@ async def test_a_servers_language_for_public_messages(emulator: DiscordEmulator,
         res = await emulator.click(bob, board, cell_id(board, 0))  # not bob's game
         assert res.ephemeral and res.content.startswith("No estás jugando")
         res = await emulator.invoke(alice, "ttt leaderboard")
-        assert res.embeds[0]["title"] == "Rangliste"
+        assert res.embeds[0]["title"] == "Rangliste: klassische Felder (3×3 bis 5×5)"
     async with running_bot(emulator, settings):  # kept across a restart
         res = await emulator.invoke(admin, "ttt config")
         assert config_fields(res)["Language of public messages"] == "Deutsch"
         res = await emulator.invoke(admin, "ttt config", {"language": "server"})
         assert config_fields(res)["Language of public messages"] == "The server's own language"
         res = await emulator.invoke(bob, "ttt leaderboard")
-        assert res.embeds[0]["title"] == "Leaderboard"
+        assert res.embeds[0]["title"] == "Leaderboard: classic boards (3×3 to 5×5)"
 
 
 async def test_a_servers_own_marks(emulator: DiscordEmulator, tmp_path) -> None:

@@ -5,11 +5,13 @@ tolerance that absorbs font-rendering differences between machines, not a change
 from __future__ import annotations
 
 import io
+import math
 
 import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from bot.pictures import BracketMatch, draw_bracket, draw_table
+from bot.pictures.canvas import font
 
 import sample_pictures as samples
 
@@ -57,6 +59,19 @@ def test_a_32_player_bracket_has_the_size_of_its_layout_and_long_names_fit() -> 
     # 15 gaps of 6 + 16 high: a long name is cut, never widens the picture
     assert image.size == (878, 748)
     assert len(image.getcolors(1 << 16) or []) > 8  # text and lines, not a blank card
+
+
+def test_a_small_bracket_widens_for_its_title_up_to_a_limit() -> None:
+    final = [[BracketMatch("Amélie", "Bruno")]]
+    assert decoded(draw_bracket("Cup", ["Final"], final)).size == (182, 118)  # its layout
+    title = "Autumn cup — ultimate"
+    wide = decoded(draw_bracket(title, ["Final"], final))
+    assert wide.size == (2 * 16 + math.ceil(font(16).getlength(title)), 118)
+    assert wide.size[0] > 182
+    assert decoded(draw_bracket("A very long tournament name " * 4, ["Final"], final)).size == (
+        480,
+        118,
+    )
 
 
 def test_a_rating_chart_of_a_single_rating_is_still_drawn() -> None:

@@ -20,6 +20,10 @@ HISTORY_SIZE = 10
 CHART_GAMES = 200
 """Rated games the rating chart in /ttt stats covers (the latest)."""
 CHAMPION_LEVELS = ("unbeatable", "hard")
+REVIEWED: tuple[Variant, ...] = ("classic",)
+"""The games the exact review covers. An ultimate game would reach a search built for
+the classic boards, which refuses its 9×9 grid: it is refused here instead, plainly,
+until ultimate has a review of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +82,8 @@ class Leaderboard:
     """The caller's rank and rating, None if unrated."""
     against_bot: dict[str, list[BotRecord]]
     """Best records against each champion level."""
+    variant: Variant = "classic"
+    """The game ranked (each has its own ratings and records against the bot)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,18 +116,21 @@ class RecordsService:
         installs reach), as ``viewer_id`` asks for it.
 
         Raises:
-            Refusal: the bot's own stats, someone else's DM games, or no finished game.
+            Refusal: the bot's own stats, someone else's DM games, or no finished game
+                (at ``variant``: ``stats.none_<variant>`` when only the other game's).
         """
         if user_id == self.bot_user_id:
             raise Refusal("stats.me")
         self._check_dm_privacy(guild_id, user_id, viewer_id)
-        games = await self.store.finished_games_of(guild_id, user_id)
-        games = [game for game in games if game.variant == variant]
+        every = await self.store.finished_games_of(guild_id, user_id)
+        games = [game for game in every if game.variant == variant]
         if not games:
-            raise Refusal(_none_key("stats", guild_id, guest), name=f"<@{user_id}>")
+            key = f"stats.none_{variant}" if every else _none_key("stats", guild_id, guest)
+            raise Refusal(key, name=f"<@{user_id}>")
         scope = DM_SCOPE if guild_id is None else guild_id
         ratings = await self.store.rating_series(scope, user_id, CHART_GAMES, variant)
-        return dataclasses.replace(player_stats(games, user_id), ratings=tuple(ratings))
+        found = player_stats(games, user_id)
+        return dataclasses.replace(found, ratings=tuple(ratings), variant=variant)
 
     @staticmethod
     def _check_dm_privacy(guild_id: int | None, user_id: int, viewer_id: int | None) -> None:
@@ -144,7 +153,7 @@ class RecordsService:
             level: await self.store.best_against_bot(guild_id, level, BOT_BOARD_SIZE, variant)
             for level in CHAMPION_LEVELS
         }
-        return Leaderboard(top, mine, against_bot)
+        return Leaderboard(top, mine, against_bot, variant)
 
     async def history(
         self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
@@ -181,7 +190,8 @@ class RecordsService:
         the server (None: in direct messages).
 
         Raises:
-            Refusal: no such game, no game yet, or still running.
+            Refusal: no such game, no game yet, still running, or a game the review
+                does not cover yet (ultimate).
         """
         if game_id is None:
             games = await self.store.finished_games_of(guild_id, user_id, limit=1)
@@ -195,6 +205,8 @@ class RecordsService:
             game = found
         if not reviewable(game):
             raise Refusal("review.running")
+        if game.variant not in REVIEWED:
+            raise Refusal(f"review.not_{game.variant}")
         return game
 
     async def forget(self, user_id: int, owner_id: int, confirmed: bool) -> int | None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from bot.core.models import Game
+from bot.core.models import Game, Variant
 
 MEMBERS = "members"
 
@@ -34,6 +34,8 @@ class PlayerStats:
     ratings: tuple[float, ...] = ()
     """The member's rating before and after each recorded rated game, oldest first (the
     chart in /ttt stats); empty without rated games."""
+    variant: Variant = "classic"
+    """The game these records are about (each game keeps its own)."""
 
     @property
     def total(self) -> Record:

@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot.core.models import VARIANTS, Variant
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
@@ -54,6 +55,15 @@ FORMAT_CHOICES: list[app_commands.Choice[str]] = [
 BEST_OF_CHOICES: list[app_commands.Choice[int]] = [
     app_commands.Choice(name=L(f"choice.best_of.{n}"), value=n) for n in (1, 3)
 ]
+GAME_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.game.{variant}"), value=variant) for variant in VARIANTS
+]
+"""Whose records, or what a tournament plays: the classic boards or ultimate."""
+
+
+def variant_of(choice: app_commands.Choice[str] | None) -> Variant:
+    """The game a ``game`` option chose (the classic boards when left out)."""
+    return next((v for v in VARIANTS if choice is not None and choice.value == v), "classic")
 
 
 # Everywhere: servers and the bot's DMs through a server install; DMs between members,
@@ -82,11 +92,12 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.rename(
         title=name("name"), format=name("format"), size=name("size"), best_of=name("best_of"),
         max_players=name("max_players"), signup_minutes=name("signup_minutes"),
-        rounds=name("rounds"), show_up_minutes=name("show_up_minutes"),
+        rounds=name("rounds"), show_up_minutes=name("show_up_minutes"), game=name("game"),
     )  # fmt: skip
     @app_commands.describe(
         title=L("cmd.tournament.title"),
         format=L("cmd.tournament.format"),
+        game=L("cmd.tournament.game"),
         size=L("cmd.start.size"),
         best_of=L("cmd.tournament.best_of"),
         max_players=L("cmd.tournament.max_players"),
@@ -94,12 +105,15 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         rounds=L("cmd.tournament.rounds"),
         show_up_minutes=L("cmd.tournament.show_up_minutes"),
     )
-    @app_commands.choices(format=FORMAT_CHOICES, size=SIZE_CHOICES, best_of=BEST_OF_CHOICES)  # type: ignore[misc]
+    @app_commands.choices(  # type: ignore[misc]
+        format=FORMAT_CHOICES, game=GAME_CHOICES, size=SIZE_CHOICES, best_of=BEST_OF_CHOICES
+    )
     async def tournament_create(
         self,
         interaction: discord.Interaction,
         title: app_commands.Range[str, 1, 80],
         format: app_commands.Choice[str],
+        game: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
         best_of: app_commands.Choice[int] | None = None,
         max_players: app_commands.Range[int, 2, 64] = 16,
@@ -111,7 +125,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             interaction, name=title, format=format.value,  # type: ignore[arg-type]
             size=size.value if size else 3, best_of=best_of.value if best_of else 1,
             max_players=max_players, signup_minutes=signup_minutes, rounds=rounds or 0,
-            show_up_minutes=show_up_minutes,
+            show_up_minutes=show_up_minutes, variant=variant_of(game),
         )  # fmt: skip
 
     @tournament.command(name=name("start"), description=L("cmd.tournament.start"))
@@ -203,17 +217,24 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         await self._moderation.on_stop(interaction, member)
 
     @app_commands.command(name=name("stats"), description=L("cmd.stats"))
-    @app_commands.rename(member=name("member"))
-    @app_commands.describe(member=L("cmd.stats.member"))
+    @app_commands.rename(member=name("member"), game=name("game"))
+    @app_commands.describe(member=L("cmd.stats.member"), game=L("cmd.records.game"))
+    @app_commands.choices(game=GAME_CHOICES)
     async def stats(
-        self, interaction: discord.Interaction, member: discord.User | None = None
-    ) -> None:
-        await self._records.on_stats(interaction, member)
+        self, interaction: discord.Interaction, member: discord.User | None = None,
+        game: app_commands.Choice[str] | None = None,
+    ) -> None:  # fmt: skip
+        await self._records.on_stats(interaction, member, variant_of(game))
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     @server_only
-    async def leaderboard(self, interaction: discord.Interaction) -> None:
-        await self._records.on_leaderboard(interaction)
+    @app_commands.rename(game=name("game"))
+    @app_commands.describe(game=L("cmd.records.game"))
+    @app_commands.choices(game=GAME_CHOICES)
+    async def leaderboard(
+        self, interaction: discord.Interaction, game: app_commands.Choice[str] | None = None
+    ) -> None:
+        await self._records.on_leaderboard(interaction, variant_of(game))
 
     @app_commands.command(name=name("history"), description=L("cmd.history"))
     @app_commands.rename(member=name("member"))

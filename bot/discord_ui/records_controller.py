@@ -11,6 +11,7 @@ import asyncio
 
 import discord
 
+from bot.core.models import Variant
 from bot.core.policies import PolicyBook
 from bot.core.records import RecordsService
 from bot.core.review import instant
@@ -31,14 +32,16 @@ class RecordsController:
         return (await self.policies.policy(settings_guild(interaction))).embed_colour
 
     async def on_stats(
-        self, interaction: discord.Interaction, member: discord.abc.User | None
-    ) -> None:
+        self, interaction: discord.Interaction, member: discord.abc.User | None,
+        variant: Variant = "classic",
+    ) -> None:  # fmt: skip
         async with self.responder.answering(interaction):
             user = member or interaction.user
             scope = settings_guild(interaction)
             stats = await self.records.stats(
-                scope, user.id, interaction.user.id, guest=is_guest(interaction)
-            )
+                scope, user.id, interaction.user.id, guest=is_guest(interaction),
+                variant=variant,
+            )  # fmt: skip
             embed = render_records.stats_embed(
                 user.mention, stats, interaction.locale, await self._colour(interaction)
             )
@@ -50,11 +53,15 @@ class RecordsController:
                 allowed_mentions=NO_MENTIONS,
             )  # fmt: skip
 
-    async def on_leaderboard(self, interaction: discord.Interaction) -> None:
+    async def on_leaderboard(
+        self, interaction: discord.Interaction, variant: Variant = "classic"
+    ) -> None:
         async with self.responder.answering(interaction):
             self.responder.require_channel_permissions(interaction)
             assert interaction.guild_id is not None  # the command is server_only
-            board = await self.records.leaderboard(interaction.guild_id, interaction.user.id)
+            board = await self.records.leaderboard(
+                interaction.guild_id, interaction.user.id, variant
+            )
             policy = await self.policies.policy(interaction.guild_id)
             guild_locale = interaction.guild_locale.value if interaction.guild_locale else None
             embed = render_records.leaderboard_embed(

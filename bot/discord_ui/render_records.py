@@ -6,7 +6,7 @@ import io
 
 import discord
 
-from bot.core.models import Game
+from bot.core.models import Game, Variant
 from bot.core.policy import Marks
 from bot.core.rating import INITIAL_RATING
 from bot.core.records import Leaderboard, Review
@@ -31,10 +31,25 @@ MESSAGE_LIMIT = 2000
 """Discord's limit on a message's content."""
 
 
+def records_game(variant: Variant, locale: object = None) -> str:
+    """The game a member's records are about, named as /ttt stats offers it: the classic
+    boards share one record and rating, ultimate has its own."""
+    return text(f"choice.game.{variant}", locale)
+
+
+def game_label(variant: Variant, size: int, locale: object = None) -> str:
+    """One game's board: ``3×3`` to ``5×5``, or ultimate (not its 9×9 grid of squares)."""
+    return text(f"game.label.{variant}", locale, size=size)
+
+
 def stats_embed(
     name: str, stats: PlayerStats, locale: object = None, colour: int = DEFAULT_COLOUR
 ) -> discord.Embed:
-    embed = discord.Embed(title=text("stats.title", locale, name=name), colour=colour)
+    embed = discord.Embed(
+        title=text("stats.title", locale, name=name),
+        description=text("records.game", locale, game=records_game(stats.variant, locale)),
+        colour=colour,
+    )
     kinds = sorted(stats.by_opponent, key=lambda k: (k != MEMBERS, k))
     for kind in kinds:
         record = stats.by_opponent[kind]
@@ -79,7 +94,9 @@ def rating_chart(name: str, stats: PlayerStats, locale: object = None) -> discor
     if len(stats.ratings) < 2:
         return None
     png = draw_rating_chart(
-        text("stats.chart_title", locale, name=name), list(stats.ratings),
+        text("stats.chart_title", locale, name=name,
+             game=text(f"records.short.{stats.variant}", locale)),
+        list(stats.ratings),
         text("stats.chart_caption", locale, count=len(stats.ratings) - 1),
     )  # fmt: skip
     return discord.File(io.BytesIO(png), filename=CHART_FILE)
@@ -95,7 +112,7 @@ def leaderboard_embed(
         for i, r in enumerate(top, start=1)
     ]  # fmt: skip
     embed = discord.Embed(
-        title=text("board.title", locale),
+        title=text("board.title", locale, game=records_game(board.variant, locale)),
         description=text("board.rated", locale, initial=int(INITIAL_RATING))
         + "\n"
         + ("\n".join(lines) if lines else text("board.empty", locale)),
@@ -159,6 +176,7 @@ def history_embed(
                 opponent=player_name(game, "O" if mark == "X" else "X", locale),
                 how=text(f"how.{game.ending.reason if game.ending else 'abandoned'}", locale),
                 when=relative_time(game.finished_at or game.updated_at),
+                board=game_label(game.variant, game.size, locale),
                 link=message_link(game.guild_id, game.channel_id, game.message_id),
             )
             + (text("history.hinted", locale) if game.hinted else "")

@@ -14,6 +14,7 @@ from bot.core.tournaments.models import Match, Tournament
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import custom_ids
 from bot.discord_ui.render_game import Unlistened, button, relative_time
+from bot.discord_ui.render_records import game_label
 from bot.i18n import text
 from bot.pictures import BracketMatch, draw_bracket, draw_table
 
@@ -29,7 +30,8 @@ def mention(user_id: int | None) -> str:
 def heading(t: Tournament, locale: object) -> str:
     return text(
         "tournament.head", locale, name=t.name, format=text(f"choice.format.{t.format}", locale),
-        size=f"{t.size}×{t.size}", best_of=t.best_of, organiser=mention(t.organiser_id),
+        size=game_label(t.variant, t.size, locale), best_of=t.best_of,
+        organiser=mention(t.organiser_id),
     )  # fmt: skip
 
 
@@ -136,7 +138,8 @@ def picture(view: TournamentView, locale: object) -> Picture | None:
     t = view.tournament
     if t.round == 0:
         return None
-    title = text("tournament.picture_title", locale, name=t.name)
+    title = text("tournament.picture_title", locale, name=t.name,
+                 game=game_label(t.variant, t.size, locale))  # fmt: skip
     data = _bracket(view, title, locale) if t.format == "single" else _table(view, title, locale)
     return Picture(data, text("tournament.picture_alt", locale))
 

@@ -8,6 +8,7 @@ import logging
 
 import discord
 
+from bot.core.models import Variant
 from bot.core.refusals import Refusal
 from bot.core.tournaments.models import Format
 from bot.core.tournaments.service import TournamentService
@@ -42,13 +43,14 @@ class TournamentController:
     async def on_create(
         self, interaction: discord.Interaction, *, name: str, format: Format, size: int,
         best_of: int, max_players: int, signup_minutes: float | None, rounds: int,
-        show_up_minutes: float,
+        show_up_minutes: float, variant: Variant = "classic",
     ) -> None:  # fmt: skip
         async with self.responder.answering(interaction):
             self.responder.require_channel_permissions(interaction)
             locale = public_locale(interaction)
             setup = Setup(
-                name, format, size=size, best_of=best_of, max_players=max_players, rounds=rounds,
+                name, format, size=size, variant=variant, best_of=best_of,
+                max_players=max_players, rounds=rounds,
                 signup_seconds=None if signup_minutes is None else signup_minutes * 60,
                 show_up=show_up_minutes * 60,
             )  # fmt: skip

@@ -3,15 +3,19 @@ winner's name lit and a line on to the next round."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 from PIL import Image, ImageDraw
 
-from bot.pictures.canvas import LINE, MARGIN, MUTED, PANEL, TEXT, WIN, new_card, png, write
+from bot.pictures.canvas import LINE, MARGIN, MUTED, PANEL, TEXT, WIN, font, new_card, png, write
 
 BOX_W, BOX_H, GAP_X, GAP_Y, TITLE_H, HEAD_H = 150, 36, 24, 6, 30, 20
 NAME_SIZE, HEAD_SIZE, TITLE_SIZE = 12, 12, 16
+TITLE_ROOM = 480
+"""The widest a bracket grows for its title: a two-player bracket's one column (182
+pixels) would cut "Autumn cup — ultimate" short; a longer title is cut at this width."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +34,8 @@ def draw_bracket(
     later round has half as many matches (the final: one)."""
     first = len(rounds[0])
     width = 2 * MARGIN + len(rounds) * BOX_W + (len(rounds) - 1) * GAP_X
+    title_w = 2 * MARGIN + math.ceil(font(TITLE_SIZE).getlength(title))
+    width = max(width, min(title_w, TITLE_ROOM))
     height = 2 * MARGIN + TITLE_H + HEAD_H + first * BOX_H + (first - 1) * GAP_Y
     image, draw = new_card(width, height)
     write(image, (MARGIN, MARGIN), title, TITLE_SIZE, TEXT, width - 2 * MARGIN)
