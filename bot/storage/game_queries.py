@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import fields
+from operator import attrgetter
 from typing import Any
 
 from bot.core.models import Ending, Game
@@ -69,8 +70,12 @@ def game_from_row(row: Row) -> Game:
     )  # fmt: skip
 
 
+_PARAM_FIELDS = tuple(f.name for f in fields(Game) if f.init and f.name != "ending")
+_param_values = attrgetter(*_PARAM_FIELDS)  # read in one call: each click writes a game
+
+
 def game_params(game: Game) -> dict[str, Any]:
-    params = {f.name: getattr(game, f.name) for f in fields(Game) if f.init and f.name != "ending"}
+    params = dict(zip(_PARAM_FIELDS, _param_values(game), strict=True))
     params["moves"] = ",".join(str(c) for c in game.moves)
     params["ply"] = game.ply
     params["status"] = "running" if game.running else "finished"
@@ -184,8 +189,10 @@ async def _update_game(
     row = await db.row(sql, params)
     if row is None:
         raise Conflict(f"game {game.id} changed before this write")
-    return game.with_changes(hinted=bool(row["hinted"]), message_id=row["message_id"],
-                             ping_message_id=row["ping_message_id"])  # fmt: skip
+    hinted, message_id, ping = bool(row["hinted"]), row["message_id"], row["ping_message_id"]
+    if (hinted, message_id, ping) == (game.hinted, game.message_id, game.ping_message_id):
+        return game  # as usual: nothing changed meanwhile (a copy sets every field)
+    return game.with_changes(hinted=hinted, message_id=message_id, ping_message_id=ping)
 
 
 async def mark_hinted(db: Db, game_id: int, expected_ply: int) -> None:
