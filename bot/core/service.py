@@ -144,10 +144,10 @@ class GameService:
             if not self._bot_to_move(moved):
                 game = await self._store_click(moved, game.ply, message_id)
             else:
-                reply = asyncio.ensure_future(self.opponent.move(moved.board, self.level(moved)))
                 wait = self.patience if answer_by is None else answer_by - self.clock()
-                done, _ = await asyncio.wait({reply}, timeout=max(0.0, min(self.patience, wait)))
-                if done and reply.exception() is None:  # both moves, one write
+                reply = await self.opponent.reply_within(
+                    moved.board, self.level(moved), max(0.0, min(self.patience, wait)))  # fmt: skip
+                if reply.done() and reply.exception() is None:  # both moves, one write
                     replied = await self.advance(moved, reply.result())
                     game = await self._store_click(replied, game.ply, message_id)
                 else:  # the member's move is stored and shown while the bot thinks on
