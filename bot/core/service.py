@@ -40,20 +40,11 @@ RECENT_GAMES = 10_000  # running games remembered as last stored: a click needs 
 
 class GameService:
     def __init__(
-        self,
-        repo: Repository,
-        policies: PolicyBook,
-        opponent: BotOpponent,
-        *,
-        bot_user_id: int,
-        clock: Clock = time.time,
-        rng: random.Random | None = None,
-        patience: float = 1.0,
-        advise: Advisor = advise_here,
-        locks: LockRegistry | None = None,
-        alarm: DeadlineAlarm | None = None,
-        live_board: bool = False,
-    ) -> None:
+        self, repo: Repository, policies: PolicyBook, opponent: BotOpponent, *,
+        bot_user_id: int, clock: Clock = time.time, rng: random.Random | None = None,
+        patience: float = 1.0, advise: Advisor = advise_here, locks: LockRegistry | None = None,
+        alarm: DeadlineAlarm | None = None, live_board: bool = False,
+    ) -> None:  # fmt: skip
         self.repo = repo
         self.policies = policies
         self.opponent = opponent
@@ -94,9 +85,12 @@ class GameService:
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
-        if (recent := self._recent.get(game.id)) is not None:
-            self._recent[game.id] = recent.with_changes(message_id=message_id)
-        return game.with_changes(message_id=message_id)
+        shown = game.with_changes(message_id=message_id)
+        if (known := self._recent.get(game.id)) is not None:  # as a rule ``game`` itself
+            self._recent[game.id] = (
+                shown if known is game else known.with_changes(message_id=message_id)
+            )
+        return shown
 
     async def claim_game_message(self, game: Game, message_id: int) -> bool:
         """Make ``message_id`` the board of a game posted without an interaction (a
@@ -203,7 +197,7 @@ class GameService:
             self._recent[game.id] = game
             if len(self._recent) > RECENT_GAMES:
                 self._recent.popitem(last=False)
-        elif game.ending is not None:
+        elif game.ending is not None and log.isEnabledFor(logging.INFO):
             ending = game.ending
             log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", game.id,
                      ending.reason, f", {ending.winner} wins" if ending.winner else "",
