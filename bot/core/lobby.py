@@ -73,7 +73,8 @@ class Lobby:
             )
         game = await start_game(self.repo, policy, game, user_id=user_id, role_ids=role_ids,
                                 now=self.clock())  # fmt: skip
-        log.info("game %d started: %s", game.id, game.describe())
+        if log.isEnabledFor(logging.INFO):  # describe() builds its line even when not logged
+            log.info("game %d started: %s", game.id, game.describe())
         await self._deadline_added(game.turn_deadline)
         return await self.games.started(game)
 

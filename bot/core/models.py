@@ -181,13 +181,15 @@ class Game:
             object.__setattr__(changed, "_board", self._board)
         return changed
 
-    def with_move(self, cell: int, **changes: object) -> Game:
-        """A copy with ``cell`` played (and ``changes``), its board built from this one's.
+    def with_move(self, cell: int, played: GameBoard | None = None, **changes: object) -> Game:
+        """A copy with ``cell`` played (and ``changes``), its board built from this one's,
+        or ``played``: this board after ``cell``, when the caller played it already (to
+        decide the changes from it, in the one copy).
 
         Raises:
             IllegalMove: the cell is taken or off the board, or the game is over.
         """
-        board = self.board.play(cell)
+        board = self.board.play(cell) if played is None else played
         changed = self.with_changes(moves=(*self.moves, cell), **changes)
         object.__setattr__(changed, "_board", board)
         return changed

@@ -79,6 +79,40 @@ class BotOpponent:
             log.exception("the %s search failed; playing a quick move", difficulty)
         return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
 
+    async def reply_within(
+        self, board: Board | UltimateBoard, difficulty: str, seconds: float
+    ) -> asyncio.Future[int]:
+        """:meth:`move`, started and waited for up to ``seconds``: the future is done if
+        the cell came in time. A warm agent on a small board chooses it here and now, in
+        a future done at once: no task to schedule and no timer to wait on, on each click.
+        """
+        chosen = self._chosen_inline(board, difficulty)
+        if chosen is not None:
+            return chosen
+        reply = asyncio.ensure_future(self.move(board, difficulty))
+        await asyncio.wait({reply}, timeout=seconds)
+        return reply
+
+    def _chosen_inline(
+        self, board: Board | UltimateBoard, difficulty: str
+    ) -> asyncio.Future[int] | None:
+        """What :meth:`move` comes to when :meth:`_search` runs the agent inline, as a
+        done future; None when it would search elsewhere (or the agent failed: ``move``
+        then tells of it and plays a quick move)."""
+        big = board.cell_count > SMALL_BOARD_CELLS
+        if (self.pool is not None and big) or difficulty not in self._warm:
+            return None
+        if isinstance(board, UltimateBoard):  # the warm agents are the classic boards'
+            return None
+        chosen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        try:
+            chosen.set_result(self._agents[difficulty].choose(board))
+        except (ValueError, IllegalMove) as exc:  # as move() lets them through
+            chosen.set_exception(exc)
+        except Exception:
+            return None
+        return chosen
+
     async def _search(self, board: Board | UltimateBoard, difficulty: str, think: float) -> int:
         if self.pool is not None and board.cell_count > SMALL_BOARD_CELLS:
             seed = self.rng.getrandbits(64)

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from bot.core.models import Challenge, Ending, EndReason, Game, Mark, Variant, XChoice
+from bot.core.models import (
+    Challenge,
+    Ending,
+    EndReason,
+    Game,
+    GameBoard,
+    Mark,
+    Variant,
+    XChoice,
+)
 from bot.core.refusals import Refusal
 from bot.core.review import cell_name
 from engine import Board, UltimateBoard
@@ -91,28 +100,37 @@ def accepted_game(
 
 def start_clock(game: Game, now: float, turn_timeout: float) -> Game:
     """Give the member to move ``turn_timeout`` seconds; the bot's own turns have no clock."""
-    bot_to_move = game.bot_side == game.board.to_move
-    return game.with_changes(turn_deadline=None if bot_to_move else now + turn_timeout)
+    return game.with_changes(turn_deadline=_deadline(game, game.board, now, turn_timeout))
+
+
+def _deadline(game: Game, board: GameBoard, now: float, turn_timeout: float) -> float | None:
+    """The turn deadline of ``game`` standing at ``board``: none while the bot is to move."""
+    return None if game.bot_side == board.to_move else now + turn_timeout
 
 
 def advance(game: Game, cell: int, now: float, turn_timeout: float) -> Game:
     """The game after the side to move plays ``cell``: finished on a line or a full board,
-    else with the next mover's clock started.
+    else with the next mover's clock started. One copy of the game: a click makes two
+    (the member's move and the bot's), and each copy sets every field.
 
     Raises:
         IllegalMove: the cell is taken or off the board, or the game is over.
     """
-    game = game.with_move(cell, updated_at=now)
-    result = game.board.outcome()
-    if result == "draw":
-        return finish(game, Ending("draw"), now)
-    if result is not None:
-        return finish(game, Ending("line", result), now)
-    return start_clock(game, now, turn_timeout)
+    board = game.board.play(cell)
+    result = board.outcome()
+    if result is None:
+        deadline = _deadline(game, board, now, turn_timeout)
+        return game.with_move(cell, board, updated_at=now, turn_deadline=deadline)
+    ending = Ending("draw") if result == "draw" else Ending("line", result)
+    return game.with_move(cell, board, **_finished(ending, now))
 
 
 def finish(game: Game, ending: Ending, now: float) -> Game:
-    return game.with_changes(ending=ending, turn_deadline=None, updated_at=now, finished_at=now)
+    return game.with_changes(**_finished(ending, now))
+
+
+def _finished(ending: Ending, now: float) -> dict[str, object]:
+    return {"ending": ending, "turn_deadline": None, "updated_at": now, "finished_at": now}
 
 
 def stopped(game: Game, moderator_id: int, now: float) -> Game:

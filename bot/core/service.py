@@ -38,20 +38,11 @@ RECENT_GAMES = 10_000  # running games remembered as last stored: a click needs 
 
 class GameService:
     def __init__(
-        self,
-        repo: Repository,
-        policies: PolicyBook,
-        opponent: BotOpponent,
-        *,
-        bot_user_id: int,
-        clock: Clock = time.time,
-        rng: random.Random | None = None,
-        patience: float = 1.0,
-        advise: Advisor = advise_here,
-        locks: LockRegistry | None = None,
-        alarm: DeadlineAlarm | None = None,
-        live_board: bool = False,
-    ) -> None:
+        self, repo: Repository, policies: PolicyBook, opponent: BotOpponent, *,
+        bot_user_id: int, clock: Clock = time.time, rng: random.Random | None = None,
+        patience: float = 1.0, advise: Advisor = advise_here, locks: LockRegistry | None = None,
+        alarm: DeadlineAlarm | None = None, live_board: bool = False,
+    ) -> None:  # fmt: skip
         self.repo = repo
         self.policies = policies
         self.opponent = opponent
@@ -92,9 +83,12 @@ class GameService:
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
-        if (recent := self._recent.get(game.id)) is not None:
-            self._recent[game.id] = recent.with_changes(message_id=message_id)
-        return game.with_changes(message_id=message_id)
+        shown = game.with_changes(message_id=message_id)
+        if (known := self._recent.get(game.id)) is not None:  # as a rule ``game`` itself
+            self._recent[game.id] = (
+                shown if known is game else known.with_changes(message_id=message_id)
+            )
+        return shown
 
     async def claim_game_message(self, game: Game, message_id: int) -> bool:
         """Make ``message_id`` the board of a game posted without an interaction (a
@@ -142,10 +136,10 @@ class GameService:
             if not self._bot_to_move(moved):
                 game = await self._store_click(moved, game.ply, message_id)
             else:
-                reply = asyncio.ensure_future(self.opponent.move(moved.board, self.level(moved)))
                 wait = self.patience if answer_by is None else answer_by - self.clock()
-                done, _ = await asyncio.wait({reply}, timeout=max(0.0, min(self.patience, wait)))
-                if done and reply.exception() is None:  # both moves, one write
+                reply = await self.opponent.reply_within(
+                    moved.board, self.level(moved), max(0.0, min(self.patience, wait)))  # fmt: skip
+                if reply.done() and reply.exception() is None:  # both moves, one write
                     replied = await self.advance(moved, reply.result())
                     game = await self._store_click(replied, game.ply, message_id)
                 else:  # the member's move is stored and shown while the bot thinks on
@@ -201,7 +195,7 @@ class GameService:
             self._recent[game.id] = game
             if len(self._recent) > RECENT_GAMES:
                 self._recent.popitem(last=False)
-        elif game.ending is not None:
+        elif game.ending is not None and log.isEnabledFor(logging.INFO):
             ending = game.ending
             log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", game.id,
                      ending.reason, f", {ending.winner} wins" if ending.winner else "",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import re
 import string
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 LOCALES_DIR = Path(__file__).with_name("locales")
@@ -28,7 +28,11 @@ def catalogs() -> dict[str, dict[str, str]]:
 
 def language_of(locale: object) -> str:
     """The catalog for a Discord locale (a ``discord.Locale`` or its string value)."""
-    code = str(getattr(locale, "value", locale) or FALLBACK)
+    return _language(str(getattr(locale, "value", locale) or FALLBACK))
+
+
+@lru_cache(maxsize=64)  # a few locales, asked for by every text of every answer
+def _language(code: str) -> str:
     known = catalogs()
     if code in known:
         return code
@@ -76,4 +80,6 @@ def text(key: str, locale: object = None, **params: object) -> str:
             "#", str(count)
         )
 
-    return PLURAL.sub(plural, template).format(**params)
+    if ", plural, " in template:  # few do: the others need no search for one
+        template = PLURAL.sub(plural, template)
+    return template.format(**params)

@@ -12,10 +12,14 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from typing import Literal
 
 from bot.core.doubts import Doubts, Touched, note_stored, note_unknown
 from bot.core.repository import OutcomeUnknown
 
+Sent = Literal["read", "in transaction", "on its own"]
+"""A statement as :meth:`WriteTracker.sending` saw it: a read, a write in the open
+transaction (stored with its COMMIT), or a write that commits by itself."""
 Answered = Callable[[BaseException], bool]
 """Whether an exception raised by a statement is the server's answer to it (an error it
 reported: the statement did not take effect), rather than a silence."""
@@ -50,15 +54,36 @@ class WriteTracker:
         def answer(did_change: bool) -> None:
             changed[0] = did_change
 
+        kind = self.sending(sql)
+        try:
+            yield answer
+        except BaseException as exc:
+            self.failed(kind, exc)
+            raise
+        self.answered(kind, changed[0])
+
+    def sending(self, sql: str) -> Sent:
+        """What :meth:`statement` does before ``sql`` is sent, for a caller that runs it
+        without a suspension (SQLite: a statement on every click, where two generator
+        context managers cost more than the rest); then :meth:`answered` or :meth:`failed`
+        with what this returns."""
         if not writes(sql):
-            yield answer
-        elif self._depth:
-            yield answer
-            self._pending = self._pending or changed[0]
-        else:
-            with self._sending():
-                yield answer
-            self.stored = self.stored or changed[0]
+            return "read"
+        if self._depth:
+            return "in transaction"
+        self.in_flight = True
+        return "on its own"
+
+    def answered(self, sent: Sent, changed: bool) -> None:
+        if sent == "in transaction":
+            self._pending = self._pending or changed
+        elif sent == "on its own":
+            self.in_flight = False
+            self.stored = self.stored or changed
+
+    def failed(self, sent: Sent, exc: BaseException) -> None:
+        if sent == "on its own" and self._answered(exc):
+            self.in_flight = False
 
     def begin(self) -> None:
         self._depth += 1

@@ -78,11 +78,15 @@ class SqliteDb:
         self.tracker = tracker or WriteTracker(_answered, in_transaction=conn.in_transaction)
 
     def _execute(self, sql: str, params: Params | None) -> sqlite3.Cursor:
-        with self.tracker.statement(sql) as answer:
+        sent = self.tracker.sending(sql)  # the tracker's statement(), without its context
+        try:
             cursor = self.conn.execute(_sqlite_sql(sql), params or {})
-            # a statement with RETURNING counts its rows only as they are read: it is
-            # taken to have changed some (the doubt errs toward a needless re-read)
-            answer(cursor.rowcount > 0 or cursor.description is not None)
+        except BaseException as exc:
+            self.tracker.failed(sent, exc)
+            raise
+        # a statement with RETURNING counts its rows only as they are read: it is taken
+        # to have changed some (the doubt errs toward a needless re-read)
+        self.tracker.answered(sent, cursor.rowcount > 0 or cursor.description is not None)
         return cursor
 
     async def rows(self, sql: str, params: Params | None = None) -> list[Row]:
