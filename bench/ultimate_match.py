@@ -9,13 +9,15 @@ think time ``--think``) or ``ref`` (:mod:`ultimate_reference`: plain UCT, ``--pl
 uniformly random playouts a move). Every move goes through ``UltimateBoard.play``, so an
 illegal move from either side stops the match. Score is A's: win 1, draw 0.5, loss 0;
 the interval is Wilson's. The last line is the engine's move generation speed (perft).
-Run it niced on a shared machine: ``nice -n 10``.
+Run it niced on a shared machine: ``nice -n 19``; its output is a line a game, so
+redirected to a file it keeps what a stopped match played.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
 import statistics
 import sys
@@ -66,6 +68,11 @@ def perft_speed(depth: int = 5) -> tuple[int, float]:
     return count, count / (time.perf_counter() - start)
 
 
+def _load() -> str:
+    """The 1-, 5- and 15-minute load averages (runnable processes; 2 cores here)."""
+    return " ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--a", default="unbeatable")
@@ -83,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {"a": [], "b": []}
     score = 0.0
     wall, cpu = time.perf_counter(), time.process_time()
-    print(machine_line(), flush=True)
+    print(f"{machine_line()}; load {_load()} at the start", flush=True)
     for game in range(args.games):
         x_side = "a" if game % 2 == 0 else "b"
         board = UltimateBoard.new()
@@ -115,6 +122,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"p99 {percentile(times[side], 0.99):.3f} s, max {max(times[side]):.3f} s, "
                 f"{len(times[side])} moves"
             )
+    print(f"load {_load()} at the end")
     count, speed = perft_speed()
     print(f"perft(5) = {count} positions, {speed:,.0f} positions/s")
     return 0

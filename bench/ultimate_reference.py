@@ -8,6 +8,11 @@ the engine's move generation (the match runner plays every move through the engi
 ``UltimateBoard``, which refuses an illegal one).
 
 Cells are the engine's: ``board * 9 + square``, both row-major.
+
+Speed: when the engine's compiled module is built, a playout runs there
+(``_csearch.playout``, uniformly random, drawing the same numbers from the same ``random``
+as :func:`_playout` below, so the moves are the same, which a test checks); a move of
+10,000 playouts then costs about 0.3 s instead of 2 s. The tree stays this file's.
 """
 
 from __future__ import annotations
@@ -15,6 +20,13 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Callable
+from types import ModuleType
+
+_compiled: ModuleType | None
+try:
+    from engine.ultimate import _csearch as _compiled
+except ImportError:  # not built: this file's own playout
+    _compiled = None
 
 _LINES = (7, 56, 448, 73, 146, 292, 273, 84)
 _WINS = tuple(any(m & line == line for line in _LINES) for m in range(512))
@@ -79,8 +91,11 @@ class _Node:
 class ReferencePlayer:
     """Plain UCT with ``playouts`` uniformly random playouts per move."""
 
-    def __init__(self, playouts: int = 10_000, seed: int | None = None) -> None:
+    def __init__(
+        self, playouts: int = 10_000, seed: int | None = None, compiled: bool = True
+    ) -> None:
         self.playouts = playouts
+        self.playout = _compiled_playout if compiled and _compiled is not None else _playout
         self.rng = random.Random(seed)
         self.name = f"uct{playouts}"
 
@@ -119,7 +134,7 @@ class ReferencePlayer:
                 child = _Node(cell, state.legal())
                 node.children.append(child)
                 path.append(child)
-            winner = state.winner if state.winner >= 0 else _playout(state, rand)
+            winner = state.winner if state.winner >= 0 else self.playout(state, rand)
             for n in path:
                 n.visits += 1
             _backup(path, winner, root_state.turn)
@@ -154,6 +169,16 @@ def _playout(state: _State, rand: Callable[[], float]) -> int:
             decided |= 1 << b
         forced = -1 if decided >> s & 1 else s
         p = 1 - p
+
+
+def _compiled_playout(state: _State, rand: Callable[[], float]) -> int:
+    """:func:`_playout` run by the engine's compiled module."""
+    assert _compiled is not None
+    p = state.turn
+    mine, theirs = state.marks[p], state.marks[1 - p]
+    done, forced = state.decided, state.forced
+    value = _compiled.playout(mine, theirs, state.won[p], state.won[1 - p], done, forced, rand)
+    return 2 if value == 0.5 else p if value == 1.0 else 1 - p
 
 
 def _backup(path: list[_Node], winner: int, root_turn: int) -> None:
