@@ -9,10 +9,14 @@ the engine's move generation (the match runner plays every move through the engi
 
 Cells are the engine's: ``board * 9 + square``, both row-major.
 
-Speed: when the engine's compiled module is built, a playout runs there
-(``_csearch.playout``, uniformly random, drawing the same numbers from the same ``random``
-as :func:`_playout` below, so the moves are the same, which a test checks); a move of
-10,000 playouts then costs about 0.3 s instead of 2 s. The tree stays this file's.
+Speed (``mode``): a move of 10,000 playouts costs about 2 s in this file's Python
+(``"python"``). ``"playouts"`` runs each playout in the engine's compiled module
+(``_csearch.playout``: uniformly random, drawing the same numbers from the same
+``random`` as :func:`_playout`, so the moves are the same, which a test checks): about
+0.3-0.9 s. ``"compiled"`` (the default when the module is built) runs the whole search
+as the compiled tree's plain mode (``solver=False``: no proofs, no game-winning moves in
+the playouts, UCB1 with sqrt(2), the most visited move), its own random numbers: about
+0.03 s. Plain UCT either way; the match runner still checks every move.
 """
 
 from __future__ import annotations
@@ -92,10 +96,13 @@ class ReferencePlayer:
     """Plain UCT with ``playouts`` uniformly random playouts per move."""
 
     def __init__(
-        self, playouts: int = 10_000, seed: int | None = None, compiled: bool = True
+        self, playouts: int = 10_000, seed: int | None = None, mode: str = "compiled"
     ) -> None:
+        if _compiled is None:
+            mode = "python"
         self.playouts = playouts
-        self.playout = _compiled_playout if compiled and _compiled is not None else _playout
+        self.mode = mode
+        self.playout = _compiled_playout if mode == "playouts" else _playout
         self.rng = random.Random(seed)
         self.name = f"uct{playouts}"
 
@@ -114,6 +121,8 @@ class ReferencePlayer:
         root_state.turn = 0 if x.bit_count() == o.bit_count() else 1
         if last >= 0 and not root_state.decided >> last % 9 & 1:
             root_state.forced = last % 9
+        if self.mode == "compiled":
+            return self._compiled_choice(root_state)
         root = _Node(-1, root_state.legal())
         rand = self.rng.random
         c = math.sqrt(2)
@@ -140,6 +149,19 @@ class ReferencePlayer:
             _backup(path, winner, root_state.turn)
         best = max(root.children, key=lambda ch: ch.visits)
         return best.move
+
+    def _compiled_choice(self, state: _State) -> int:
+        """The most visited move of the compiled tree's plain UCT (lowest cell on ties)."""
+        assert _compiled is not None
+        p = state.turn
+        mine, theirs = state.marks[p], state.marks[1 - p]
+        tree = _compiled.Tree(
+            mine, theirs, state.won[p], state.won[1 - p], state.decided, state.forced
+        )
+        seed = self.rng.getrandbits(64)
+        tree.search(None, self.playouts, seed, math.sqrt(2), decisive=False, solver=False)
+        visits = {cell: s[0] for cell in state.legal() if (s := tree.child_stats(cell))}
+        return max(visits, key=lambda cell: visits[cell])
 
 
 def _playout(state: _State, rand: Callable[[], float]) -> int:

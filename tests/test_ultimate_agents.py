@@ -11,7 +11,7 @@ import pytest
 from engine import LADDER, EnginePool, IllegalMove, choose_move_async, get_agent
 from engine.bench import percentile
 from engine.ultimate import UltimateBoard, cell_of
-from engine.ultimate.agents import UltimateAgent, UltimateHard
+from engine.ultimate.agents import UltimateAgent, UltimateHard, UltimateMedium
 from engine.ultimate.fast import Position
 from engine.ultimate.mcts import make_tree
 from engine.ultimate.review import evaluate, review_game
@@ -34,6 +34,8 @@ def searcher(name: str, seed: int = 1, iterations: int = 300) -> UltimateAgent:
     agent = get_agent(name, seed=seed, variant="ultimate")
     if isinstance(agent, UltimateHard):
         agent.iterations = iterations
+    if isinstance(agent, UltimateMedium):
+        agent.seconds = None  # its full depth, however busy the machine
     return agent
 
 

@@ -102,9 +102,28 @@ def test_a_compiled_search_is_reproducible_and_advances_to_a_child() -> None:
 def test_the_reference_plays_the_same_moves_with_compiled_playouts() -> None:
     for i, board in enumerate(random_positions(13, 6, longest=30)):
         moves = {
-            ReferencePlayer(300, seed=i, compiled=compiled).choose_from(
-                board.x, board.o, board.last
-            )
-            for compiled in (True, False)
+            ReferencePlayer(300, seed=i, mode=mode).choose_from(board.x, board.o, board.last)
+            for mode in ("playouts", "python")
         }
         assert len(moves) == 1
+
+
+def test_the_compiled_reference_is_plain_uct() -> None:
+    """No proofs in plain mode: a won position stays unproved, its winning move is found
+    by visits alone, and the reference plays it."""
+    p = Position.of(about_to_win_board())
+    tree = make_tree(p)
+    assert isinstance(tree, _csearch.Tree)
+    tree.search(None, 3000, 1, 1.4142, decisive=False, solver=False)
+    assert tree.proven is None and tree.visits == 3000
+    stats = tree.child_stats(cell_of(8, 2))
+    assert stats is not None and stats[2] == 1 and stats[0] > 500
+    board = about_to_win_board()
+    assert ReferencePlayer(3000, seed=1).choose_from(board.x, board.o, board.last) == cell_of(8, 2)
+
+
+def about_to_win_board() -> UltimateBoard:
+    """X has won small boards 0 and 4 and is sent to board 8, holding its squares 0 and 1."""
+    xs = [cell_of(b, s) for b in (0, 4) for s in (0, 1, 2)] + [cell_of(8, 0), cell_of(8, 1)]
+    os = [*[cell_of(b, s) for b in (1, 2, 5, 6) for s in (3, 5)][:7], cell_of(3, 8)]
+    return UltimateBoard(sum(1 << c for c in xs), sum(1 << c for c in os), cell_of(3, 8))

@@ -72,7 +72,7 @@ static double now(void) {
 }
 
 /* One iteration: select, expand one move, play out, back up. */
-static void iterate(TreeObject *t, Rng *r, double exploration, int decisive) {
+static void iterate(TreeObject *t, Rng *r, double exploration, int decisive, int solver) {
     Node *nodes = t->nodes;
     Pos p = t->pos;
     int32_t path[MAX_PATH], node = 0;
@@ -83,7 +83,7 @@ static void iterate(TreeObject *t, Rng *r, double exploration, int decisive) {
         Node *n = &nodes[node];
         if (n->proven != UNKNOWN) {
             value = (n->proven + 1) / 2.0;
-            prove(nodes, path, depth);
+            if (solver) prove(nodes, path, depth);
             break;
         }
         if (n->untried_lo | n->untried_hi) {
@@ -108,7 +108,7 @@ static void iterate(TreeObject *t, Rng *r, double exploration, int decisive) {
         int32_t chosen = n->child;
         for (int32_t c = n->child; c >= 0; c = nodes[c].sibling) {
             const Node *ch = &nodes[c];
-            if (ch->proven == -1) continue;
+            if (ch->proven == -1 && solver) continue;
             double score = ch->wins / ch->visits + scale / sqrt((double)ch->visits);
             if (score > best) {
                 best = score;
@@ -143,13 +143,14 @@ static int settled(const TreeObject *t, long long done, double began, double at,
 }
 
 static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"seconds", "iterations", "seed", "exploration", "decisive", NULL};
+    static char *names[] = {"seconds", "iterations", "seed", "exploration", "decisive",
+                            "solver", NULL};
     PyObject *seconds_obj = Py_None, *iterations_obj = Py_None;
     unsigned long long seed = 1;
     double exploration = 0.7;
-    int decisive = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdp", names, &seconds_obj,
-                                     &iterations_obj, &seed, &exploration, &decisive))
+    int decisive = 1, solver = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdpp", names, &seconds_obj,
+                                     &iterations_obj, &seed, &exploration, &decisive, &solver))
         return NULL;
     double seconds = seconds_obj == Py_None ? -1.0 : PyFloat_AsDouble(seconds_obj);
     long long limit = iterations_obj == Py_None ? -1 : PyLong_AsLongLong(iterations_obj);
@@ -164,7 +165,7 @@ static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
             if (at >= deadline || settled(t, done, began, at, deadline)) break;
         }
         if (tree_reserve(t, t->count + 1) < 0) break; /* full: the answer stands */
-        iterate(t, &r, exploration, decisive);
+        iterate(t, &r, exploration, decisive, solver);
         done++;
     }
     Py_END_ALLOW_THREADS;
@@ -290,7 +291,8 @@ static PyObject *tree_size(TreeObject *t, void *unused) { return PyLong_FromLong
 
 static PyMethodDef tree_methods[] = {
     {"search", (PyCFunction)(void (*)(void))tree_search, METH_VARARGS | METH_KEYWORDS,
-     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True) -> iterations run"},
+     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True) -> "
+     "iterations run; solver=False: plain UCT (no proofs; the bench's reference)"},
     {"best_moves", (PyCFunction)tree_best_moves, METH_NOARGS, "as mcts.best_moves"},
     {"child_stats", (PyCFunction)tree_child_stats, METH_O,
      "child_stats(move) -> (visits, wins, proven) of the root's child, or None"},

@@ -67,9 +67,11 @@ class UltimateMedium(UltimateAgent):
     def __init__(self, seed: int | None = None, depth: int = MEDIUM_DEPTH) -> None:
         super().__init__(seed)
         self.depth = depth
+        self.seconds: float | None = MEDIUM_SECONDS
+        """None: always the full depth (tests that must not depend on the machine's load)."""
 
     def candidates(self, board: UltimateBoard) -> list[int]:
-        deadline = time.perf_counter() + MEDIUM_SECONDS
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         values = lookahead.scores(Position.of(board), self.depth, deadline)
         top = max(values.values())
         return sorted(c for c, v in values.items() if v == top)
