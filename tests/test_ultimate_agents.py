@@ -141,6 +141,23 @@ def test_unbeatable_keeps_its_tree_from_one_move_to_the_next(compiled: bool) -> 
     assert agent._tree is not None and agent._tree[1].visits == visits + 2000
 
 
+def test_a_kept_tree_is_searched_again_not_settled_at_once() -> None:
+    """A kept tree's most visited move leads by many visits: the early stop (the answer
+    cannot change in the time left) must wait until the search has measured its rate."""
+    agent = get_agent("unbeatable", seed=5, time_budget=0.3, variant="ultimate")
+    rival = get_agent("hard", seed=6, time_budget=0.3, variant="ultimate")
+    assert isinstance(agent, UltimateHard)
+    board, searched = UltimateBoard.new(), []
+    while len(searched) < 4 and not board.is_over():
+        if board.to_move == "X":
+            board = board.play(agent.choose(board))
+            if agent._tree is not None and agent._tree[1].proven is None:
+                searched.append(agent.last_search)
+        else:
+            board = board.play(rival.choose(board))
+    assert all(n > 0 for n in searched), searched
+
+
 def test_a_new_game_or_an_unrelated_board_gets_a_new_tree() -> None:
     agent = searcher("unbeatable", iterations=200)
     first = UltimateBoard.new().play(40)

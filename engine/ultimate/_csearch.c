@@ -146,8 +146,10 @@ static inline double rng_next(Rng *r) {
 }
 
 /* fast.playout: random moves to the end; 1 if the side to move at the start wins, 0 if
- * it loses, 0.5 a draw, -1 when the callable failed. ``decisive``: a side that can win
- * the game with its move does. */
+ * it loses, 0.5 a draw, -1 when the callable failed. ``decisive`` 1: a side that can win
+ * the game with its move does. 2 (heavy, the compiled search's option only): besides, in
+ * a forced board a side takes the board when it can, else avoids sending the opponent
+ * to a decided board (a free move) when it can. */
 static double playout(Pos *p, Rng *r, int decisive) {
     int start = p->turn;
     for (;;) {
@@ -160,6 +162,11 @@ static double playout(Pos *p, Rng *r, int decisive) {
                 return t == start ? 1.0 : 0.0;
             double x = rng_next(r);
             if (r->failed) return -1.0;
+            if (decisive > 1) {
+                unsigned take = COMPLETING[me[b]] & empty, keep = empty & ~(unsigned)p->done;
+                if (take) empty = take;
+                else if (keep) empty = keep;
+            }
             s = KTH[empty][(int)(x * POP[empty])];
         } else {
             if (p->done == FULL9) return 0.5;

@@ -127,7 +127,11 @@ static void iterate(TreeObject *t, Rng *r, double exploration, int decisive, int
 }
 
 /* True when the root's most visited move (not proved lost) leads the next by more visits
- * than the search can still run at its rate so far: the answer is settled, stop early. */
+ * than the search can still run at its rate so far: the answer is settled, stop early.
+ * Only after SETTLE_AFTER iterations, so the rate is measured (a kept tree's lead would
+ * otherwise stop a search at its first check). */
+#define SETTLE_AFTER 4096
+
 static int settled(const TreeObject *t, long long done, double began, double at, double end) {
     int32_t first = 0, second = 0;
     for (int32_t c = t->nodes[0].child; c >= 0; c = t->nodes[c].sibling) {
@@ -139,18 +143,19 @@ static int settled(const TreeObject *t, long long done, double began, double at,
             second = v;
         }
     }
-    return at > began && first - second > done / (at - began) * (end - at);
+    return done >= SETTLE_AFTER && first - second > done / (at - began) * (end - at);
 }
 
 static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"seconds", "iterations", "seed", "exploration", "decisive",
-                            "solver", NULL};
+                            "solver", "heavy", NULL};
     PyObject *seconds_obj = Py_None, *iterations_obj = Py_None;
     unsigned long long seed = 1;
     double exploration = 0.7;
-    int decisive = 1, solver = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdpp", names, &seconds_obj,
-                                     &iterations_obj, &seed, &exploration, &decisive, &solver))
+    int decisive = 1, solver = 1, heavy = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdppp", names, &seconds_obj,
+                                     &iterations_obj, &seed, &exploration, &decisive, &solver,
+                                     &heavy))
         return NULL;
     double seconds = seconds_obj == Py_None ? -1.0 : PyFloat_AsDouble(seconds_obj);
     long long limit = iterations_obj == Py_None ? -1 : PyLong_AsLongLong(iterations_obj);
@@ -165,7 +170,7 @@ static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
             if (at >= deadline || settled(t, done, began, at, deadline)) break;
         }
         if (tree_reserve(t, t->count + 1) < 0) break; /* full: the answer stands */
-        iterate(t, &r, exploration, decisive, solver);
+        iterate(t, &r, exploration, heavy ? 2 : decisive, solver);
         done++;
     }
     Py_END_ALLOW_THREADS;
@@ -291,8 +296,9 @@ static PyObject *tree_size(TreeObject *t, void *unused) { return PyLong_FromLong
 
 static PyMethodDef tree_methods[] = {
     {"search", (PyCFunction)(void (*)(void))tree_search, METH_VARARGS | METH_KEYWORDS,
-     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True) -> "
-     "iterations run; solver=False: plain UCT (no proofs; the bench's reference)"},
+     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True, "
+     "heavy=False) -> iterations run; solver=False: plain UCT (no proofs; the bench's "
+     "reference); heavy: playouts take small boards and avoid giving free moves"},
     {"best_moves", (PyCFunction)tree_best_moves, METH_NOARGS, "as mcts.best_moves"},
     {"child_stats", (PyCFunction)tree_child_stats, METH_O,
      "child_stats(move) -> (visits, wins, proven) of the root's child, or None"},
