@@ -48,7 +48,11 @@ def make_player(name: str, seed: int, think: float, playouts: int) -> Player:
     agent = get_agent(name, seed=seed, time_budget=think, variant="ultimate")
     for option in filter(None, options.split(",")):
         key, _, value = option.partition("=")
-        setattr(agent, key, type(getattr(agent, key, 0.0) or 0.0)(float(value)))
+        current, number = getattr(agent, key, None), float(value)
+        if isinstance(current, bool | float):
+            setattr(agent, key, type(current)(number))
+        else:  # an int or None (iterations): the compiled search takes ints only
+            setattr(agent, key, int(number) if number.is_integer() else number)
     return agent.choose
 
 

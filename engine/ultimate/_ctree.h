@@ -148,14 +148,13 @@ static int settled(const TreeObject *t, long long done, double began, double at,
 
 static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
     static char *names[] = {"seconds", "iterations", "seed", "exploration", "decisive",
-                            "solver", "heavy", NULL};
+                            "solver", NULL};
     PyObject *seconds_obj = Py_None, *iterations_obj = Py_None;
     unsigned long long seed = 1;
     double exploration = 0.7;
-    int decisive = 1, solver = 1, heavy = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdppp", names, &seconds_obj,
-                                     &iterations_obj, &seed, &exploration, &decisive, &solver,
-                                     &heavy))
+    int decisive = 1, solver = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdpp", names, &seconds_obj,
+                                     &iterations_obj, &seed, &exploration, &decisive, &solver))
         return NULL;
     double seconds = seconds_obj == Py_None ? -1.0 : PyFloat_AsDouble(seconds_obj);
     long long limit = iterations_obj == Py_None ? -1 : PyLong_AsLongLong(iterations_obj);
@@ -170,7 +169,7 @@ static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
             if (at >= deadline || settled(t, done, began, at, deadline)) break;
         }
         if (tree_reserve(t, t->count + 1) < 0) break; /* full: the answer stands */
-        iterate(t, &r, exploration, heavy ? 2 : decisive, solver);
+        iterate(t, &r, exploration, decisive, solver);
         done++;
     }
     Py_END_ALLOW_THREADS;
@@ -296,9 +295,8 @@ static PyObject *tree_size(TreeObject *t, void *unused) { return PyLong_FromLong
 
 static PyMethodDef tree_methods[] = {
     {"search", (PyCFunction)(void (*)(void))tree_search, METH_VARARGS | METH_KEYWORDS,
-     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True, "
-     "heavy=False) -> iterations run; solver=False: plain UCT (no proofs; the bench's "
-     "reference); heavy: playouts take small boards and avoid giving free moves"},
+     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True) -> "
+     "iterations run; solver=False: plain UCT (no proofs; the bench's reference)"},
     {"best_moves", (PyCFunction)tree_best_moves, METH_NOARGS, "as mcts.best_moves"},
     {"child_stats", (PyCFunction)tree_child_stats, METH_O,
      "child_stats(move) -> (visits, wins, proven) of the root's child, or None"},

@@ -187,9 +187,10 @@ class Tree(Protocol):
         seed: int = 1,
         exploration: float = EXPLORATION,
         decisive: bool = True,
+        solver: bool = True,
     ) -> int:
         """Grow the tree for ``seconds``, ``iterations`` playouts or until the root is
-        proved; the iterations run."""
+        proved; the iterations run. ``solver`` False: plain UCT (compiled only)."""
         ...
 
     def best_moves(self) -> list[int]: ...
@@ -225,7 +226,9 @@ class PythonTree:
         seed: int = 1,
         exploration: float = EXPLORATION,
         decisive: bool = True,
+        solver: bool = True,
     ) -> int:
+        """:func:`search`; ``solver`` is the compiled tree's only (always on here)."""
         deadline = None if seconds is None else time.perf_counter() + seconds
         rng = random.Random(seed)
         return search(self.root, self.position, deadline, rng, iterations, exploration, decisive)
