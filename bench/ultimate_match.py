@@ -10,7 +10,8 @@ uniformly random playouts a move). Every move goes through ``UltimateBoard.play`
 illegal move from either side stops the match. Score is A's: win 1, draw 0.5, loss 0;
 the interval is Wilson's. The last line is the engine's move generation speed (perft).
 Run it niced on a shared machine: ``nice -n 19``; its output is a line a game, so
-redirected to a file it keeps what a stopped match played.
+redirected to a file it keeps what a stopped match played, and SIGTERM (or Ctrl-C) ends
+it after the game being played, with the summary of the games so far.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import argparse
 import math
 import os
 import random
+import signal
 import statistics
 import sys
 import time
@@ -95,7 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     score = 0.0
     wall, cpu = time.perf_counter(), time.process_time()
     print(f"{machine_line()}; load {_load()} at the start", flush=True)
+    stopping: list[int] = []  # SIGTERM or SIGINT: finish this game, then sum up
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda number, frame: stopping.append(number))
+    played = 0
     for game in range(args.games):
+        if stopping:
+            break
         x_side = "a" if game % 2 == 0 else "b"
         board = UltimateBoard.new()
         while (outcome := board.outcome()) is None:
@@ -112,12 +120,13 @@ def main(argv: list[str] | None = None) -> int:
             f"moves; {args.a} {score:g}/{game + 1}",
             flush=True,
         )
-    low, high = wilson(score, args.games)
+        played = game + 1
+    low, high = wilson(score, played)
     print(
-        f"{args.a} against {args.b}: {score:g}/{args.games} = {score / max(1, args.games):.3f} "
+        f"{args.a} against {args.b}: {score:g}/{played} = {score / max(1, played):.3f} "
         f"(95 % interval {low:.3f}-{high:.3f}); think {args.think:g} s, reference "
         f"{args.playouts} playouts; wall {time.perf_counter() - wall:.0f} s, "
-        f"CPU {time.process_time() - cpu:.0f} s"
+        f"CPU {time.process_time() - cpu:.0f} s" + (", stopped early" if stopping else "")
     )
     for side, name in (("a", args.a), ("b", args.b)):
         if times[side]:

@@ -105,11 +105,12 @@ def test_a_search_with_a_seed_and_fixed_playouts_is_reproducible() -> None:
     assert games[0] == games[1]
 
 
-def test_moves_respect_the_think_time() -> None:
+@pytest.mark.parametrize("name", ["hard", "unbeatable"])
+def test_moves_respect_the_think_time(name: str) -> None:
     """The search stops at its deadline: measured in the CPU time it spends, which a busy
     machine does not stretch (the wall-clock p99 is the bench's: engine/ultimate/bench.py)."""
     think = 0.3
-    agent = get_agent("unbeatable", seed=3, time_budget=think, variant="ultimate")
+    agent = get_agent(name, seed=3, time_budget=think, variant="ultimate")
     rival = get_agent("random", seed=4, variant="ultimate")
     board, times = UltimateBoard.new(), []
     while not board.is_over() and len(times) < 8:

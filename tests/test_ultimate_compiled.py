@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -97,6 +98,22 @@ def test_a_compiled_search_is_reproducible_and_advances_to_a_child() -> None:
     assert stats is not None and first.visits == 5000
     assert first.advance(move) and first.visits == stats[0]
     assert not first.advance(cell_of(4, 4))  # taken: no such child
+
+
+def test_a_tree_refuses_other_calls_while_a_thread_searches_it() -> None:
+    """The search runs without the GIL: touching its nodes meanwhile is refused."""
+    tree = make_tree(Position.of(UltimateBoard.new()))
+    worker = threading.Thread(target=tree.search, args=(1.0, None))
+    worker.start()
+    refused = False
+    while worker.is_alive() and not refused:
+        try:
+            tree.best_moves()
+        except RuntimeError:
+            refused = True
+    worker.join()
+    assert refused
+    assert tree.best_moves()  # free again
 
 
 def test_the_reference_plays_the_same_moves_with_compiled_playouts() -> None:

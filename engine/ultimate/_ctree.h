@@ -16,8 +16,15 @@ typedef struct {
 typedef struct {
     PyObject_HEAD Node *nodes;
     int32_t count, cap;
-    Pos pos; /* the root's position */
+    int busy; /* a search runs (without the GIL): nothing else may touch the nodes */
+    Pos pos;  /* the root's position */
 } TreeObject;
+
+static int tree_free(TreeObject *t) {
+    if (!t->busy) return 1;
+    PyErr_SetString(PyExc_RuntimeError, "the tree is being searched in another thread");
+    return 0;
+}
 
 static int tree_reserve(TreeObject *t, int32_t need) {
     if (need <= t->cap) return 0;
@@ -158,9 +165,10 @@ static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
         return NULL;
     double seconds = seconds_obj == Py_None ? -1.0 : PyFloat_AsDouble(seconds_obj);
     long long limit = iterations_obj == Py_None ? -1 : PyLong_AsLongLong(iterations_obj);
-    if (PyErr_Occurred()) return NULL;
+    if (PyErr_Occurred() || !tree_free(t)) return NULL;
     Rng r = {NULL, seed ? seed : 0x9E3779B97F4A7C15ull, 0};
     long long done = 0;
+    t->busy = 1;
     Py_BEGIN_ALLOW_THREADS;
     double began = now(), deadline = began + seconds;
     while (t->nodes[0].proven == UNKNOWN && (limit < 0 || done < limit)) {
@@ -173,12 +181,13 @@ static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
         done++;
     }
     Py_END_ALLOW_THREADS;
+    t->busy = 0;
     return PyLong_FromLongLong(done);
 }
 
 static int tree_init(TreeObject *t, PyObject *args, PyObject *kwargs) {
     Pos p;
-    if (parse_pos(args, &p, NULL) < 0) return -1;
+    if (!tree_free(t) || parse_pos(args, &p, NULL) < 0) return -1;
     t->count = 0;
     if (tree_reserve(t, 1) < 0) {
         PyErr_NoMemory();
@@ -201,6 +210,7 @@ static int32_t root_child(TreeObject *t, int move) {
 }
 
 static PyObject *tree_best_moves(TreeObject *t, PyObject *unused) {
+    if (!tree_free(t)) return NULL;
     Node *nodes = t->nodes;
     const Node *root = &nodes[0];
     int chosen[81], count = 0, want = 1; /* 1: proved wins; 2: most visited alive; 3: any */
@@ -237,6 +247,7 @@ static PyObject *tree_best_moves(TreeObject *t, PyObject *unused) {
 }
 
 static PyObject *tree_child_stats(TreeObject *t, PyObject *arg) {
+    if (!tree_free(t)) return NULL;
     int32_t c = root_child(t, (int)PyLong_AsLong(arg));
     if (PyErr_Occurred()) return NULL;
     if (c < 0) Py_RETURN_NONE;
@@ -248,7 +259,7 @@ static PyObject *tree_child_stats(TreeObject *t, PyObject *arg) {
 /* Make the root's child for ``move`` the root, copying its subtree breadth first. */
 static PyObject *tree_advance(TreeObject *t, PyObject *arg) {
     int move = (int)PyLong_AsLong(arg);
-    if (PyErr_Occurred()) return NULL;
+    if (PyErr_Occurred() || !tree_free(t)) return NULL;
     int32_t start = root_child(t, move);
     if (start < 0) Py_RETURN_FALSE;
     Node *old = t->nodes, *fresh = malloc((size_t)t->cap * sizeof(Node));

@@ -73,7 +73,7 @@ def run(games: int = 2, think: float = 2.0) -> str:
     if _csearch is not None:
         count, speed = perft_speed(6, compiled=True)
         lines.append(f"perft(6) = {count} positions: {speed:,.0f} positions/s compiled")
-    for label, compiled in (("Python", False), ("compiled", True)):
+    for label, compiled in (("Python", False), ("compiled, drawing Python's random", True)):
         if compiled and _csearch is None:
             lines.append("compiled search: not built")
             continue
