@@ -9,14 +9,18 @@ think time ``--think``) or ``ref`` (:mod:`ultimate_reference`: plain UCT, ``--pl
 uniformly random playouts a move). Every move goes through ``UltimateBoard.play``, so an
 illegal move from either side stops the match. Score is A's: win 1, draw 0.5, loss 0;
 the interval is Wilson's. The last line is the engine's move generation speed (perft).
-Run it niced on a shared machine: ``nice -n 10``.
+Run it niced on a shared machine: ``nice -n 19``; its output is a line a game, so
+redirected to a file it keeps what a stopped match played, and SIGTERM (or Ctrl-C) ends
+it after the game being played, with the summary of the games so far.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import os
 import random
+import signal
 import statistics
 import sys
 import time
@@ -46,7 +50,11 @@ def make_player(name: str, seed: int, think: float, playouts: int) -> Player:
     agent = get_agent(name, seed=seed, time_budget=think, variant="ultimate")
     for option in filter(None, options.split(",")):
         key, _, value = option.partition("=")
-        setattr(agent, key, type(getattr(agent, key, 0.0) or 0.0)(float(value)))
+        current, number = getattr(agent, key, None), float(value)
+        if isinstance(current, bool | float):
+            setattr(agent, key, type(current)(number))
+        else:  # an int or None (iterations): the compiled search takes ints only
+            setattr(agent, key, int(number) if number.is_integer() else number)
     return agent.choose
 
 
@@ -66,6 +74,11 @@ def perft_speed(depth: int = 5) -> tuple[int, float]:
     return count, count / (time.perf_counter() - start)
 
 
+def _load() -> str:
+    """The 1-, 5- and 15-minute load averages (runnable processes; 2 cores here)."""
+    return " ".join(f"{v:.1f}" for v in os.getloadavg())
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--a", default="unbeatable")
@@ -83,8 +96,14 @@ def main(argv: list[str] | None = None) -> int:
     times: dict[str, list[float]] = {"a": [], "b": []}
     score = 0.0
     wall, cpu = time.perf_counter(), time.process_time()
-    print(machine_line(), flush=True)
+    print(f"{machine_line()}; load {_load()} at the start", flush=True)
+    stopping: list[int] = []  # SIGTERM or SIGINT: finish this game, then sum up
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda number, frame: stopping.append(number))
+    played = 0
     for game in range(args.games):
+        if stopping:
+            break
         x_side = "a" if game % 2 == 0 else "b"
         board = UltimateBoard.new()
         while (outcome := board.outcome()) is None:
@@ -101,12 +120,13 @@ def main(argv: list[str] | None = None) -> int:
             f"moves; {args.a} {score:g}/{game + 1}",
             flush=True,
         )
-    low, high = wilson(score, args.games)
+        played = game + 1
+    low, high = wilson(score, played)
     print(
-        f"{args.a} against {args.b}: {score:g}/{args.games} = {score / max(1, args.games):.3f} "
+        f"{args.a} against {args.b}: {score:g}/{played} = {score / max(1, played):.3f} "
         f"(95 % interval {low:.3f}-{high:.3f}); think {args.think:g} s, reference "
         f"{args.playouts} playouts; wall {time.perf_counter() - wall:.0f} s, "
-        f"CPU {time.process_time() - cpu:.0f} s"
+        f"CPU {time.process_time() - cpu:.0f} s" + (", stopped early" if stopping else "")
     )
     for side, name in (("a", args.a), ("b", args.b)):
         if times[side]:
@@ -115,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"p99 {percentile(times[side], 0.99):.3f} s, max {max(times[side]):.3f} s, "
                 f"{len(times[side])} moves"
             )
+    print(f"load {_load()} at the end")
     count, speed = perft_speed()
     print(f"perft(5) = {count} positions, {speed:,.0f} positions/s")
     return 0

@@ -11,9 +11,9 @@ import pytest
 from engine import LADDER, EnginePool, IllegalMove, choose_move_async, get_agent
 from engine.bench import percentile
 from engine.ultimate import UltimateBoard, cell_of
-from engine.ultimate.agents import UltimateAgent, UltimateHard
+from engine.ultimate.agents import UltimateAgent, UltimateHard, UltimateMedium
 from engine.ultimate.fast import Position
-from engine.ultimate.mcts import best_moves, new_root, search
+from engine.ultimate.mcts import make_tree
 from engine.ultimate.review import evaluate, review_game
 
 
@@ -34,6 +34,8 @@ def searcher(name: str, seed: int = 1, iterations: int = 300) -> UltimateAgent:
     agent = get_agent(name, seed=seed, variant="ultimate")
     if isinstance(agent, UltimateHard):
         agent.iterations = iterations
+    if isinstance(agent, UltimateMedium):
+        agent.seconds = None  # its full depth, however busy the machine
     return agent
 
 
@@ -75,13 +77,27 @@ def test_easy_takes_a_small_board_when_it_can() -> None:
     assert searcher("easy").candidates(board) == [cell_of(8, 2)]
 
 
-def test_the_search_proves_a_won_position() -> None:
-    board = about_to_win()
-    position = Position.of(board)
-    root = new_root(position)
-    search(root, position, None, random.Random(1), iterations=2000)
-    assert root.proven == -1  # lost for O, who moved into it
-    assert best_moves(root) == [cell_of(8, 2)]
+@pytest.mark.parametrize("compiled", [True, False])
+def test_the_search_proves_a_won_position(compiled: bool) -> None:
+    tree = make_tree(Position.of(about_to_win()), compiled)
+    tree.search(None, 2000, seed=1)
+    assert tree.proven == -1  # lost for O, who moved into it
+    assert tree.best_moves() == [cell_of(8, 2)]
+    assert tree.child_stats(cell_of(8, 2)) == (1, 1.0, 1)
+
+
+@pytest.mark.parametrize("name", LADDER)
+def test_every_level_plays_a_legal_move_from_random_positions(name: str) -> None:
+    rng = random.Random(23)
+    agent = searcher(name, iterations=60)
+    for _ in range(30):
+        board = UltimateBoard.new()
+        for _ in range(rng.randrange(0, 50)):
+            if board.is_over():
+                break
+            board = board.play(rng.choice(board.legal_moves()))
+        if not board.is_over():
+            assert agent.choose(board) in board.legal_moves()
 
 
 def test_a_search_with_a_seed_and_fixed_playouts_is_reproducible() -> None:
@@ -89,11 +105,12 @@ def test_a_search_with_a_seed_and_fixed_playouts_is_reproducible() -> None:
     assert games[0] == games[1]
 
 
-def test_moves_respect_the_think_time() -> None:
+@pytest.mark.parametrize("name", ["hard", "unbeatable"])
+def test_moves_respect_the_think_time(name: str) -> None:
     """The search stops at its deadline: measured in the CPU time it spends, which a busy
     machine does not stretch (the wall-clock p99 is the bench's: engine/ultimate/bench.py)."""
     think = 0.3
-    agent = get_agent("unbeatable", seed=3, time_budget=think, variant="ultimate")
+    agent = get_agent(name, seed=3, time_budget=think, variant="ultimate")
     rival = get_agent("random", seed=4, variant="ultimate")
     board, times = UltimateBoard.new(), []
     while not board.is_over() and len(times) < 8:
@@ -107,19 +124,47 @@ def test_moves_respect_the_think_time() -> None:
     assert max(times) <= think + 0.2
 
 
-def test_unbeatable_keeps_its_tree_from_one_move_to_the_next() -> None:
-    agent = searcher("unbeatable", iterations=400)
-    assert isinstance(agent, UltimateHard)
+@pytest.mark.parametrize("compiled", [True, False])
+def test_unbeatable_keeps_its_tree_from_one_move_to_the_next(compiled: bool) -> None:
+    agent, twin = searcher("unbeatable", iterations=2000), searcher("unbeatable", iterations=2000)
+    assert isinstance(agent, UltimateHard) and isinstance(twin, UltimateHard)
+    agent.compiled = twin.compiled = compiled
     board = UltimateBoard.new()
     board = board.play(agent.choose(board))
-    tree = agent._tree
-    assert tree is not None
-    ours = tree[1].child(board.last)
-    assert ours is not None and ours.children
-    kept = max(ours.children, key=lambda c: c.visits)
-    board = board.play(kept.move)
+    assert twin.choose(UltimateBoard.new()) == board.last and twin._tree is not None
+    kept = twin._tree[1]  # the same tree (same seed), read where O must answer
+    assert kept.advance(board.last)
+    replies = [(s[0], c) for c in board.legal_moves() if (s := kept.child_stats(c)) is not None]
+    visits, reply = max(replies)
+    board = board.play(reply)
     agent.choose(board)
-    assert agent._tree is not None and agent._tree[1] is kept
+    assert visits > 1
+    assert agent._tree is not None and agent._tree[1].visits == visits + 2000
+
+
+def test_a_kept_tree_is_searched_again_not_settled_at_once() -> None:
+    """A kept tree's most visited move leads by many visits: the early stop (the answer
+    cannot change in the time left) must wait until the search has measured its rate."""
+    agent = get_agent("unbeatable", seed=5, time_budget=0.3, variant="ultimate")
+    rival = get_agent("hard", seed=6, time_budget=0.3, variant="ultimate")
+    assert isinstance(agent, UltimateHard)
+    board, searched = UltimateBoard.new(), []
+    while len(searched) < 4 and not board.is_over():
+        if board.to_move == "X":
+            board = board.play(agent.choose(board))
+            if agent._tree is not None and agent._tree[1].proven is None:
+                searched.append(agent.last_search)
+        else:
+            board = board.play(rival.choose(board))
+    assert all(n > 0 for n in searched), searched
+
+
+def test_a_new_game_or_an_unrelated_board_gets_a_new_tree() -> None:
+    agent = searcher("unbeatable", iterations=200)
+    first = UltimateBoard.new().play(40)
+    agent.choose(first)
+    agent.choose(UltimateBoard.new().play(0))
+    assert agent._tree is not None and agent._tree[1].visits == 200
 
 
 def test_easy_beats_random_and_medium_beats_easy() -> None:

@@ -22,8 +22,11 @@ MEDIUM_DEPTH = 2
 """Plies medium searches (its move and the reply), each scored by the heuristic."""
 MEDIUM_SECONDS = 0.5
 """At most this long for medium's lookahead (a free move may have 80 replies)."""
-HARD_SHARE = 0.25
-"""The part of the think time hard searches; unbeatable uses all of it."""
+HARD_SHARE = 0.1
+"""The part of the think time hard searches; unbeatable uses all of it. Measured with the
+compiled search (2 cores, loaded): at 0.25 hard beat the 10,000-playout reference 11/11,
+so the rung above had little room; at 0.1 (0.17 s of search, 30-60 k iterations) hard
+still scored 18.5/20 against it while unbeatable scored 17.5/20 against hard."""
 SAFETY = 0.03
 """Seconds kept back from the think time for what follows the search (choosing, IPC)."""
 
@@ -67,9 +70,11 @@ class UltimateMedium(UltimateAgent):
     def __init__(self, seed: int | None = None, depth: int = MEDIUM_DEPTH) -> None:
         super().__init__(seed)
         self.depth = depth
+        self.seconds: float | None = MEDIUM_SECONDS
+        """None: always the full depth (tests that must not depend on the machine's load)."""
 
     def candidates(self, board: UltimateBoard) -> list[int]:
-        deadline = time.perf_counter() + MEDIUM_SECONDS
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
         values = lookahead.scores(Position.of(board), self.depth, deadline)
         top = max(values.values())
         return sorted(c for c, v in values.items() if v == top)
@@ -98,34 +103,35 @@ class UltimateHard(UltimateAgent):
         """Playouts take a move that wins the game (measured stronger; see mcts)."""
         self.last_search = 0
         """Playouts of the last move (for the bench)."""
-        self._tree: tuple[UltimateBoard, mcts.Node] | None = None
+        self.compiled = True
+        """Search with the compiled tree when it was built (False: the Python one)."""
+        self._tree: tuple[UltimateBoard, mcts.Tree] | None = None
 
-    def _root(self, board: UltimateBoard) -> mcts.Node:
-        """The tree of ``board``: the subtree of the last search when ``board`` follows
-        from it by our move and one reply, else a new one."""
+    def _root(self, board: UltimateBoard) -> mcts.Tree:
+        """The tree of ``board``: the last search's, advanced by our move and the reply,
+        when ``board`` follows from it so; else a new one."""
         if self._tree is not None and self.keep_tree:
-            before, root = self._tree
+            before, tree = self._tree
             follows = not (before.x & ~board.x or before.o & ~board.o)
             if follows and board.move_count == before.move_count + 2 and board.last >= 0:
                 ours = (board.x | board.o) & ~(before.x | before.o) & ~(1 << board.last)
-                node = root.child(ours.bit_length() - 1) if ours.bit_count() == 1 else None
-                reply = node.child(board.last) if node is not None else None
-                if reply is not None and reply.proven is None:
-                    return reply
-        return mcts.new_root(Position.of(board))
+                if tree.advance(ours.bit_length() - 1) and tree.advance(board.last):
+                    return tree
+        return mcts.make_tree(Position.of(board), self.compiled)
 
     def candidates(self, board: UltimateBoard) -> list[int]:
         start = time.perf_counter()
-        position = Position.of(board)
-        root = self._root(board)
-        deadline = None
+        tree = self._root(board)
+        seconds = None
         if self.iterations is None:
-            deadline = start + max(0.01, self.time_budget * self.share - SAFETY)
-        self.last_search = mcts.search(
-            root, position, deadline, self.rng, self.iterations, self.exploration, self.decisive
+            spent = time.perf_counter() - start
+            seconds = max(0.01, self.time_budget * self.share - SAFETY - spent)
+        seed = self.rng.getrandbits(64)
+        self.last_search = tree.search(
+            seconds, self.iterations, seed, self.exploration, self.decisive
         )
-        self._tree = (board, root)
-        return mcts.best_moves(root)
+        self._tree = (board, tree)
+        return tree.best_moves()
 
 
 class UltimateUnbeatable(UltimateHard):

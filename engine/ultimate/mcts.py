@@ -6,6 +6,10 @@ with a winning child is proved lost for the side that moved into it, a node whos
 child is proved is proved with the best of them; proved losses are never selected. The
 clock is read every :data:`CHECK_EVERY` iterations, so a search overruns its deadline by
 at most one batch (about a millisecond).
+
+:func:`make_tree` gives the search behind one interface, :class:`Tree`: the compiled
+search of ``_csearch.c`` (about 40 times as fast) when it was built, else
+:class:`PythonTree`, the functions below.
 """
 
 from __future__ import annotations
@@ -13,9 +17,17 @@ from __future__ import annotations
 import math
 import random
 import time
+from types import ModuleType
+from typing import Protocol
 
 from engine.ultimate.fast import Position, moves, playout
 from engine.ultimate.tables import FULL9, WINS
+
+_csearch: ModuleType | None
+try:
+    from engine.ultimate import _csearch
+except ImportError:  # not built: the Python search below
+    _csearch = None
 
 CHECK_EVERY = 8
 EXPLORATION = 0.7
@@ -155,3 +167,92 @@ def best_moves(root: Node) -> list[int]:
     alive = [c for c in children if c.proven != -1] or children
     most = max(c.visits for c in alive)
     return sorted(c.move for c in alive if c.visits == most)
+
+
+class Tree(Protocol):
+    """A search tree rooted at a position (the compiled one and :class:`PythonTree`)."""
+
+    @property
+    def proven(self) -> int | None:
+        """The root's proof, from the view of the side that moved into it."""
+        ...
+
+    @property
+    def visits(self) -> int: ...
+
+    def search(
+        self,
+        seconds: float | None,
+        iterations: int | None,
+        seed: int = 1,
+        exploration: float = EXPLORATION,
+        decisive: bool = True,
+        solver: bool = True,
+    ) -> int:
+        """Grow the tree for ``seconds``, ``iterations`` playouts or until the root is
+        proved; the iterations run. ``solver`` False: plain UCT (compiled only)."""
+        ...
+
+    def best_moves(self) -> list[int]: ...
+
+    def child_stats(self, move: int) -> tuple[int, float, int | None] | None:
+        """``(visits, wins, proven)`` of the root's child for ``move``, or None."""
+        ...
+
+    def advance(self, move: int) -> bool:
+        """Make the root's child for ``move`` the root; False (unchanged) if there is none."""
+        ...
+
+
+class PythonTree:
+    """:class:`Tree` in Python: :func:`search` over :class:`Node`."""
+
+    def __init__(self, position: Position) -> None:
+        self.position = position.copy()
+        self.root = new_root(self.position)
+
+    @property
+    def proven(self) -> int | None:
+        return self.root.proven
+
+    @property
+    def visits(self) -> int:
+        return self.root.visits
+
+    def search(
+        self,
+        seconds: float | None,
+        iterations: int | None,
+        seed: int = 1,
+        exploration: float = EXPLORATION,
+        decisive: bool = True,
+        solver: bool = True,
+    ) -> int:
+        """:func:`search`; ``solver`` is the compiled tree's only (always on here)."""
+        deadline = None if seconds is None else time.perf_counter() + seconds
+        rng = random.Random(seed)
+        return search(self.root, self.position, deadline, rng, iterations, exploration, decisive)
+
+    def best_moves(self) -> list[int]:
+        return best_moves(self.root)
+
+    def child_stats(self, move: int) -> tuple[int, float, int | None] | None:
+        child = self.root.child(move)
+        return None if child is None else (child.visits, child.wins, child.proven)
+
+    def advance(self, move: int) -> bool:
+        child = self.root.child(move)
+        if child is None:
+            return False
+        self.position.play(move)
+        self.root = child
+        return True
+
+
+def make_tree(position: Position, compiled: bool = True) -> Tree:
+    """A search tree of ``position``: the compiled one when built and ``compiled``."""
+    if compiled and _csearch is not None:
+        p = position
+        tree: Tree = _csearch.Tree(p.me, p.them, p.mine_won, p.theirs_won, p.done, p.forced)
+        return tree
+    return PythonTree(position)

@@ -9,7 +9,6 @@ costliest moves with the move the engine preferred, for the chat's and the page'
 from __future__ import annotations
 
 import random
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -59,13 +58,16 @@ def evaluate(
     if outcome is not None:
         mover = board.to_move
         return Evaluation(0.5 if outcome == "draw" else float(outcome == mover), None)
-    position = Position.of(board)
-    root = mcts.new_root(position)
-    deadline = None if iterations is not None else time.perf_counter() + seconds
-    mcts.search(root, position, deadline, random.Random(seed), iterations)
-    best = mcts.best_moves(root)[0]
-    chosen = root.child(best)
-    return Evaluation(chosen.value() if chosen is not None else 0.5, best)
+    tree = mcts.make_tree(Position.of(board))
+    tree.search(
+        seconds if iterations is None else None, iterations, random.Random(seed).getrandbits(64)
+    )
+    best = tree.best_moves()[0]
+    stats = tree.child_stats(best)
+    if stats is None:
+        return Evaluation(0.5, best)
+    visits, wins, proven = stats
+    return Evaluation((proven + 1) / 2 if proven is not None else wins / visits, best)
 
 
 def review_game(
