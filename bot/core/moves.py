@@ -13,9 +13,7 @@ from bot.core.refusals import Refusal
 from engine import UltimateBoard
 
 
-def check_turn(
-    game: Game, ply: int, user_id: int, *, not_player: str = "move.not_player"
-) -> Mark:
+def check_turn(game: Game, ply: int, user_id: int, *, not_player: str = "move.not_player") -> Mark:
     """The side ``user_id`` plays, if it is theirs to move on the board they saw.
 
     Raises:

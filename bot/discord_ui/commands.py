@@ -11,6 +11,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
+from bot.core.models import VARIANTS
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
@@ -47,6 +48,9 @@ LANGUAGE_CHOICES: list[app_commands.Choice[str]] = [
 ]
 SIZE_CHOICES: list[app_commands.Choice[int]] = [
     app_commands.Choice(name=L(f"choice.size.{size}"), value=size) for size in SIZES
+]
+VARIANT_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.variant.{v}"), value=v) for v in VARIANTS
 ]
 FORMAT_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.format.{f}"), value=f) for f in FORMATS
@@ -155,7 +159,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("start"), description=L("cmd.start"))
     @app_commands.rename(
         opponent=name("opponent"), difficulty=name("difficulty"), first=name("first"),
-        size=name("size"), open_challenge=name("open"),
+        size=name("size"), open_challenge=name("open"), variant=name("variant"),
     )  # fmt: skip
     @app_commands.describe(
         opponent=L("cmd.start.opponent"),
@@ -163,9 +167,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first=L("cmd.start.first"),
         size=L("cmd.start.size"),
         open_challenge=L("cmd.start.open"),
+        variant=L("cmd.start.variant"),
     )
     # str and int choices in one call: discord.py's stubs cannot type that (one ChoiceT)
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)  # type: ignore[misc]
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES,
+                          variant=VARIANT_CHOICES)  # type: ignore[misc]  # fmt: skip
     async def start(
         self,
         interaction: discord.Interaction,
@@ -174,6 +180,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
         open_challenge: bool = False,
+        variant: app_commands.Choice[str] | None = None,
     ) -> None:
         await self._games.on_start(
             interaction,
@@ -182,6 +189,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             first.value if first else "random",  # type: ignore[arg-type]
             size.value if size else None,
             open_challenge=open_challenge,
+            variant=variant.value if variant else "classic",  # type: ignore[arg-type]
         )
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
