@@ -39,8 +39,7 @@ def illegal(game: Game, cell: int) -> Refusal:
     if isinstance(board, UltimateBoard):
         forced = board.forced_board
         if forced is not None:
-            return Refusal("move.outside_board", board_key=f"ultimate.board.{forced}",
-                           mark=board.to_move)  # fmt: skip
+            return Refusal("move.outside_board", board_key=f"ultimate.board.{forced}")
         return Refusal("move.board_decided")  # a free move into a board already decided
     return Refusal("move.taken")
 
