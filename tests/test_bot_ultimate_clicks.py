@@ -183,7 +183,7 @@ async def test_every_new_text_in_each_language(emulator: DiscordEmulator, bot, l
     refused = await emulator.click(bob, res.message, forged, force=True)
     assert refused.content == said("move.outside_board", board=said("ultimate.board.8"))
     help_ = await emulator.invoke(alice, "ttt help", channel=channel)
-    await eventually(lambda: said("help.ultimate") in [f["content"] for f in help_.followups],
+    await eventually(lambda: any(said("help.ultimate") in f["content"] for f in help_.followups),
                      "the rules of ultimate after the help")  # fmt: skip
 
 

@@ -141,10 +141,11 @@ class GameController:
             more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
-            # more messages: one holds 2,000 characters
-            await interaction.followup.send(text("help.ultimate", locale), ephemeral=True)
-            if not (dm or guest):
-                await interaction.followup.send(text("help.tournament", locale), ephemeral=True)
+            # a second message (one holds 2,000 characters): ultimate, and tournaments
+            second = ["help.ultimate"] if dm or guest else ["help.ultimate", "help.tournament"]
+            await interaction.followup.send(
+                "\n\n".join(text(key, locale) for key in second), ephemeral=True
+            )
 
     # --- buttons ------------------------------------------------------------------------
 
