@@ -15,6 +15,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from aiohttp import WSMsgType, web
 
+from bot.i18n import text
+from bot.web.ultimate_json import ultimate_json
+from engine import UltimateBoard
+
 if TYPE_CHECKING:
     from activity_frame.fixtures import ActivityClient, ActivityPage
 
@@ -38,6 +42,8 @@ TEXTS = {
     "size.3": "3×3, three in a row", "size.4": "4×4, four in a row",
     "size.5": "5×5, four in a row",
     "resign": "Resign", "rematch": "Rematch", "hint": "Hint", "review": "Review",
+    "variant.ultimate": "Ultimate: nine boards in one", "rules": "Rules",
+    "rules.ultimate": text("web.ultimate.rules", "en"),
 }  # fmt: skip
 AVATAR = (
     "data:image/svg+xml,"
@@ -86,6 +92,33 @@ def game(
         "actions": actions if actions is not None else (
             (["resign", "hint"] if you == to_move else ["resign"]) if running and you
             else (["rematch", "review"] if you else [])),
+    }  # fmt: skip
+
+
+def ultimate(
+    game_id: str, moves: tuple[int, ...], *, you: str | None = "X",
+    opponent: dict[str, Any] | None = None, deadline: float | None = None,
+) -> dict[str, Any]:  # fmt: skip
+    """An ultimate Game as the server shows it after ``moves`` (cell numbers, board by
+    board), its board fields made by the server's own bot/web/ultimate_json.py."""
+    board = UltimateBoard()
+    for cell in moves:
+        board = board.play(cell)
+    winner = board.outcome()
+    running = winner is None
+    shown = game(game_id, "." * 9, you=you, to_move=board.to_move, opponent=opponent,
+                 deadline=deadline if running else None, running=running)  # fmt: skip
+    if winner in ("X", "O"):
+        name = shown["players"][winner]["name"]
+        shown |= {"status": f"{name} wins with three in a row! ({winner})", "status_parts": [
+            {"name": name}, {"text": " wins with three in a row! ("}, {"mark": winner},
+            {"text": ")"}]}  # fmt: skip
+        shown["ended"] = shown["status"]
+    # no hint and no review: the server offers neither for ultimate yet
+    shown["actions"] = (["resign"] if running else ["rematch"]) if you else []
+    return shown | ultimate_json(board, "en", running) | {
+        "variant": "ultimate", "size": 9, "ply": len(moves), "moves": list(moves),
+        "last_move": board.last_move,
     }  # fmt: skip
 
 
@@ -172,7 +205,10 @@ class StubActivityServer:
         self._signed_in(request)
         if "opponent_id" in body:
             return web.json_response({"challenge": True})
-        new = game("900", "." * (int(body.get("size", 3)) ** 2), deadline=None)
+        if body.get("variant") == "ultimate":
+            new = ultimate("900", ())
+        else:
+            new = game("900", "." * (int(body.get("size", 3)) ** 2), deadline=None)
         self.games[new["id"]] = new
         self.order.insert(0, new["id"])
         return web.json_response({"game": new})
@@ -189,6 +225,13 @@ class StubActivityServer:
             if body.get("ply") != held["ply"]:
                 return web.json_response({"error": "stale", "reason": "The board changed.",
                                           "game": held}, status=409)  # fmt: skip
+            if held.get("variant") == "ultimate":
+                after = ultimate(held["id"], (*held["moves"], body["cell"]), you=held["you"],
+                                 opponent=held["players"]["O"])  # fmt: skip
+                if after["running"]:  # the other side to move
+                    after |= {"can_move": False, "actions": ["resign"]}
+                self.games[after["id"]] = after
+                return web.json_response({"game": after})
             after = copy.deepcopy(held)
             cell = after["cells"][body["cell"]]
             cell["mark"], cell["label"] = held["you"], cell["label"].replace("empty", "X")
@@ -201,7 +244,9 @@ class StubActivityServer:
             return web.json_response({"game": after})
         if kind == "hint":
             return web.json_response({
-                "text": "💡 Hint for ❌, just for you:\nC3 — completes your line: you win.",
+                "text": "Hint for X, just for you:\nC3 — completes your line: you win.",
+                "parts": [{"text": "Hint for "}, {"mark": "X"},
+                          {"text": ", just for you:\nC3 — completes your line: you win."}],
                 "cells": [8],
             })  # fmt: skip
         if kind == "resign":

@@ -85,6 +85,10 @@ async def test_hint_resign_review_and_rematch(
     hint = page.activity.locator("#hint-text")
     await hint.get_by_text("C3 — completes your line: you win.").wait_for()
     assert stub.intents("/hint")[0]["body"] == {"ply": 4}
+    # its mark drawn as the board draws it (an emoji is an empty box without an emoji font)
+    assert await hint.locator("svg.inline-mark.mark-X").count() == 1
+    words = "Hint for X, just for you:\nC3 — completes your line: you win."
+    assert await hint.text_content() == words
     lit = page.activity.locator(".board button.lit")
     assert await lit.count() == 1
     assert await lit.get_attribute("aria-label") == "C3, empty"
@@ -98,29 +102,34 @@ async def test_hint_resign_review_and_rematch(
     assert await page.activity.get_by_role("button", name="‹ All games").is_visible()
 
     def step(ply: int, board: str, best: list[int], text: str) -> dict[str, Any]:
-        return {"ply": ply, "cells": game("x", board)["cells"], "best": best, "text": text}
+        number, mark, rest = text.split(" ", 2)
+        parts = [{"text": f"{number} "}, {"mark": mark}, {"text": f" {rest}"}]
+        return {"ply": ply, "cells": game("x", board)["cells"], "best": best, "text": text,
+                "parts": parts, "last_move": 1}  # fmt: skip
 
-    plain_marks = {"ply": 1, "cells": ["X", *[None] * 8], "text": "1. ❌ A1 — keeps the draw"}
+    plain_marks = {"ply": 1, "cells": ["X", *[None] * 8], "text": "1. X A1 — keeps the draw"}
     stub.review_steps = [
-        plain_marks,  # the page also reads a step whose cells are bare marks
-        step(2, "XO.......", [4], "2. ⭕ B1 — draw to loss; better: B2"),
+        plain_marks,  # the page also reads a step whose cells are bare marks, with no parts
+        step(2, "XO.......", [4], "2. O B1 — draw to loss; better: B2"),
     ]
     await page.activity.get_by_role("button", name="Review").click()
     text = page.activity.locator(".review-text")
-    await text.get_by_text("2. ⭕ B1").wait_for()
+    await text.get_by_text("B1 — draw to loss").wait_for()
+    assert await text.locator("svg.mark-O").count() == 1  # drawn, named O for a reader
     assert await page.activity.get_by_role("button", name="Review").get_attribute(
         "aria-pressed") == "true"  # fmt: skip
+    assert await cells(page).nth(1).get_attribute("class") == "cell last"
     assert (await labels(page))[:3] == ["A1, X", "B1, O", "C1, empty"]
     assert await page.activity.locator(".board button.lit").get_attribute("aria-label") == (
         "B2, empty")  # fmt: skip
     await page.activity.get_by_role("button", name="‹ Previous").click()
-    await text.get_by_text("1. ❌ A1").wait_for()
+    await text.get_by_text("1. X A1").wait_for()
     assert await cells(page).nth(0).locator("svg.mark-X").count() == 1
     assert await page.activity.locator(".board svg").count() == 1
     assert await page.activity.get_by_role("button", name="‹ Previous").get_attribute(
         "aria-disabled") == "true"  # fmt: skip
     await page.activity.get_by_role("button", name="Next ›").click()
-    await text.get_by_text("2. ⭕ B1").wait_for()
+    await text.get_by_text("B1 — draw to loss").wait_for()
     assert (await labels(page))[:3] == ["A1, X", "B1, O", "C1, empty"]
     await page.activity.get_by_role("button", name="Review").click()
     await text.wait_for(state="hidden")

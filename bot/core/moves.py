@@ -1,6 +1,7 @@
 """Whether a member may make a move, or look into a small board, on the position they
 clicked: the checks every board shares, and the ultimate board's own (the small board to
-play). Pure: a refusal says why, and nothing is changed.
+play; why a square is refused is :func:`bot.core.rules.illegal_move`'s). Pure: a refusal
+says why, and nothing is changed.
 
 The ultimate board asks its rules object (``playable_boards``, ``forced_board``): the
 service never asks which game it runs.
@@ -8,6 +9,7 @@ service never asks which game it runs.
 
 from __future__ import annotations
 
+from bot.core import rules
 from bot.core.models import Game, Mark
 from bot.core.refusals import Refusal
 from engine import UltimateBoard
@@ -30,20 +32,6 @@ def check_turn(game: Game, ply: int, user_id: int, *, not_player: str = "move.no
     return mark
 
 
-def illegal(game: Game, cell: int) -> Refusal:
-    """Why ``cell`` is not a move on the running game's board: taken, or (ultimate) in a
-    small board other than the one to play."""
-    board = game.board
-    if not 0 <= cell < board.size * board.size or board[cell] is not None:
-        return Refusal("move.taken")
-    if isinstance(board, UltimateBoard):
-        forced = board.forced_board
-        if forced is not None:
-            return Refusal("move.outside_board", board_key=f"ultimate.board.{forced}")
-        return Refusal("move.board_decided")  # a free move into a board already decided
-    return Refusal("move.taken")
-
-
 def refusal_of(game: Game, ply: int, cell: int, user_id: int) -> Refusal:
     """Why a move on ``cell`` that the board's message does not offer (a forged click) is
     refused: the move's own reason where it has one (a square outside the small board to
@@ -53,7 +41,7 @@ def refusal_of(game: Game, ply: int, cell: int, user_id: int) -> Refusal:
     except Refusal as refusal:
         return refusal
     if cell not in game.board.legal_moves():
-        return illegal(game, cell)
+        return rules.illegal_move(game, cell)
     return Refusal("move.stale")
 
 
@@ -70,4 +58,4 @@ def check_board_choice(game: Game, ply: int, board: int | None, user_id: int) ->
     if not isinstance(position, UltimateBoard) or position.forced_board is not None:
         raise Refusal("move.stale")
     if board is not None and board not in position.playable_boards():
-        raise Refusal("move.board_decided")
+        raise Refusal("move.elsewhere_any")

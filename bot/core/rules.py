@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from bot.core.models import Challenge, Ending, EndReason, Game, Mark, Variant, XChoice
+from bot.core.refusals import Refusal
+from bot.core.review import cell_name
 from engine import Board, UltimateBoard
 
 
@@ -122,3 +124,15 @@ def ended(game: Game, reason: EndReason, loser: Mark | None, now: float) -> Game
     """The game ended without a line: resigned or timed out by ``loser``, or abandoned."""
     winner: Mark | None = None if loser is None else ("O" if loser == "X" else "X")
     return finish(game, Ending(reason, winner), now)
+
+
+def illegal_move(game: Game, cell: int) -> Refusal:
+    """Why ``game``'s board refused ``cell``: taken (or off the board), or, in ultimate, an
+    empty square outside the small board the mover is sent to (or in a decided one)."""
+    board = game.board
+    if not isinstance(board, UltimateBoard) or not 0 <= cell < board.cell_count or board[cell]:
+        return Refusal("move.taken")
+    forced = board.forced_board
+    if forced is None:
+        return Refusal("move.elsewhere_any")
+    return Refusal("move.elsewhere", board=cell_name(forced, 3))

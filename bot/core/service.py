@@ -134,7 +134,7 @@ class GameService:
             try:
                 moved = await self.advance(game, cell)
             except IllegalMove:
-                raise moves.illegal(game, cell) from None
+                raise rules.illegal_move(game, cell) from None
             if not self._bot_to_move(moved):
                 game = await self._store_click(moved, game.ply, message_id)
             else:

@@ -12,7 +12,7 @@ from typing import Any
 from aiohttp import web
 
 from bot.core.lobby import Lobby
-from bot.core.models import Challenge, GameUpdate
+from bot.core.models import VARIANTS, Challenge, GameUpdate
 from bot.core.policy import DIFFICULTIES, SIZES
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
@@ -22,7 +22,7 @@ from bot.i18n.texts import catalogs, language_of, placeholders
 from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
-from bot.web.game_json import Person, game_json, plain
+from bot.web.game_json import Person, coached, game_json, plain
 from bot.web.live import LiveHub
 from bot.web.places import Places
 from bot.web.sessions import Session, Sessions
@@ -36,6 +36,7 @@ REFUSALS = {
     "move.not_player": (403, "not_player"), "hint.not_player": (403, "not_player"),
     "move.not_your_turn": (403, "not_your_turn"), "move.stale": (409, "stale"),
     "move.over": (409, "over"), "move.taken": (400, "taken"), "game.unknown": (404, "unknown_game"),
+    "move.elsewhere": (400, "wrong_board"), "move.elsewhere_any": (400, "wrong_board"),
 }  # fmt: skip
 KNOWN_CHANNELS = 10_000
 PAGE_TEXTS = ("title", "pick", "none", "start_bot", "challenge", "difficulty", "size",
@@ -116,6 +117,9 @@ class ActivityApi:
         texts |= {f"size.{s}": text(f"choice.size.{s}", session.locale) for s in SIZES}
         for action in ("resign", "rematch", "hint", "review"):
             texts[action] = text(f"button.{action}", session.locale)
+        texts |= {"variant.ultimate": text("web.ultimate.name", session.locale),
+                  "rules": text("web.ultimate.rules_title", session.locale),
+                  "rules.ultimate": text("web.ultimate.rules", session.locale)}  # fmt: skip
         return web.json_response({"games": await self.games_for(session), "texts": texts})
 
     async def games_for(self, session: Session) -> list[dict[str, Any]]:
@@ -171,9 +175,12 @@ class ActivityApi:
             "user_id": session.user_id, "first": "me", "locale": session.locale,
             "role_ids": place.role_ids, "guest": place.guest,
         }  # fmt: skip
-        size = body.get("size", 3)
+        size, variant = body.get("size", 3), body.get("variant", "classic")
         if size not in SIZES:
             raise WebRefusal(400, "bad_request", f"size is one of {', '.join(map(str, SIZES))}")
+        if variant not in VARIANTS or (variant != "classic" and "size" in body):
+            raise WebRefusal(400, "bad_request", "variant is classic (with a size) or ultimate")
+        where["variant"] = variant
         if "opponent_id" in body:
             opponent = body["opponent_id"]
             if not (isinstance(opponent, str) and opponent.isascii() and opponent.isdigit()
@@ -211,6 +218,7 @@ class ActivityApi:
         ply = (await _body(request)).get("ply")
         if type(ply) is not int:
             raise WebRefusal(400, "bad_request", "send the ply the hint is for")
+        await self._coached(session, game_id)
         update, hint = await self._ask(session, self.games.hint(game_id, ply, session.user_id))
         await self.show(update)  # the board says a hint was used
         return web.json_response(hint_json(update.game, hint, session.locale))
@@ -219,6 +227,8 @@ class ActivityApi:
         session, game_id = await self._game_of(request)
         game = await self._ask(session, self.records.review_target(
             session.guild_id, session.user_id, game_id))  # fmt: skip
+        if not coached(game):
+            raise WebRefusal(409, "no_coaching", text("web.ultimate.no_coaching", session.locale))
         return web.json_response(review_json(await self.records.analyze(game), session.locale))
 
     async def live(self, request: web.Request) -> web.StreamResponse:
@@ -229,6 +239,12 @@ class ActivityApi:
         return socket
 
     # --- internals -----------------------------------------------------------------------
+
+    async def _coached(self, session: Session, game_id: int) -> None:
+        """Raises: WebRefusal: 409 for a game hints and reviews cannot work out yet."""
+        update = await self.games.current(game_id)
+        if update is not None and not coached(update.game):
+            raise WebRefusal(409, "no_coaching", text("web.ultimate.no_coaching", session.locale))
 
     def _session(self, request: web.Request) -> Session:
         header = request.headers.get("Authorization", "")

@@ -9,14 +9,13 @@ from typing import Any
 from bot.core.models import Game, GameUpdate
 from bot.core.review import cell_name
 from bot.i18n import text
-from engine import Board
+from bot.web.ultimate_json import ultimate_json
+from engine import Board, UltimateBoard
 
 Person = tuple[str, str | None]
 """A member's name and avatar URL."""
 Names = Callable[[int], Awaitable[Person]]
 
-MARK_GLYPH = {"X": "❌", "O": "⭕"}
-"""The marks in the hint's and the review's texts, as in chat."""
 CUT = "\x00"
 """Around a name or a mark in a status line being cut into parts (no catalog text has it)."""
 
@@ -45,31 +44,45 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
             players[mark] = {"id": str(member), "name": name, "avatar": avatar, "bot": False}
     you = game.mark_of(viewer)
     to_move = board.to_move if game.running else None
-    line = (
-        set(board.winning_line() or ()) if isinstance(board, Board) and not game.running else set()
-    )
-    squares = board.to_string()
-    cells = []
-    for cell, char in enumerate(squares):
-        what = text("web.cell.empty", locale) if char == "." else char
-        cells.append({"mark": None if char == "." else char, "win": cell in line,
-                      "label": f"{cell_name(cell, board.size)}, {what}"})  # fmt: skip
+    shown = (classic_json(board, locale, game.running) if isinstance(board, Board)
+             else ultimate_json(board, locale, game.running))  # fmt: skip
     can_move = game.running and you is not None and to_move == you
     actions: list[str] = []
     if you is not None and game.running:
         actions.append("resign")
-        if can_move and game.bot_side is not None and update.hints:
+        if can_move and game.bot_side is not None and update.hints and coached(game):
             actions.append("hint")
     elif you is not None:
-        actions += ["rematch", "review"]
+        actions += ["rematch", "review"] if coached(game) else ["rematch"]
     return {
-        "id": str(game.id), "ply": game.ply, "size": board.size, "running": game.running,
+        "id": str(game.id), "ply": game.ply, "variant": game.variant, "size": board.size,
+        "running": game.running,
         "status": status(game, locale, players), "players": players,
         "status_parts": status_parts(game, locale, players), "to_move": to_move,
         "you": you, "can_move": can_move, "deadline": game.turn_deadline if game.running
-        else None, "cells": cells, "actions": actions, "hinted": game.hinted,
-        "ended": None if game.running else status(game, locale, players),
-    }  # fmt: skip
+        else None, "last_move": game.moves[-1] if game.moves else None, "actions": actions,
+        "hinted": game.hinted, "ended": None if game.running else status(game, locale, players),
+    } | shown  # fmt: skip
+
+
+def coached(game: Game) -> bool:
+    """Hints and reviews work out the classic boards exactly; an ultimate game has
+    neither yet, so the page offers neither (rather than something wrong)."""
+    return not isinstance(game.board, UltimateBoard)
+
+
+def classic_json(board: Board, locale: str, running: bool) -> dict[str, Any]:
+    """The Game fields of an N×N board: ``cells`` row-major, each named by its square, and
+    its ``shape`` as the start form names it ("3×3, three in a row")."""
+    line = set() if running else set(board.winning_line() or ())
+    legal = set(board.legal_moves()) if running else set()
+    empty = text("web.cell.empty", locale)
+    cells = []
+    for cell in range(board.cell_count):
+        mark = board[cell]
+        cells.append({"mark": mark, "win": cell in line, "legal": cell in legal,
+                      "label": f"{cell_name(cell, board.size)}, {mark or empty}"})  # fmt: skip
+    return {"cells": cells, "shape": text(f"choice.size.{board.size}", locale)}
 
 
 def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
@@ -85,17 +98,31 @@ def status_parts(
     """The status line in parts, ``{"text": …}``, ``{"name": …}`` and ``{"mark": "X"}``,
     so the page draws the marks as its board does and keeps each name whole."""
     name = {mark: f"{CUT}n{mark}{CUT}" for mark in ("X", "O")}
-    line = _status(game, locale, name, {mark: f"{CUT}m{mark}{CUT}" for mark in ("X", "O")})
+    line = _status(game, locale, name, MARK_CUT)
+    return parts_of(line, {mark: str(players[mark]["name"]) for mark in ("X", "O")})
+
+
+MARK_CUT = {mark: f"{CUT}m{mark}{CUT}" for mark in ("X", "O")}
+"""The marks as a text is cut for :func:`parts_of` (passed as a catalog text's ``mark``)."""
+
+
+def parts_of(line: str, names: dict[str, str] | None = None) -> list[dict[str, str]]:
+    """A line with :data:`MARK_CUT` marks (and names as ``CUT n<mark> CUT``) in parts."""
     parts: list[dict[str, str]] = []
     for i, piece in enumerate(line.split(CUT)):
         if i % 2 == 0:
             if piece:
                 parts.append({"text": piece})
-        elif piece[0] == "n":
-            parts.append({"name": str(players[piece[1]]["name"])})
+        elif piece[0] == "n" and names is not None:
+            parts.append({"name": names[piece[1]]})
         else:
             parts.append({"mark": piece[1]})
     return parts
+
+
+def letters(line: str) -> str:
+    """A line with :data:`MARK_CUT` marks as plain text: each mark its letter."""
+    return "".join(piece[1:] if i % 2 else piece for i, piece in enumerate(line.split(CUT)))
 
 
 def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]) -> str:

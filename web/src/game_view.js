@@ -13,6 +13,15 @@ export function clockText(seconds) {
   return hours ? `${hours}:${String(minutes).padStart(2, "0")}:${rest}` : `${minutes}:${rest}`;
 }
 
+/** Shows a text from its parts (marks drawn), replacing it only when it changed: the
+ * element is a live region. */
+function showParts(el, parts, text) {
+  const key = JSON.stringify([parts ?? null, text]);
+  if (el.dataset.parts === key) return;
+  el.dataset.parts = key;
+  el.replaceChildren(...statusLine(parts, text));
+}
+
 /** A review step's cells: Game-like `{mark, label}` objects, or plain marks. */
 function stepCells(step) {
   return (step.cells ?? []).map((cell) =>
@@ -29,12 +38,17 @@ export class GameView {
       onClick: () => intents.back() });
     this.players = h("ul", { class: "players" });
     this.status = h("p", { class: "status", "aria-live": "polite" });
+    // Where the side to move may play (ultimate), said when it changes.
+    this.where = h("p", { class: "where", "aria-live": "polite" });
     this.yourTurn = h("span", { class: "your-turn" });
     this.clockLabel = h("span", { class: "clock-label" });
     this.clockTime = h("time", { class: "clock-time" });
     this.clock = h("span", { class: "clock", role: "timer" }, this.clockLabel, " ", this.clockTime);
     this.spectating = h("p", { class: "spectating" });
     this.hint = h("p", { class: "hint", id: "hint-text", "aria-live": "polite" });
+    this.rulesTitle = h("summary", {});
+    this.rulesList = h("ul", { class: "rules-list" });
+    this.rules = h("details", { class: "rules" }, this.rulesTitle, this.rulesList);
     // The review's parts stay in place, so a screen reader hears each step's text.
     this.reviewText = h("p", { class: "review-text", id: "review-text", "aria-live": "polite" });
     this.prev = h("button", { type: "button", class: "prev", dataset: { key: "review-prev" },
@@ -53,8 +67,8 @@ export class GameView {
     this.el = h("section", { class: "game" },
       h("nav", { class: "game-nav" }, this.back),
       h("div", { class: "game-layout" }, this.players, this.status, this.turnLine,
-        this.spectating, h("div", { class: "board-area" }, this.board.el), this.hint,
-        this.review, this.actions));
+        this.where, this.spectating, h("div", { class: "board-area" }, this.board.el),
+        this.hint, this.review, this.actions, this.rules));
     this.deadline = null;
     setInterval(() => this.tick(), 250);
   }
@@ -86,19 +100,34 @@ export class GameView {
     this.tick();
     setText(this.spectating, game.you === null ? t("spectating") : "");
     this.spectating.hidden = game.you !== null;
-    setText(this.hint, hint ? hint.text : "");
+    setText(this.where, game.where ?? "");
+    this.where.hidden = !game.where;
+    showParts(this.hint, hint?.parts, hint ? hint.text : "");
     this.hint.hidden = !hint;
+    const rules = t(`rules.${game.variant}`);
+    setText(this.rulesTitle, t("rules"));
+    if (this.rulesList.dataset.text !== rules) {
+      this.rulesList.dataset.text = rules;
+      this.rulesList.replaceChildren(...rules.split("\n").filter(Boolean)
+        .map((line) => h("li", {}, line)));
+    }
+    this.rules.hidden = !rules;
 
     let highlight = new Set(hint ? hint.cells : []);
     if (review) {
       const step = review.steps[review.index];
       this.board.update({ size: game.size, cells: stepCells(step ?? {}), label: t("review"),
-        playable: () => false, highlight: new Set(step?.best ?? []), describedBy: "review-text" });
+        playable: () => false, highlight: new Set(step?.best ?? []), describedBy: "review-text",
+        last: step?.last_move ?? null });
       highlight = null;
     } else {
+      // The server says which squares may be played (`legal`); an older answer without
+      // it means every empty one.
       this.board.update({ size: game.size, cells: game.cells, label: t("title"),
-        playable: (cell) => game.can_move && !store.busy && cell.mark === null,
-        highlight, describedBy: hint ? "hint-text" : null });
+        playable: (cell) => game.can_move && !store.busy && (cell.legal ?? cell.mark === null),
+        highlight, describedBy: hint ? "hint-text" : null, last: game.last_move ?? null,
+        regions: game.board_statuses ? { statuses: game.board_statuses,
+          playable: game.playable_boards ?? [], winning: game.winning_boards ?? [] } : null });
     }
     this.board.el.classList.toggle("reviewing", Boolean(review));
 
@@ -125,7 +154,7 @@ export class GameView {
 
   showReview(review, t) {
     const step = review.steps[review.index] ?? {};
-    setText(this.reviewText, step.text ?? "");
+    showParts(this.reviewText, step.parts, step.text ?? "");
     setText(this.prev, `\u2039 ${t("prev")}`);
     setText(this.next, `${t("next")} \u203A`);
     this.prev.setAttribute("aria-disabled", String(review.index <= 0));

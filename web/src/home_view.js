@@ -37,14 +37,15 @@ export class HomeView {
                 avatar(game.players?.[mark]),
                 h("span", { class: "name" }, game.players?.[mark]?.name ?? "")))),
             h("span", { class: "pick-status" }, statusLine(game.status_parts, game.status)),
-            h("span", { class: "pick-size" }, t(`size.${game.size}`)),
+            h("span", { class: "pick-size" }, game.shape ?? t(`size.${game.size}`)),
             game.can_move ? h("span", { class: "your-turn" }, t("your_turn")) : null)))),
     ];
   }
 
   form(store, t) {
     const difficulties = choices(store.texts, "difficulty");
-    const sizes = choices(store.texts, "size");
+    // The boards: the classic sizes, then the other games (`variant.ultimate`).
+    const sizes = [...choices(store.texts, "size"), ...choices(store.texts, "variant")];
     this.choice.difficulty ??= difficulties.find((d) => d.value === "medium")?.value
       ?? difficulties[0]?.value;
     this.choice.size ??= sizes[0]?.value ?? "3";
@@ -54,14 +55,15 @@ export class HomeView {
         options.map((o) => h("option", { value: o.value, selected: o.value === this.choice[name] },
           o.label)));
     const others = store.participants.filter((p) => !p.bot && p.id !== store.me?.id);
-    const size = () => Number(this.choice.size);
+    const board = () => (/^\d+$/.test(this.choice.size)
+      ? { size: Number(this.choice.size) } : { variant: this.choice.size });
     return [
       h("h2", { class: "home-title" }, t("none")),
       h("label", { class: "field" }, h("span", { class: "field-label" }, t("size")),
         select("size", sizes)),
       h("form", { class: "start", onSubmit: (e) => {
         e.preventDefault();
-        this.intents.start({ difficulty: this.choice.difficulty, size: size() });
+        this.intents.start({ difficulty: this.choice.difficulty, ...board() });
       } },
         h("fieldset", { class: "group" }, h("legend", {}, t("start_bot")),
           h("label", { class: "field" }, h("span", { class: "field-label" }, t("difficulty")),
@@ -74,7 +76,7 @@ export class HomeView {
             const name = person.nickname || person.global_name || person.username;
             return h("li", {}, h("button", { type: "button", class: "person",
               dataset: { key: `challenge-${person.id}` }, "aria-disabled": String(store.busy),
-              onClick: () => this.intents.challenge(person.id, size()) },
+              onClick: () => this.intents.challenge(person.id, board()) },
               avatar({ name, avatar: participantAvatar(person) }),
               h("span", { class: "name" }, name)));
           })))

@@ -65,7 +65,8 @@ const intents = {
     send(async () => {
       if (action === "hint") {
         const hint = await api.post(`api/games/${game.id}/hint`, { ply: game.ply });
-        store.set({ hint: { id: game.id, ply: game.ply, text: hint.text, cells: hint.cells ?? [] } });
+        store.set({ hint: { id: game.id, ply: game.ply, text: hint.text, parts: hint.parts,
+          cells: hint.cells ?? [] } });
       } else if (action === "resign") {
         store.putGame((await api.post(`api/games/${game.id}/resign`)).game);
       } else if (action === "rematch") {
@@ -80,8 +81,8 @@ const intents = {
     store.set({ review: { ...review, index } });
   },
   start: (choice) => send(async () => started(await api.post("api/games", choice))),
-  challenge: (opponentId, size) =>
-    send(async () => started(await api.post("api/games", { opponent_id: opponentId, size }))),
+  challenge: (opponentId, board) =>
+    send(async () => started(await api.post("api/games", { opponent_id: opponentId, ...board }))),
 };
 
 function toggleReview(game) {

@@ -16,7 +16,7 @@ export class Store {
     this.texts = {};
     this.games = []; // newest first, as the server lists them
     this.selected = null; // the id of the game shown, null for the list or the form
-    this.hint = null; // {id, ply, text, cells}
+    this.hint = null; // {id, ply, text, parts, cells}
     this.review = null; // {id, steps, summary, index}
     this.participants = [];
     this.connection = "connecting"; // "connecting" | "live" | "reconnecting"

@@ -1,0 +1,282 @@
+"""Ultimate tic-tac-toe on the Activity's web service: the Game JSON the page reads (the 81
+squares named by board and place, the boards to play in, the decided boards, the last move,
+the line of boards that won), a move outside the board to play refused with its reason
+and nothing changed, a start from the page, coaching offered only where it works, and
+the hint's and review's marks apart from their words (drawn by the page, not emoji).
+
+The service runs over the core alone (SQLite, an injected clock) with the chat stood in by
+a recorder: what a page sends goes through the same services as a chat click."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+
+from bot.core.models import Challenge, GameUpdate
+from bot.core.rules import illegal_move
+from bot.web.api import ActivityApi
+from bot.web.live import LiveHub
+from bot.web.places import Place
+from bot.web.service import make_app
+from bot.web.sessions import Session, Sessions
+from engine import UltimateBoard
+
+from core_harness import CHANNEL, GUILD, Core, FakeClock, open_core
+
+ALICE, BOB = 1001, 2002
+X_WINS = (4, 42, 58, 38, 18, 1, 15, 56, 24, 54, 0, 2, 21, 31, 41, 45, 8, 74, 13, 40, 11)
+"""tests/test_core_ultimate.py's game: X wins across the top row of boards (0, 1, 2)."""
+EMOJI = re.compile("[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
+
+
+class Members:
+    """Discord's users, as the web service asks for their names."""
+
+    client_id = 4242
+
+    async def user(self, user_id: int) -> dict[str, Any]:
+        return {"id": str(user_id), "username": {ALICE: "alice", BOB: "bob"}.get(user_id, "?")}
+
+
+class InServer:
+    async def of(self, session: Session) -> Place:
+        return Place(False)
+
+
+@dataclass
+class Service:
+    core: Core
+    base: str
+    http: aiohttp.ClientSession
+    sessions: Sessions
+    shown: list[GameUpdate | Challenge] = field(default_factory=list)
+
+    def headers(self, user_id: int, locale: str = "en") -> dict[str, str]:
+        token = self.sessions.issue(user_id=user_id, name=str(user_id), avatar=None,
+                                    channel_id=CHANNEL, guild_id=GUILD, instance_id="i-1",
+                                    locale=locale)  # fmt: skip
+        return {"Authorization": f"Bearer {token}"}
+
+    async def call(
+        self, method: str, path: str, user_id: int, body: Any = None, locale: str = "en"
+    ) -> tuple[int, Any]:
+        async with self.http.request(method, f"{self.base}{path}", json=body,
+                                     headers=self.headers(user_id, locale)) as res:  # fmt: skip
+            return res.status, await res.json()
+
+    async def move(self, game_id: str, user_id: int, cell: int) -> tuple[int, Any]:
+        game = await self.core.repo.get_game(int(game_id))
+        assert game is not None
+        return await self.call("POST", f"/api/games/{game_id}/move", user_id,
+                               {"ply": game.ply, "cell": cell})  # fmt: skip
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[Service]:
+    core = await open_core(tmp_path / "ttt.sqlite3", FakeClock())
+    sessions = Sessions("secret")
+    shown: list[GameUpdate | Challenge] = []
+
+    async def show(item: GameUpdate | Challenge) -> bool:
+        shown.append(item)
+        return True
+
+    api: ActivityApi
+
+    async def render(update: GameUpdate, session: Session) -> dict[str, Any]:
+        return await api.render(update, session)
+
+    async def games_for(session: Session) -> list[dict[str, Any]]:
+        return await api.games_for(session)
+
+    api = ActivityApi(games=core.games, lobby=core.lobby, records=core.records,
+                      auth=Members(), sessions=sessions, show=show,  # type: ignore[arg-type]
+                      hub=LiveHub(core.games.current, render, games_for),
+                      places=InServer())  # type: ignore[arg-type]  # fmt: skip
+    server = TestServer(make_app(api, core.repo.doubts))
+    await server.start_server()
+    async with aiohttp.ClientSession() as http:
+        yield Service(core, str(server.make_url("")).rstrip("/"), http, sessions, shown)
+    await server.close()
+    await core.repo.close()
+
+
+async def member_game(service: Service) -> str:
+    """A running ultimate game, Alice (X) against Bob, started as chat starts it."""
+    lobby = service.core.lobby
+    challenge = await lobby.challenge(guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE,
+                                      opponent_id=BOB, first="me", variant="ultimate")  # fmt: skip
+    return str((await lobby.accept(challenge.id, BOB, message_id=None)).game.id)
+
+
+async def test_the_page_reads_the_81_squares_and_where_to_play(service: Service) -> None:
+    game_id = await member_game(service)
+    status, body = await service.call("GET", "/api/games", ALICE)
+    (game,) = body["games"]
+    assert (status, game["variant"], game["size"], len(game["cells"])) == (200, "ultimate", 9, 81)
+    assert game["shape"] == "Ultimate: nine boards in one" == body["texts"]["variant.ultimate"]
+    assert body["texts"]["rules"] == "Rules" and "X moves first" in body["texts"]["rules.ultimate"]
+    # cell order is board by board: cell 13 is square 4 (B2) of board 1 (B1)
+    assert game["cells"][13] | {"legal": None} == {"mark": None, "win": False, "legal": None,
+        "board": 1, "square": 4, "label": "board B1, square B2, empty"}  # fmt: skip
+    assert game["playable_boards"] == list(range(9)) and game["last_move"] is None
+    assert game["where"] == "Play in any open board."
+    assert all(c["legal"] for c in game["cells"])
+    assert game["actions"] == ["resign"] and game["can_move"]
+
+    for i, cell in enumerate(X_WINS[:16]):
+        status, answer = await service.move(game_id, (ALICE, BOB)[i % 2], cell)
+        assert status == 200, answer
+    game = answer["game"]  # X (Alice) took board C1 (2); O's last move sends X to A1 (0)
+    board = UltimateBoard()
+    for cell in X_WINS[:16]:
+        board = board.play(cell)
+    assert game["board_statuses"] == [None, None, "X", None, None, None, None, None, None]
+    assert game["playable_boards"] == [board.forced_board] == [0]
+    assert [i for i, c in enumerate(game["cells"]) if c["legal"]] == board.legal_moves()
+    assert game["last_move"] == 45 and game["where"] == "Play in board A1."
+    assert game["cells"][45]["label"] == "board C2, square A1, O, last move"
+    assert game["cells"][18]["label"] == "board C1, square A1, X, board won by X"
+    assert game["winning_boards"] == [] and game["to_move"] == "X"
+    assert service.shown[-1].game.ply == 16  # shown in chat as a chat click is
+
+
+async def test_a_move_outside_the_board_to_play_is_refused_and_changes_nothing(
+    service: Service,
+) -> None:
+    game_id = await member_game(service)
+    await service.move(game_id, ALICE, X_WINS[0])  # sends Bob to board B2 (4)
+    stored = await service.core.repo.get_game(int(game_id))
+    shown = len(service.shown)
+    status, body = await service.move(game_id, BOB, 0)  # board A1, square A1
+    assert (status, body["error"]) == (400, "wrong_board")
+    assert body["reason"] == "Not there: this move must be in board B2."
+    status, body = await service.call("POST", f"/api/games/{game_id}/move", BOB,
+                                      {"ply": 1, "cell": 0}, locale="fr")  # fmt: skip
+    assert body["reason"] == "Pas là : ce coup doit être joué dans la grille B2."
+    status, body = await service.move(game_id, BOB, X_WINS[0])  # taken
+    assert (status, body["error"]) == (400, "taken")
+    assert await service.core.repo.get_game(int(game_id)) == stored
+    assert len(service.shown) == shown
+
+    for i, cell in enumerate(X_WINS[1:18], start=1):  # O is sent to board C1, won by X
+        assert (await service.move(game_id, (ALICE, BOB)[i % 2], cell))[0] == 200
+    status, body = await service.move(game_id, ALICE, 20)  # board C1's empty square C1
+    assert (status, body["error"]) == (400, "wrong_board")
+    assert body["reason"] == "That board is decided: play in any open board."
+    assert (await service.core.repo.get_game(int(game_id))).ply == 18  # type: ignore[union-attr]
+
+
+def test_the_refusal_names_the_board_only_for_an_empty_square_of_ultimate() -> None:
+    from bot.core import rules
+
+    game = rules.new_game(guild_id=GUILD, channel_id=CHANNEL, size=3, now=0.0,
+                          player_x=ALICE, player_o=BOB, variant="ultimate")  # fmt: skip
+    game = game.with_move(40, updated_at=0.0)
+    assert illegal_move(game, 40).key == "move.taken"
+    assert illegal_move(game, 81).key == "move.taken"
+    refusal = illegal_move(game, 0)
+    assert (refusal.key, refusal.params) == ("move.elsewhere", {"board": "B2"})
+    classic = rules.new_game(guild_id=GUILD, channel_id=CHANNEL, size=3, now=0.0,
+                             player_x=ALICE, player_o=BOB).with_move(4, updated_at=0.0)  # fmt: skip
+    assert illegal_move(classic, 4).key == "move.taken"
+
+
+async def test_a_won_game_shows_its_line_of_boards_and_offers_no_review(
+    service: Service,
+) -> None:
+    game_id = await member_game(service)
+    for i, cell in enumerate(X_WINS):
+        status, body = await service.move(game_id, (ALICE, BOB)[i % 2], cell)
+        assert status == 200, body
+    game = body["game"]
+    assert not game["running"] and game["winning_boards"] == [0, 1, 2]
+    assert game["board_statuses"][:3] == ["X", "X", "X"] and game["board_statuses"][4] == "O"
+    assert game["playable_boards"] == [] and game["where"] is None
+    assert not any(c["legal"] for c in game["cells"])
+    assert game["actions"] == ["rematch"]  # no review: it cannot work ultimate out yet
+    status, body = await service.call("GET", f"/api/games/{game_id}/review", ALICE)
+    assert (status, body["error"]) == (409, "no_coaching")
+    assert body["reason"] == "Hints and reviews are not available for ultimate games yet."
+
+
+async def test_the_page_starts_an_ultimate_game_against_the_bot(service: Service) -> None:
+    status, body = await service.call("POST", "/api/games", ALICE,
+                                      {"difficulty": "easy", "variant": "ultimate"})  # fmt: skip
+    assert status == 200, body
+    game = body["game"]
+    assert (game["variant"], len(game["cells"]), game["you"]) == ("ultimate", 81, "X")
+    assert "hint" not in game["actions"]  # no hints for ultimate yet
+    assert service.shown[-1].game.variant == "ultimate"  # posted in chat as /ttt start
+    status, body = await service.call("POST", f"/api/games/{game['id']}/hint", ALICE, {"ply": 0})
+    assert (status, body["error"]) == (409, "no_coaching")
+    status, moved = await service.move(game["id"], ALICE, 40)  # the bot answers in board B2
+    assert status == 200 and moved["game"]["ply"] == 2
+    assert moved["game"]["cells"][moved["game"]["last_move"]]["board"] == 4
+    for wrong in ({"variant": "ultimate", "size": 3}, {"variant": "giant"}):
+        status, body = await service.call("POST", "/api/games", ALICE, wrong)
+        assert (status, body["error"]) == (400, "bad_request"), wrong
+
+
+async def test_hint_and_review_texts_keep_their_marks_apart_from_the_words(
+    service: Service,
+) -> None:
+    status, body = await service.call("POST", "/api/games", ALICE,
+                                      {"difficulty": "hard", "size": 3})  # fmt: skip
+    game = body["game"]
+    assert game["variant"] == "classic" and game["shape"] == "3×3, three in a row"
+    assert game["actions"] == ["resign", "hint"]
+    status, hint = await service.call("POST", f"/api/games/{game['id']}/hint", ALICE,
+                                      {"ply": game["ply"]})  # fmt: skip
+    assert status == 200, hint
+    assert hint["text"].startswith("Hint for X, just for you:\n") and not EMOJI.search(hint["text"])
+    assert hint["parts"][:3] == [{"text": "Hint for "}, {"mark": "X"}, {"text": ", just for you:\n"
+                                 + hint["text"].split("\n", 1)[1]}]  # fmt: skip
+    assert "".join(p.get("text", p.get("mark", "")) for p in hint["parts"]) == hint["text"]
+    await service.move(game["id"], ALICE, 4)
+    await service.call("POST", f"/api/games/{game['id']}/resign", ALICE)
+    status, review = await service.call("GET", f"/api/games/{game['id']}/review", ALICE)
+    first = review["steps"][0]
+    assert status == 200 and first["text"].startswith("1. X B2 — ")
+    assert first["parts"][:2] == [{"text": "1. "}, {"mark": "X"}]
+    assert not [s for s in review["steps"] if EMOJI.search(s["text"])]
+
+
+@pytest.mark.parametrize(("locale", "label", "where"), [
+    ("en", "board C1, square A1, X, board won by X", "Play in board A1."),
+    ("fr", "grille C1, case A1, X, grille gagnée par X", "Joue dans la grille A1."),
+    ("de", "Brett C1, Feld A1, X, Brett gewonnen von X", "Spiel im Brett A1."),
+    ("es", "tablero C1, casilla A1, X, tablero ganado por X", "Juega en el tablero A1."),
+    ("pt-BR", "tabuleiro C1, casa A1, X, tabuleiro ganho por X", "Jogue no tabuleiro A1."),
+])  # fmt: skip
+async def test_the_squares_and_where_to_play_in_five_languages(
+    service: Service, locale: str, label: str, where: str
+) -> None:
+    game_id = await member_game(service)
+    for i, cell in enumerate(X_WINS[:16]):
+        assert (await service.move(game_id, (ALICE, BOB)[i % 2], cell))[0] == 200
+    status, body = await service.call("GET", "/api/games", ALICE, locale=locale)
+    (game,) = body["games"]
+    assert status == 200
+    assert (game["cells"][18]["label"], game["where"]) == (label, where)
+    assert len(body["texts"]["rules.ultimate"].split("\n")) == 4 and not EMOJI.search(
+        body["texts"]["rules.ultimate"])  # fmt: skip
+
+
+async def test_a_challenge_from_the_page_can_be_to_ultimate(service: Service) -> None:
+    status, body = await service.call("POST", "/api/games", ALICE,
+                                      {"opponent_id": str(BOB), "variant": "ultimate"})  # fmt: skip
+    assert (status, body) == (200, {"challenge": True})
+    challenge = service.shown[-1]
+    assert isinstance(challenge, Challenge) and challenge.variant == "ultimate"
+    accepted = await service.core.lobby.accept(challenge.id, BOB, message_id=None)
+    status, body = await service.call("GET", "/api/games", BOB)
+    assert [g["variant"] for g in body["games"]] == ["ultimate"]
+    assert body["games"][0]["id"] == str(accepted.game.id)
