@@ -17,6 +17,7 @@ import discord
 from discord.ext import commands
 
 from bot.core import hints
+from bot.core.engine_advice import EngineHint, engine_hint, engine_review
 from bot.core.hints import Hint
 from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.opponent import BotOpponent
@@ -27,6 +28,7 @@ from bot.core.repository import Repository
 from bot.core.review import MoveVerdict, review_moves
 from bot.core.service import GameService
 from bot.core.wiring import build_core
+from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.entry_point import ENTRY_POINT, entry_point
@@ -46,7 +48,8 @@ from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
 from bot.web.wiring import Activity, start_activity
-from engine import Board, EnginePool, PoolClosed, known
+from engine import Board, EnginePool, PoolClosed, UltimateBoard, known
+from engine.ultimate.review import ReviewedMove
 
 log = logging.getLogger(__name__)
 
@@ -148,14 +151,15 @@ class TTTBot(commands.Bot):
         publisher = Publisher(self, games, lobby, pinger, tokens)
         game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
-        records_service = RecordsService(repo, self.user.id, self.review)
+        records_service = RecordsService(repo, self.user.id, self.review, self.judge)
         records = RecordsController(records_service, games.policies, responder)
         config = ConfigController(games.policies, responder, self)
         shows = TournamentPublisher(self, core.tournaments, games, publisher, pinger)
         pinger.on_ended.append(shows.game_ended)
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
-        self.router = ComponentRouter(game_controller, records, responder, tournaments)
+        choices = BoardChoiceController(games, responder)
+        self.router = ComponentRouter(game_controller, records, responder, tournaments, choices)
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments))
         await games.policies.listen()
@@ -228,15 +232,22 @@ class TTTBot(commands.Bot):
     async def review(self, game: Game) -> list[MoveVerdict]:
         return await self.reviews.run(review_moves, game.size, game.k, game.moves)
 
-    async def hint(self, board: Board) -> Hint:
-        """A hint on a board past 3×3, in a process of its own: an open 5×5 board can take
-        many seconds, which must not hold the workers choosing the bot's moves, nor wait
-        for a review.
+    async def judge(self, game: Game) -> list[ReviewedMove]:
+        """An ultimate game's review by the engine (0.2 s a position), with the others."""
+        return await self.reviews.run(engine_review, game.moves)
+
+    async def hint(self, board: Board | UltimateBoard) -> Hint | EngineHint:
+        """A hint on a board past 3×3 (or ultimate's), in a process of its own: an open
+        5×5 board can take many seconds, which must not hold the workers choosing the
+        bot's moves, nor wait for a review.
 
         Raises:
             TimeoutError: no answer within :data:`bot.core.hints.TIME_LIMIT`.
         """
         deadline = time.time() + hints.TIME_LIMIT
+        if isinstance(board, UltimateBoard):
+            return await self.hints.run(engine_hint, board.x, board.o, board.last,
+                                        deadline=deadline)  # fmt: skip
         return await self.hints.run(
             hints.hint_for, board.size, board.k, board.x, board.o, deadline=deadline
         )

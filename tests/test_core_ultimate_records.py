@@ -11,7 +11,6 @@ from test_core_ultimate import X_WINS, ultimate_member_game
 
 from bot.core.models import Ending
 from bot.core.rating import INITIAL_RATING
-from bot.i18n import catalogs
 
 from core_harness import GUILD, Core, independent_elo, member_game, play, refusal_key
 
@@ -65,14 +64,15 @@ async def test_an_ultimate_tournament_is_seeded_and_rated_in_the_ultimate_rating
     assert newest.variant == "ultimate"
 
 
-async def test_a_review_of_an_ultimate_game_is_refused_plainly(core: Core) -> None:
+async def test_an_ultimate_game_is_reviewed_by_the_engine_not_the_exact_search(
+    core: Core,
+) -> None:
     game_id = await ultimate_member_game(core, ALICE, BOB)
     await play(core, game_id, *((ALICE, c) if i % 2 == 0 else (BOB, c)
                                 for i, c in enumerate(X_WINS)))  # fmt: skip
-    key = await refusal_key(core.records.review(GUILD, ALICE))
-    assert key == "review.not_ultimate"
-    assert await refusal_key(core.records.review_target(GUILD, BOB, game_id)) == key
-    assert all(key in catalog for catalog in catalogs().values())
+    review = await core.records.review(GUILD, BOB)
+    assert review.game.id == game_id and review.verdicts == [] and review.judged is not None
+    assert all(move.ply < len(X_WINS) for move in review.judged)
     # a classic game after it is reviewed as before
     classic_id = await member_game(core, BOB, ALICE)
     await play(core, classic_id, (BOB, 0), (ALICE, 3), (BOB, 1), (ALICE, 4), (BOB, 2))

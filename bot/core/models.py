@@ -241,3 +241,6 @@ class GameUpdate:
     """The server lets members ask for hints (a Hint button in games against the bot)."""
     live_board: bool = False
     """The Activity is served: a Live board button opens the game as a live page."""
+    focus: int | None = None
+    """Ultimate, a free move: the small board whose squares the member to move chose to
+    see (a view of the board only: no game state)."""

@@ -7,12 +7,15 @@ import dataclasses
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from bot.core.engine_advice import engine_review
 from bot.core.models import DM_SCOPE, Game, Variant
 from bot.core.rating import elo_update
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
 from bot.core.review import MoveVerdict, instant, review, reviewable
 from bot.core.stats import PlayerStats, player_stats
+from engine import UltimateBoard
+from engine.ultimate.review import ReviewedMove
 
 LEADERBOARD_SIZE = 10
 BOT_BOARD_SIZE = 5
@@ -20,10 +23,6 @@ HISTORY_SIZE = 10
 CHART_GAMES = 200
 """Rated games the rating chart in /ttt stats covers (the latest)."""
 CHAMPION_LEVELS = ("unbeatable", "hard")
-REVIEWED: tuple[Variant, ...] = ("classic",)
-"""The games the exact review covers. An ultimate game would reach a search built for
-the classic boards, which refuses its 9×9 grid: it is refused here instead, plainly,
-until ultimate has a review of its own."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +89,9 @@ class Leaderboard:
 class Review:
     game: Game
     verdicts: list[MoveVerdict]
+    judged: list[ReviewedMove] | None = None
+    """An ultimate game's review instead of ``verdicts``: the engine's estimate, not a
+    proof (see :mod:`bot.core.engine_advice`)."""
 
 
 Analyzer = Callable[[Game], Awaitable[list[MoveVerdict]]]
@@ -101,11 +103,24 @@ async def analyze_here(game: Game) -> list[MoveVerdict]:
     return review(game)
 
 
+Judge = Callable[[Game], Awaitable[list[ReviewedMove]]]
+"""Reviews an ultimate game with the engine away from the event loop (0.2 s a position)."""
+
+
+async def judge_here(game: Game) -> list[ReviewedMove]:
+    """The engine's review on the caller's own thread: for tests only."""
+    return engine_review(game.moves)
+
+
 class RecordsService:
-    def __init__(self, store: Store, bot_user_id: int, analyze: Analyzer = analyze_here) -> None:
+    def __init__(
+        self, store: Store, bot_user_id: int, analyze: Analyzer = analyze_here,
+        judge: Judge = judge_here,
+    ) -> None:  # fmt: skip
         self.store = store
         self.bot_user_id = bot_user_id
         self._analyze = analyze
+        self._judge = judge
 
     async def stats(
         self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
@@ -178,7 +193,10 @@ class RecordsService:
         return await self.analyze(await self.review_target(guild_id, user_id, game_id))
 
     async def analyze(self, game: Game) -> Review:
-        """The verdicts of a finished game: at once on 3×3, else by the analyzer."""
+        """The verdicts of a finished game: at once on 3×3, else by the analyzer; an
+        ultimate game's by the engine's judge."""
+        if isinstance(game.board, UltimateBoard):
+            return Review(game, [], await self._judge(game))
         verdicts = review(game) if instant(game) else await self._analyze(game)
         return Review(game, verdicts)
 
@@ -190,8 +208,7 @@ class RecordsService:
         the server (None: in direct messages).
 
         Raises:
-            Refusal: no such game, no game yet, still running, or a game the review
-                does not cover yet (ultimate).
+            Refusal: no such game, no game yet, or still running.
         """
         if game_id is None:
             games = await self.store.finished_games_of(guild_id, user_id, limit=1)
@@ -205,8 +222,6 @@ class RecordsService:
             game = found
         if not reviewable(game):
             raise Refusal("review.running")
-        if game.variant not in REVIEWED:
-            raise Refusal(f"review.not_{game.variant}")
         return game
 
     async def forget(self, user_id: int, owner_id: int, confirmed: bool) -> int | None:

@@ -14,18 +14,20 @@ import random
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Literal
 
-from bot.core import rules
+from bot.core import moves, rules
 from bot.core.alarm import DeadlineAlarm
-from bot.core.hints import INSTANT_CELLS, Advisor, Hint, advise_here, hint_for
+from bot.core.engine_advice import EngineHint
+from bot.core.hints import Advisor, Hint, advise_here, instant_hint
 from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from engine import Board, IllegalMove
+from engine import IllegalMove
 
 log = logging.getLogger(__name__)
 
@@ -118,17 +120,11 @@ class GameService:
 
         Raises:
             Refusal: not a player, a board posted again since, a stale board, not their
-                turn, a taken cell, game over.
+                turn, a taken cell (or one outside the small board to play), game over.
         """
         async with self.locks.game(game_id):
             game = await self._clicked_game(game_id, ply, message_id)
-            mark = game.mark_of(user_id)
-            if mark is None:
-                raise Refusal("move.not_player")
-            if ply != game.ply:  # the board this click was made on has changed since
-                raise Refusal("move.stale")
-            if game.board.to_move != mark:
-                raise Refusal("move.not_your_turn", game=game, mark=game.board.to_move)
+            moves.check_turn(game, ply, user_id)
             try:
                 moved = await self.advance(game, cell)
             except IllegalMove:
@@ -152,6 +148,19 @@ class GameService:
                     game = await self._store_reply(game, reply)
         self.alarm.note(game.turn_deadline)
         return await self.update(game)
+
+    async def choose_board(
+        self, game_id: int, ply: int, board: int | None, user_id: int, message_id: int | None
+    ) -> GameUpdate:
+        """The game shown with small board ``board``'s squares (None: the boards) for the
+        member whose free move it is; changes nothing (refusals: ``check_board_choice``)."""
+        game = await self._clicked_game(game_id, ply, message_id)
+        moves.check_board_choice(game, ply, board, user_id)
+        return replace(await self.update(game), focus=board)
+
+    async def refuse_move(self, game_id: int, ply: int, cell: int, user_id: int) -> Refusal:
+        """Why a move the board's message does not offer is refused (a forged click)."""
+        return moves.refusal_of(await self._running_game(game_id), ply, cell, user_id)
 
     def _bot_to_move(self, game: Game) -> bool:
         return game.running and game.bot_side == game.board.to_move
@@ -206,11 +215,11 @@ class GameService:
     async def hint(
         self, game_id: int, ply: int, user_id: int, *,
         searching: Callable[[], Awaitable[None]] | None = None,
-    ) -> tuple[GameUpdate, Hint]:  # fmt: skip
-        """The best squares for the member to move in a game against the bot, and the
-        game marked as played with a hint (once the hint is worked out, so a search that
-        fails marks nothing). ``searching`` is called before a search that may take a
-        while (boards past 3×3), once the request was found valid.
+    ) -> tuple[GameUpdate, Hint | EngineHint]:  # fmt: skip
+        """The best squares for the member to move in a game against the bot (ultimate:
+        :mod:`~bot.core.engine_advice`), and the game marked as played with a hint (once
+        it is worked out, so a search that fails marks nothing). ``searching`` is called
+        before a search that may take a while (past 3×3), once the request is valid.
 
         Raises:
             Refusal: hints turned off, not a bot game, not the player, a stale board, not
@@ -222,19 +231,10 @@ class GameService:
             raise Refusal("hint.off")
         if game.bot_side is None:
             raise Refusal("hint.bot_games")
-        mark = game.mark_of(user_id)
-        if mark is None:
-            raise Refusal("hint.not_player")
-        if ply != game.ply:
-            raise Refusal("move.stale")
+        moves.check_turn(game, ply, user_id, not_player="hint.not_player")
         board = game.board
-        if board.to_move != mark:
-            raise Refusal("move.not_your_turn", game=game, mark=board.to_move)
-        if not isinstance(board, Board):  # ultimate: no hints yet
-            raise Refusal("hint.bot_games")
-        if board.size * board.size <= INSTANT_CELLS:
-            hint = hint_for(board.size, board.k, board.x, board.o)
-        else:
+        hint: Hint | EngineHint | None = instant_hint(board)
+        if hint is None:  # past 3×3, and ultimate: away from the event loop
             if searching is not None:
                 await searching()
             try:

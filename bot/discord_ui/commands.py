@@ -58,7 +58,7 @@ BEST_OF_CHOICES: list[app_commands.Choice[int]] = [
 GAME_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.game.{variant}"), value=variant) for variant in VARIANTS
 ]
-"""Whose records, or what a tournament plays: the classic boards or ultimate."""
+"""What a game or a tournament plays, or whose records: the classic boards or ultimate."""
 
 
 def variant_of(choice: app_commands.Choice[str] | None) -> Variant:
@@ -169,7 +169,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("start"), description=L("cmd.start"))
     @app_commands.rename(
         opponent=name("opponent"), difficulty=name("difficulty"), first=name("first"),
-        size=name("size"), open_challenge=name("open"),
+        size=name("size"), open_challenge=name("open"), game=name("game"),
     )  # fmt: skip
     @app_commands.describe(
         opponent=L("cmd.start.opponent"),
@@ -177,9 +177,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first=L("cmd.start.first"),
         size=L("cmd.start.size"),
         open_challenge=L("cmd.start.open"),
+        game=L("cmd.start.variant"),
     )
     # str and int choices in one call: discord.py's stubs cannot type that (one ChoiceT)
-    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES)  # type: ignore[misc]
+    @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES,
+                          game=GAME_CHOICES)  # type: ignore[misc]  # fmt: skip
     async def start(
         self,
         interaction: discord.Interaction,
@@ -188,6 +190,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         first: app_commands.Choice[str] | None = None,
         size: app_commands.Choice[int] | None = None,
         open_challenge: bool = False,
+        game: app_commands.Choice[str] | None = None,
     ) -> None:
         await self._games.on_start(
             interaction,
@@ -196,6 +199,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             first.value if first else "random",  # type: ignore[arg-type]
             size.value if size else None,
             open_challenge=open_challenge,
+            variant=variant_of(game),
         )
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))

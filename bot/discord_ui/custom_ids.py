@@ -13,6 +13,9 @@
     ttt:tl:<tournament>         leave it
     ttt:tr:<match>              a player of a tournament match is ready to play
     ttt:l:<game>                open the game as a live board (the Activity)
+    ttt:u:<game>:<ply>:<board>  ultimate, a free move: show small board <board>'s squares
+                                (changes no game state; <ply> as for a cell)
+    ttt:ub:<game>:<ply>         ultimate: back from a chosen board to the choice of boards
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -89,6 +92,16 @@ class LiveClick:
     game_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class BoardClick:
+    """Ultimate, a free move: the member to move looks into small board ``board``
+    (None: back to the choice of boards)."""
+
+    game_id: int
+    ply: int
+    board: int | None = None
+
+
 Click = (
     CellClick
     | ResignClick
@@ -102,6 +115,7 @@ Click = (
     | LeaveClick
     | ReadyClick
     | LiveClick
+    | BoardClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -117,6 +131,8 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:tl:({_ID})"), LeaveClick),
     (re.compile(rf"ttt:tr:({_ID})"), ReadyClick),
     (re.compile(rf"ttt:l:({_ID})"), LiveClick),
+    (re.compile(rf"ttt:u:({_ID}):([0-9]{{1,3}}):([0-8])"), BoardClick),
+    (re.compile(rf"ttt:ub:({_ID}):([0-9]{{1,3}})"), BoardClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 
@@ -180,3 +196,11 @@ def ready(match_id: int) -> str:
 
 def live(game_id: int) -> str:
     return f"ttt:l:{game_id}"
+
+
+def board(game_id: int, ply: int, board_index: int) -> str:
+    return f"ttt:u:{game_id}:{ply}:{board_index}"
+
+
+def back(game_id: int, ply: int) -> str:
+    return f"ttt:ub:{game_id}:{ply}"

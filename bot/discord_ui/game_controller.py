@@ -9,7 +9,7 @@ import logging
 import discord
 
 from bot.core.lobby import Lobby
-from bot.core.models import Challenge, Game, GameUpdate
+from bot.core.models import Challenge, Game, GameUpdate, Variant
 from bot.core.refusals import Refusal
 from bot.core.service import First, GameService
 from bot.discord_ui import render_game, render_hint
@@ -63,6 +63,7 @@ class GameController:
         size: int | None = None,
         *,
         open_challenge: bool = False,
+        variant: Variant = "classic",
     ) -> None:
         async with self.responder.answering(interaction):
             if interaction.channel_id is None:
@@ -88,7 +89,7 @@ class GameController:
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
                 "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
-                "guest": guest,
+                "guest": guest, "variant": variant,
             }  # fmt: skip
             by = answer_by(interaction)
             for attempt in (1, 2):
@@ -140,8 +141,11 @@ class GameController:
             more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
-            if not (dm or guest):  # a second message: one holds 2,000 characters
-                await interaction.followup.send(text("help.tournament", locale), ephemeral=True)
+            # a second message (one holds 2,000 characters): ultimate, and tournaments
+            second = ["help.ultimate"] if dm or guest else ["help.ultimate", "help.tournament"]
+            await interaction.followup.send(
+                "\n\n".join(text(key, locale) for key in second), ephemeral=True
+            )
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -215,7 +219,7 @@ class GameController:
             update, hint = await self.games.hint(
                 click.game_id, click.ply, interaction.user.id, searching=searching
             )
-            content = render_hint.hint_text(update.game, hint, interaction.locale, update.marks)
+            content = render_hint.any_hint_text(update, hint, interaction.locale)
             if interaction.response.is_done():
                 await interaction.followup.send(content, ephemeral=True)
             else:

@@ -8,6 +8,7 @@ notification and older library shows, and they already have a row free."""
 
 from __future__ import annotations
 
+from types import ModuleType
 from typing import Any, NamedTuple
 
 import discord
@@ -17,7 +18,7 @@ from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.discord_ui import custom_ids
 from bot.i18n import text
-from engine import Board
+from engine import Board, UltimateBoard
 
 CLASSIC = Marks()
 
@@ -77,6 +78,8 @@ def player_name(game: Game, mark: str, locale: object = None) -> str:
 
 def grid(game: Game, marks: Marks = CLASSIC) -> str:
     board = game.board
+    if isinstance(board, UltimateBoard):
+        return render_ultimate().grid(game, render_ultimate().text_marks(marks))
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
@@ -122,6 +125,14 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
     )
 
 
+def render_ultimate() -> ModuleType:
+    """The ultimate board's renderer, which builds on this module (imported when first
+    used, so neither module needs the other to be loaded first)."""
+    from bot.discord_ui import render_ultimate as module
+
+    return module
+
+
 class GameMessage(NamedTuple):
     """What a game message is sent or edited with: ``content`` is None for a layout,
     which an edit then sends as null, clearing a challenge's text (Discord refuses to
@@ -140,6 +151,8 @@ def uses_layout(game: Game) -> bool:
 def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
     """Content and buttons of a game message."""
     game, marks = update.game, update.marks
+    if isinstance(game.board, UltimateBoard):
+        return render_ultimate().game_message(update, locale)
     content = game_content(game, locale, marks)
     if uses_layout(game):
         layout = game_layout(game, content, locale, marks, hints=update.hints,
@@ -273,7 +286,8 @@ def button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
-    board = text(f"choice.size.{challenge.size}", locale)
+    board = text(f"choice.variant.{challenge.variant}" if challenge.variant != "classic"
+                 else f"choice.size.{challenge.size}", locale)  # fmt: skip
     if challenge.opponent_id is None:  # open to anyone in the channel
         key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
             challenge.status, "challenge.open"
@@ -285,13 +299,11 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
     if challenge.status == "expired":
         return text("challenge.expired", locale, challenger=challenger, opponent=opponent)
     key = "challenge.rematch" if challenge.rematch_of else "challenge.content"
-    return text(
-        key,
-        locale,
-        challenger=challenger,
-        opponent=opponent,
-        deadline=relative_time(challenge.expires_at),
-    )
+    said = text(key, locale, challenger=challenger, opponent=opponent,
+                deadline=relative_time(challenge.expires_at))  # fmt: skip
+    if challenge.variant == "ultimate":  # the opponent learns which game before accepting
+        said += "\n" + text("challenge.ultimate", locale)
+    return said
 
 
 def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:

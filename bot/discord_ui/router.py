@@ -14,8 +14,10 @@ import discord
 
 from bot.core.refusals import Refusal
 from bot.discord_ui import custom_ids
+from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.custom_ids import (
     AcceptClick,
+    BoardClick,
     CellClick,
     DeclineClick,
     ForgetClick,
@@ -37,9 +39,10 @@ from bot.discord_ui.tournament_controller import TournamentController
 class ComponentRouter:
     def __init__(
         self, games: GameController, records: RecordsController, responder: Responder,
-        tournaments: TournamentController,
+        tournaments: TournamentController, choices: BoardChoiceController,
     ) -> None:  # fmt: skip
         self.games = games
+        self.choices = choices
         self.records = records
         self.responder = responder
         self.tournaments = tournaments
@@ -50,6 +53,9 @@ class ComponentRouter:
         data: dict[str, object] = dict(interaction.data or {})
         raw = data.get("custom_id")
         click = custom_ids.parse(raw) if isinstance(raw, str) else None
+        if isinstance(click, CellClick) and not _still_shown(interaction, str(raw)):
+            await self.choices.on_unshown_cell(interaction, click)  # its own refusal
+            return
         if click is None or not _still_shown(interaction, str(raw)):
             # Not a button of this version (an older message, a forged id), or one that
             # has left the message since the member's client drew it.
@@ -81,6 +87,8 @@ class ComponentRouter:
                 await self.tournaments.on_ready(interaction, click)
             case LiveClick():
                 await self.games.on_live(interaction)
+            case BoardClick():
+                await self.choices.on_board(interaction, click)
 
 
 def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:
