@@ -1,7 +1,8 @@
 """Ultimate in members' records and tournaments, as members see them: /ttt stats and
 /ttt leaderboard choose the game (``game``: the classic boards by default, or ultimate),
 /ttt history marks each game's board, /ttt tournament create plays ultimate and says
-so, and a review of an ultimate game is refused in the member's language."""
+so, and its match is played on the ultimate chat board and rated in the ultimate
+ratings."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import time
 from dataclasses import replace
 
 import pytest
-from test_bot_tournaments import _ids, until
+import ultimate_harness as ultimate
+from test_bot_tournaments import _ids, until, waiting_matches
 from test_core_ultimate import X_WINS
 
 from bot.core import rules
@@ -18,7 +20,7 @@ from bot.core.stats import PlayerStats
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import custom_ids, render_records, render_tournament
-from bot.discord_ui.custom_ids import JoinClick
+from bot.discord_ui.custom_ids import JoinClick, ReadyClick
 
 from bot_harness import accepted_member_game, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator
@@ -126,7 +128,7 @@ async def test_the_game_options_are_synced_with_their_translations(emulator, bot
         assert ultimate["name_localizations"]["pt-BR"] == "ultimate (nove tabuleiros em um)"
 
 
-async def test_an_ultimate_tournament_says_so(emulator: DiscordEmulator, bot) -> None:
+async def test_an_ultimate_tournament_says_so_and_its_match_is_rated_apart(emulator: DiscordEmulator, bot) -> None:
     organiser = emulator.create_user("organiser")
     organiser.permissions = DEFAULT_PERMISSIONS | PERM_MANAGE_GUILD
     amelie = emulator.create_user("amelie", locale="fr")
@@ -156,6 +158,38 @@ async def test_an_ultimate_tournament_says_so(emulator: DiscordEmulator, bot) ->
     assert res.content.splitlines()[0].startswith(
         "🏆 **Autumn cup** : élimination directe, ultimate, en 1 partie(s)"
     )
+    # the match is an ultimate game on the chat board, rated in the ultimate ratings
+    (match,) = await until(lambda: waiting_matches(emulator), what="the match")
+    (ready,) = _ids(match, ReadyClick)
+    for member in (amelie, bruno):
+        res = await emulator.click(member, match, custom_ids.ready(ready.match_id))
+        assert res.type == 7, res.content
+    board = await until(lambda: ultimate_board(emulator, match["channel_id"]), what="a board")
+    game = await bot.repo.get_game(ultimate.game_id(board))
+    assert game is not None and game.variant == "ultimate"
+    assert game.tournament_match_id == ready.match_id
+    by_id = {member.id: member for member in (amelie, bruno)}
+    for i, cell in enumerate(X_WINS):
+        player = by_id[game.player_x if i % 2 == 0 else game.player_o]
+        res = await ultimate.play(emulator, player, board, cell)
+        assert res.type == 7, res.content
+        board = res.message
+    guild_id = emulator.guild.id
+    # the winning move's answer came after its write, which rated the game with it
+    (winner, loser) = await bot.repo.leaderboard(guild_id, 10, "ultimate")
+    assert (winner.user_id, winner.wins, loser.user_id, loser.losses) == (
+        game.player_x, 1, game.player_o, 1
+    )  # fmt: skip
+    assert await bot.repo.leaderboard(guild_id, 10) == []  # the classic ratings: untouched
+
+
+def ultimate_board(emu: DiscordEmulator, channel_id: str) -> dict | None:
+    """The running ultimate board in a channel: squares or boards still clickable."""
+    for message in reversed(emu.channel_messages(int(channel_id))):
+        kinds = (custom_ids.CellClick, custom_ids.BoardClick)
+        if any(isinstance(c, kinds) and not b.get("disabled") for c, b in ultimate.clicks(message)):
+            return message
+    return None
 
 
 def test_the_tournament_picture_is_titled_with_its_game(monkeypatch) -> None:
