@@ -128,7 +128,9 @@ async def test_the_game_options_are_synced_with_their_translations(emulator, bot
         assert ultimate["name_localizations"]["pt-BR"] == "ultimate (nove tabuleiros em um)"
 
 
-async def test_an_ultimate_tournament_says_so_and_its_match_is_rated_apart(emulator: DiscordEmulator, bot) -> None:
+async def test_an_ultimate_tournament_says_so_and_its_match_is_rated_apart(
+    emulator: DiscordEmulator, bot
+) -> None:
     organiser = emulator.create_user("organiser")
     organiser.permissions = DEFAULT_PERMISSIONS | PERM_MANAGE_GUILD
     amelie = emulator.create_user("amelie", locale="fr")
