@@ -110,8 +110,8 @@ def ultimate(
                  deadline=deadline if running else None, running=running)  # fmt: skip
     if winner in ("X", "O"):
         name = shown["players"][winner]["name"]
-        shown |= {"status": f"{name} wins with three in a row! ({winner})", "status_parts": [
-            {"name": name}, {"text": " wins with three in a row! ("}, {"mark": winner},
+        shown |= {"status": f"{name} wins with three boards in a row! ({winner})", "status_parts": [
+            {"name": name}, {"text": " wins with three boards in a row! ("}, {"mark": winner},
             {"text": ")"}]}  # fmt: skip
         shown["ended"] = shown["status"]
     # no hint and no review: the server offers neither for ultimate yet

@@ -175,7 +175,7 @@ async def test_ultimate_on_a_desktop_and_a_phone(
             assert box is not None and box["width"] >= 32 and box["height"] >= 32, box
         if name == "won":  # X's last move wins board B1, and the top row of boards
             await button(page, X_WINS[-1]).click()
-            await page.activity.get_by_text("Alice wins with three in a row!").wait_for()
+            await page.activity.get_by_text("Alice wins with three boards in a row!").wait_for()
             assert await page.activity.locator(".region.win").count() == 3
             assert await page.activity.locator(".region.open").count() == 0
         await page.screenshot(folder / f"activity-ultimate-{name}.png")

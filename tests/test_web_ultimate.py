@@ -198,6 +198,7 @@ async def test_a_won_game_shows_its_line_of_boards_and_offers_no_review(
         assert status == 200, body
     game = body["game"]
     assert not game["running"] and game["winning_boards"] == [0, 1, 2]
+    assert "three boards in a row" in game["status"]  # not the classic boards' "three in a row"
     assert game["board_statuses"][:3] == ["X", "X", "X"] and game["board_statuses"][4] == "O"
     assert game["playable_boards"] == [] and game["where"] is None
     assert not any(c["legal"] for c in game["cells"])

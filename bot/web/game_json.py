@@ -144,5 +144,11 @@ def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]
     key = {"resign": "game.resigned", "timeout": "game.timeout"}.get(ending.reason)
     if key is not None:
         return plain(text(key, locale, loser=name[loser], winner=name[winner]))
-    won = "game.won" if game.k == 3 else "game.won_k"
+    won = (
+        "ultimate.won"
+        if game.variant == "ultimate"
+        else "game.won"
+        if game.k == 3
+        else "game.won_k"
+    )
     return plain(text(won, locale, player=name[winner], mark=glyph[winner], k=game.k))
