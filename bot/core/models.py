@@ -7,6 +7,7 @@ from typing import Literal
 
 from bot.core.policy import Marks
 from engine import Board, UltimateBoard
+from engine.agents import start_board
 
 Mark = Literal["X", "O"]
 EndReason = Literal["line", "draw", "resign", "timeout", "abandoned", "stopped"]
@@ -26,16 +27,6 @@ and bot records are keyed by server, and a DM game has none (its ``guild_id`` is
 0 cannot be a server's id (Discord's snowflakes carry a timestamp since 2015), and one
 scope for every DM suits games that only the member and the bot see: each member's
 records there are theirs alone."""
-
-
-def new_board(variant: Variant, size: int = 3, k: int | None = None) -> GameBoard:
-    """The empty board of a game of ``variant`` (``size`` and ``k`` are the classic
-    boards'; ultimate's grid is fixed).
-
-    Raises:
-        InvalidBoard: a size or k the classic boards do not have.
-    """
-    return UltimateBoard.new() if variant == "ultimate" else Board.new(size, k)
 
 
 def other(mark: str) -> Mark:
@@ -118,7 +109,7 @@ class Game:
     def board(self) -> GameBoard:
         board = self._board
         if board is None:
-            board = new_board(self.variant, self.size, self.k)
+            board = start_board(self.variant, self.size, self.k)
             for cell in self.moves:
                 board = board.play(cell)
             object.__setattr__(self, "_board", board)
