@@ -95,7 +95,7 @@ def test_no_worker_outlives_a_killed_parent(tmp_path: Path) -> None:
         "    pool = EnginePool(workers=2)\n"
         "    await pool.warm_up()\n"
         "    print(*pool.worker_pids(), flush=True)\n"
-        "    await asyncio.sleep(60)\n"
+        "    await asyncio.sleep(60)\n"  # wait-ok: the parent idles until the test kills it
         "asyncio.run(main())\n"
     )
     parent = subprocess.Popen(

@@ -55,7 +55,7 @@ async def test_a_lost_notification_connection_comes_back(
                 " WHERE application_name = 'ttt-bot listener' AND datname = $1", name
             )  # fmt: skip
             await until(lambda: len(our_lines(caplog, logging.WARNING)) == 1)
-            await asyncio.sleep(1.5)  # tries fail meanwhile, quietly
+            await asyncio.sleep(1.5)  # wait-ok: the outage's set length; tries fail quietly
             await admin.execute(f"ALTER DATABASE {name} ALLOW_CONNECTIONS true")
         finally:
             await admin.close()

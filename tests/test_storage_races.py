@@ -174,7 +174,7 @@ def hold_a_start_and_wait(dsn: str, held: Any) -> None:
                 player_o=BOB, bot_side=None, difficulty=None,
             ))  # fmt: skip
             held.set()
-            await asyncio.sleep(60)
+            await asyncio.sleep(60)  # wait-ok: holds the locks until the test cancels it
 
     asyncio.run(main())
 
