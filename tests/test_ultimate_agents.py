@@ -34,6 +34,7 @@ def searcher(name: str, seed: int = 1, iterations: int = 300) -> UltimateAgent:
     agent = get_agent(name, seed=seed, variant="ultimate")
     if isinstance(agent, UltimateHard):
         agent.iterations = iterations
+        agent.clock = False
     if isinstance(agent, UltimateMedium):
         agent.seconds = None  # its full depth, however busy the machine
     return agent
