@@ -100,7 +100,7 @@ async def test_nine_boards_where_to_play_and_a_move_from_the_keyboard(
     await page.activity.get_by_role("button", name="board B1, square B3, X, last move").wait_for()
     assert [r["body"] for r in stub.intents("/move")] == [{"ply": 20, "cell": 16}]
     assert await focused(page) == "board B1, square B3, X, last move"  # the focus stayed
-    assert await page.activity.locator(".where").inner_text() == "Play in board B3."
+    assert await page.activity.locator(".where").inner_text() == "Play in the bottom board."
     assert await page.activity.locator(".region.open").count() == 1
     assert page.errors == []
 
@@ -178,5 +178,9 @@ async def test_ultimate_on_a_desktop_and_a_phone(
             await page.activity.get_by_text("Alice wins with three boards in a row!").wait_for()
             assert await page.activity.locator(".region.win").count() == 3
             assert await page.activity.locator(".region.open").count() == 0
+            # the mark and its brackets never wrap apart on a phone: one unbreakable box
+            glued = page.activity.locator(".status .status-mark")
+            assert await glued.text_content() == "(X)"
+            assert await glued.evaluate("e => e.getClientRects().length") == 1
         await page.screenshot(folder / f"activity-ultimate-{name}.png")
         assert page.errors == []

@@ -163,6 +163,10 @@ async def test_an_ultimate_tournament_says_so_and_its_match_is_rated_apart(
     # the match is an ultimate game on the chat board, rated in the ultimate ratings
     (match,) = await until(lambda: waiting_matches(emulator), what="the match")
     (ready,) = _ids(match, ReadyClick)
+    # its thread and its Ready message say the game too
+    thread = next(t for t in emulator.guild.threads if t.id == int(match["channel_id"]))
+    assert thread.name.startswith("Match 1 (ultimate): ")
+    assert "round 1 of **Autumn cup** (ultimate), best of 1." in match["content"]
     for member in (amelie, bruno):
         res = await emulator.click(member, match, custom_ids.ready(ready.match_id))
         assert res.type == 7, res.content

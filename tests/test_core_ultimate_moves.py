@@ -20,7 +20,7 @@ async def test_a_square_outside_the_board_to_play_says_so(core: Core) -> None:
     assert await refusal_key(core.games.play_turn(game_id, 1, 40, BOB)) == "move.taken"
     assert await core.repo.get_game(game_id) == before
     refusal = await core.games.refuse_move(game_id, 1, 0, BOB)
-    assert (refusal.key, refusal.params) == ("move.elsewhere", {"board": "B2"})
+    assert (refusal.key, refusal.params) == ("move.elsewhere", {"board_key": "ultimate.board.4"})
     # a forged legal move the message did not offer is not played
     assert (await core.games.refuse_move(game_id, 1, 36, BOB)).key == "move.stale"
     assert (await core.games.refuse_move(game_id, 0, 36, BOB)).key == "move.stale"

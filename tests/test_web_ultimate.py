@@ -141,7 +141,7 @@ async def test_the_page_reads_the_81_squares_and_where_to_play(service: Service)
     assert game["board_statuses"] == [None, None, "X", None, None, None, None, None, None]
     assert game["playable_boards"] == [board.forced_board] == [0]
     assert [i for i, c in enumerate(game["cells"]) if c["legal"]] == board.legal_moves()
-    assert game["last_move"] == 45 and game["where"] == "Play in board A1."
+    assert game["last_move"] == 45 and game["where"] == "Play in the top left board."
     assert game["cells"][45]["label"] == "board C2, square A1, O, last move"
     assert game["cells"][18]["label"] == "board C1, square A1, X, board won by X"
     assert game["winning_boards"] == [] and game["to_move"] == "X"
@@ -157,10 +157,10 @@ async def test_a_move_outside_the_board_to_play_is_refused_and_changes_nothing(
     shown = len(service.shown)
     status, body = await service.move(game_id, BOB, 0)  # board A1, square A1
     assert (status, body["error"]) == (400, "wrong_board")
-    assert body["reason"] == "Not there: this move must be in board B2."
+    assert body["reason"] == "Not there: this move must be in the centre board."
     status, body = await service.call("POST", f"/api/games/{game_id}/move", BOB,
                                       {"ply": 1, "cell": 0}, locale="fr")  # fmt: skip
-    assert body["reason"] == "Pas là : ce coup doit être joué dans la grille B2."
+    assert body["reason"] == "Pas là : ce coup doit être joué dans la petite grille au centre."
     status, body = await service.move(game_id, BOB, X_WINS[0])  # taken
     assert (status, body["error"]) == (400, "taken")
     assert await service.core.repo.get_game(int(game_id)) == stored
@@ -183,7 +183,7 @@ def test_the_refusal_names_the_board_only_for_an_empty_square_of_ultimate() -> N
     assert illegal_move(game, 40).key == "move.taken"
     assert illegal_move(game, 81).key == "move.taken"
     refusal = illegal_move(game, 0)
-    assert (refusal.key, refusal.params) == ("move.elsewhere", {"board": "B2"})
+    assert (refusal.key, refusal.params) == ("move.elsewhere", {"board_key": "ultimate.board.4"})
     classic = rules.new_game(guild_id=GUILD, channel_id=CHANNEL, size=3, now=0.0,
                              player_x=ALICE, player_o=BOB).with_move(4, updated_at=0.0)  # fmt: skip
     assert illegal_move(classic, 4).key == "move.taken"
@@ -251,11 +251,14 @@ async def test_hint_and_review_texts_keep_their_marks_apart_from_the_words(
 
 
 @pytest.mark.parametrize(("locale", "label", "where"), [
-    ("en", "board C1, square A1, X, board won by X", "Play in board A1."),
-    ("fr", "grille C1, case A1, X, grille gagnée par X", "Joue dans la grille A1."),
-    ("de", "Brett C1, Feld A1, X, Brett gewonnen von X", "Spiel im Brett A1."),
-    ("es", "tablero C1, casilla A1, X, tablero ganado por X", "Juega en el tablero A1."),
-    ("pt-BR", "tabuleiro C1, casa A1, X, tabuleiro ganho por X", "Jogue no tabuleiro A1."),
+    ("en", "board C1, square A1, X, board won by X", "Play in the top left board."),
+    ("fr", "grille C1, case A1, X, grille gagnée par X",
+     "Joue dans la petite grille en haut à gauche."),
+    ("de", "Brett C1, Feld A1, X, Brett gewonnen von X", "Spiel im kleinen Spielfeld oben links."),
+    ("es", "tablero C1, casilla A1, X, tablero ganado por X",
+     "Juega en el tablero pequeño arriba a la izquierda."),
+    ("pt-BR", "tabuleiro C1, casa A1, X, tabuleiro ganho por X",
+     "Jogue no tabuleiro pequeno superior esquerdo."),
 ])  # fmt: skip
 async def test_the_squares_and_where_to_play_in_five_languages(
     service: Service, locale: str, label: str, where: str

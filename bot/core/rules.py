@@ -13,7 +13,6 @@ from bot.core.models import (
     XChoice,
 )
 from bot.core.refusals import Refusal
-from bot.core.review import cell_name
 from engine import Board, UltimateBoard
 
 
@@ -153,4 +152,4 @@ def illegal_move(game: Game, cell: int) -> Refusal:
     forced = board.forced_board
     if forced is None:
         return Refusal("move.elsewhere_any")
-    return Refusal("move.elsewhere", board=cell_name(forced, 3))
+    return Refusal("move.elsewhere", board_key=f"ultimate.board.{forced}")

@@ -211,6 +211,7 @@ def match_content(view: TournamentView, match: Match, locale: object) -> str:
             number=match.number,
             round=match.round,
             name=t.name,
+            game=game_label(t.variant, t.size, locale),
             best_of=t.best_of,
         ),
     ]
@@ -243,5 +244,7 @@ def match_mentions(match: Match) -> discord.AllowedMentions:
 def thread_name(view: TournamentView, match: Match, locale: object) -> str:
     names = {e.user_id: e.name for e in view.entrants}
     first, second = names.get(match.first, "?"), names.get(match.second or 0, "?")
-    name = text("tournament.thread", locale, number=match.number, first=first, second=second)
+    game = game_label(view.tournament.variant, view.tournament.size, locale)
+    name = text("tournament.thread", locale, number=match.number, game=game, first=first,
+                second=second)  # fmt: skip
     return name[:100]

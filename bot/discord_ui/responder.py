@@ -20,7 +20,7 @@ from bot.core.doubts import Doubts, Journal, journal
 from bot.core.models import Challenge, Game
 from bot.core.refusals import Refusal
 from bot.discord_ui.render_game import message_link, player_name
-from bot.i18n import text
+from bot.i18n import text, with_keys
 
 log = logging.getLogger(__name__)
 
@@ -356,13 +356,9 @@ def typed_command(
 
 
 def refusal_text(refusal: Refusal, locale: object) -> str:
-    params = dict(refusal.params)
+    params = with_keys(refusal.params, locale)
     game = params.pop("game", None)
     challenge = params.pop("challenge", None)
-    for name, value in list(params.items()):  # a catalog key travels as ``<name>_key``
-        if name.endswith("_key"):
-            params[name.removesuffix("_key")] = text(str(value), locale)
-            del params[name]
     if "member_id" in params:
         member_id = params.pop("member_id")
         params["member"] = f"<@{member_id}>" if member_id is not None else ""

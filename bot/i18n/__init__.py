@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from bot.i18n.texts import FALLBACK, catalogs, language_of, text
+from bot.i18n.texts import FALLBACK, catalogs, language_of, text, with_keys
 
-__all__ = ["FALLBACK", "catalogs", "language_of", "text"]
+__all__ = ["FALLBACK", "catalogs", "language_of", "text", "with_keys"]

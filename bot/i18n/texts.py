@@ -60,6 +60,15 @@ def placeholders(template: str) -> set[str]:
     return names | {name for _, name, _, _ in string.Formatter().parse(plain) if name}
 
 
+def with_keys(params: dict[str, object], locale: object) -> dict[str, object]:
+    """``params`` with each ``<name>_key`` (a catalog key travelling in a refusal) turned
+    into ``<name>``, its text in ``locale``'s language."""
+    return {
+        name.removesuffix("_key"): text(str(value), locale) if name.endswith("_key") else value
+        for name, value in params.items()
+    }
+
+
 def text(key: str, locale: object = None, **params: object) -> str:
     """The text for ``key`` in ``locale``'s language with ``params`` filled in.
 

@@ -17,7 +17,7 @@ from bot.core.policy import DIFFICULTIES, SIZES
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
 from bot.core.service import GameService
-from bot.i18n import text
+from bot.i18n import text, with_keys
 from bot.i18n.texts import catalogs, language_of, placeholders
 from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
@@ -48,7 +48,8 @@ def refusal(error: Refusal, locale: str) -> WebRefusal:
     status, code = REFUSALS.get(error.key, (409, "refused"))
     template = catalogs()[language_of(locale)].get(error.key) or catalogs()["en"][error.key]
     params: dict[str, object] = {name: "" for name in placeholders(template)}
-    params |= {k: v for k, v in error.params.items() if isinstance(v, str | int | float)}
+    given = with_keys(error.params, locale)
+    params |= {k: v for k, v in given.items() if isinstance(v, str | int | float)}
     return WebRefusal(status, code, plain(text(error.key, locale, **params)).strip())
 
 

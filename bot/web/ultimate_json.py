@@ -36,7 +36,8 @@ def ultimate_json(board: UltimateBoard, locale: str, running: bool) -> dict[str,
     where = None
     if running:
         where = (text("web.ultimate.anywhere", locale) if forced is None
-                 else text("web.ultimate.where", locale, board=board_name(forced)))  # fmt: skip
+                 else text("web.ultimate.where", locale,
+                      board=text(f"ultimate.board.{forced}", locale)))  # fmt: skip
     return {
         "cells": cells, "board_statuses": list(statuses),
         "playable_boards": board.playable_boards() if running else [],

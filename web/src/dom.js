@@ -83,13 +83,26 @@ export function avatar(person) {
  */
 export function statusLine(parts, fallback) {
   if (!Array.isArray(parts)) return [fallback ?? ""];
-  return parts.map((part) => {
+  // A mark keeps the punctuation that touches it ("(X)", "X!") on its line: the words
+  // next to it give up their touching ends to the mark's unbreakable span.
+  const texts = parts.map((part) =>
+    (part.mark || part.name !== undefined ? null : part.text ?? ""));
+  const glued = parts.map((part, i) => {
+    if (!part.mark) return null;
+    const before = texts[i - 1]?.match(/\S+$/)?.[0] ?? "";
+    const after = texts[i + 1]?.match(/^\S+/)?.[0] ?? "";
+    if (before) texts[i - 1] = texts[i - 1].slice(0, -before.length);
+    if (after) texts[i + 1] = texts[i + 1].slice(after.length);
+    return [before, after];
+  });
+  return parts.map((part, i) => {
     if (part.mark) {
-      return h("span", { class: "status-mark" }, markShape(part.mark, "inline-mark"),
-        h("span", { class: "sr-only" }, part.mark));
+      const [before, after] = glued[i];
+      return h("span", { class: "status-mark" }, before, markShape(part.mark, "inline-mark"),
+        h("span", { class: "sr-only" }, part.mark), after);
     }
     if (part.name !== undefined) return h("span", { class: "name" }, part.name);
-    return part.text ?? "";
+    return texts[i];
   });
 }
 
