@@ -20,11 +20,11 @@ import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
+from functools import cache
 from pathlib import Path
 
 from engine import exact, expectimax
 from engine.board import Board
-from engine.geometry import iter_cells
 
 SIZE, K = 5, 4
 BOOK_DEPTH = 8
@@ -42,15 +42,37 @@ def canonical(board: Board) -> tuple[int, tuple[int, ...]]:
     symmetry (a cell permutation) that takes ``board`` there."""
     geo = board.geometry
     key = board.x | board.o << geo.cells
+    parts = [key >> start & 255 for start in range(0, 2 * geo.cells, 8)]
     best_key, best_perm = -1, geo.symmetries[0]
-    for perm in geo.symmetries:
+    for perm, per_byte in zip(geo.symmetries, _byte_images(geo.symmetries), strict=True):
         image = 0
-        for cell in iter_cells(key):
-            side, square = divmod(cell, geo.cells)
-            image |= 1 << (side * geo.cells + perm[square])
+        for table, part in zip(per_byte, parts, strict=True):
+            image |= table[part]
         if best_key < 0 or image < best_key:
             best_key, best_perm = image, perm
     return best_key, best_perm
+
+
+@cache
+def _byte_images(
+    symmetries: tuple[tuple[int, ...], ...],
+) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each symmetry, for each byte of a key ``x | o << cells``, the image of each of
+    the byte's 256 values: a key's image is its bytes' images or-ed (a few lookups, where
+    moving its marks one by one took a loop over them per symmetry)."""
+    cells = len(symmetries[0])
+    bits = 2 * cells
+    images = []
+    for perm in symmetries:
+        where = [side * cells + perm[square] for side in (0, 1) for square in range(cells)]
+        per_byte = []
+        for start in range(0, bits, 8):
+            moved = [1 << where[bit] for bit in range(start, min(start + 8, bits))]
+            per_byte.append(tuple(
+                sum(m for i, m in enumerate(moved) if value >> i & 1) for value in range(256)
+            ))  # fmt: skip
+        images.append(tuple(per_byte))
+    return tuple(images)
 
 
 def board_of(key: int) -> Board:

@@ -21,23 +21,33 @@ def random_board(marks: int, rng: random.Random) -> Board:
     return board
 
 
-def test_the_table_holds_every_running_position_up_to_its_depth_and_no_other() -> None:
-    by_marks = sparse.levels(sparse.SPARSE_DEPTH)
+def test_the_table_holds_every_running_position_to_its_depth_each_as_its_children_say() -> None:
+    # One walk down the levels (written here, apart from the generator's code): each
+    # level's children make the next level, and each entry above the deepest level is
+    # its best child's value with the move to it. No 5×5 game ends before the 7th mark.
     held = sparse.entries()
-    assert set(held) == set().union(*by_marks)
-    assert [len(keys) for keys in by_marks] == [1, 6, 85, 904, 9664, 66859]
     assert sparse.SPARSE_PATH.stat().st_size < 2_500_000
-
-
-def test_every_entry_below_the_depth_is_what_its_children_say() -> None:
-    held = sparse.entries()
-    checked = 0
-    for key, (move, value) in held.items():
-        board = board_of(key)
-        if board.move_count < sparse.SPARSE_DEPTH:
-            assert sparse.derived(key, held) == (move, value), board.to_string()
-            checked += 1
-    assert checked == 1 + 6 + 85 + 904 + 9664
+    level, counts, seen = {canonical(Board.new(5))[0]}, [], set()
+    for _ in range(sparse.SPARSE_DEPTH):
+        counts.append(len(level))
+        seen |= level
+        below: set[int] = set()
+        for key in level:
+            board = board_of(key)
+            best, chosen = -2, -1
+            for cell in board.legal_moves():
+                child = board.play(cell)
+                assert not child.is_over(), child.to_string()
+                child_key = canonical(child)[0]
+                below.add(child_key)
+                value = -held[child_key][1]
+                if value > best:
+                    best, chosen = value, cell
+            assert held[key] == (chosen, best), board.to_string()
+        level = below
+    counts.append(len(level))
+    assert counts == [1, 6, 85, 904, 9664, 66859]
+    assert set(held) == seen | level
 
 
 def test_searched_entries_agree_with_the_live_search() -> None:
