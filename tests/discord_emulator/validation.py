@@ -225,6 +225,10 @@ def format_path(path: Any) -> str:
     return out
 
 
+VALID_KEPT, VALID_KEPT_FROM = 32, 4096
+"""How many large bodies (of at least VALID_KEPT_FROM characters as JSON) stay known valid."""
+
+
 class SpecValidator:
     """Validates (method, path, body) against the OpenAPI spec; validators cached per operation."""
 
@@ -240,6 +244,9 @@ class SpecValidator:
             self._routes.append((re.compile(f"^{regex}$"), template, template.count("{")))
         self._routes.sort(key=lambda r: r[2])
         self._validators: dict[tuple[str, str], Any] = {}
+        self._valid: dict[tuple[str, str, str], None] = {}
+        """Large bodies found valid (an insertion-ordered set, at most VALID_KEPT): each
+        test's bot syncs the same command tree, whose validation took ~0.4 s a test."""
 
     def match(self, method: str, path: str) -> str | None:
         for regex, template, _ in self._routes:
@@ -278,7 +285,18 @@ class SpecValidator:
         validator = self.validator(method, template)
         if validator is None:
             return template
+        seen = None
+        if isinstance(body, dict | list):
+            dumped = json.dumps(body, sort_keys=True)
+            if len(dumped) >= VALID_KEPT_FROM:
+                seen = (method.lower(), template, dumped)
+                if seen in self._valid:
+                    return template  # the same body validated before: the same answer
         errors = list(validator.iter_errors(body))
+        if not errors and seen is not None:
+            if len(self._valid) >= VALID_KEPT:
+                del self._valid[next(iter(self._valid))]
+            self._valid[seen] = None
         if errors:
             err = deepest_error(errors)
             code, msg = _CODES.get(str(err.validator), ("BASE_TYPE_INVALID", "Invalid value."))
