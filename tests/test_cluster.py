@@ -31,7 +31,7 @@ from discord_emulator.interactions import WAIT_CEILING
 
 pytestmark = pytest.mark.postgres
 SHARDS = 3
-PER_SHARD = 10  # 30 servers in all
+PER_SHARD = 6  # 18 servers in all
 TURN = 6  # seconds a member has per move
 
 
