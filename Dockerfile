@@ -2,6 +2,26 @@
 #   docker build -t ttt .
 #   docker run --env-file .env -v ttt-data:/data ttt          (one process, SQLite)
 # compose.yaml runs several processes on one PostgreSQL.
+
+# Build: a wheel with ultimate tic-tac-toe's compiled search (engine/ultimate/_csearch.c).
+# The slim image has no compiler, and without one the extension (optional) is skipped and
+# ultimate plays with the Python search: about 50 times fewer playouts in its think time.
+FROM python:3.11-slim AS build
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
+# Python's headers too where the image lacks them (a Debian-packaged Python's are in
+# python3-dev; the official image's own build has them).
+RUN include="$(python -c 'import sysconfig; print(sysconfig.get_paths()["include"])')" \
+    && headers="$([ -e "$include/Python.h" ] || echo python3-dev)" \
+    && apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev $headers \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /src
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY bot ./bot
+RUN pip wheel --no-deps --wheel-dir /wheels . \
+    && python -m zipfile -l /wheels/ttt-*.whl | grep -Eq "engine/ultimate/_csearch\.[^ ]*\.so"
+
+# Run: the slim image, the wheel installed with its dependencies, no compiler.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -9,11 +29,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-WORKDIR /app
-COPY pyproject.toml README.md ./
-COPY engine ./engine
-COPY bot ./bot
-RUN pip install ".[postgres,metrics]" \
+COPY --from=build /wheels /wheels
+RUN pip install "$(ls /wheels/ttt-*.whl)[postgres,metrics]" && rm -rf /wheels \
     && useradd --create-home --uid 10001 ttt \
     && mkdir /data && chown ttt /data
 

@@ -63,6 +63,7 @@ class Report:
     stop_exit_code: int | None = None
     stop_seconds: float = 0.0
     games_played: int = 0
+    compiled_search: bool = False
 
     def lines(self) -> list[str]:
         out = [f"{name:38} {seconds:6.1f} s" for name, seconds in self.steps.items()]
@@ -70,6 +71,8 @@ class Report:
         out.append(f"docker-compose stop bot-2: exit code {self.stop_exit_code} after "
                    f"{self.stop_seconds:.1f} s (grace period {GRACE} s)")  # fmt: skip
         out.append(f"games played through the containers: {self.games_played}")
+        search = "compiled" if self.compiled_search else "Python (no extension)"
+        out.append(f"ultimate's search in the image: {search}")
         return out
 
 
@@ -98,6 +101,11 @@ def override(emu: DiscordEmulator) -> dict:
             "healthcheck": {"interval": "2s", "start_period": "60s"},
         }  # fmt: skip
     return {"version": "3.7", "services": services}
+
+
+COMPILED_CHECK = (
+    "from engine.ultimate import mcts; print('compiled' if mcts._csearch else 'python')"
+)
 
 
 class Stack:
@@ -178,6 +186,11 @@ async def run_stack() -> Report:
             await asyncio.to_thread(stack.compose, "up", "-d")
             await until(lambda: emu.ready_count >= SHARDS, 120, "three shards READY")
             report.steps["up -d until every shard is READY"] = clock() - began
+            # ultimate's search runs compiled in the image (built in its build stage)
+            report.compiled_search = (
+                "compiled"
+                in stack.compose("exec", "-T", "bot-0", "python", "-c", COMPILED_CHECK).stdout
+            )
             began = clock()
             for shard, guild in sorted(guilds.items()):
                 member = emu.create_user(f"member-{shard}", guilds=[guild])

@@ -24,3 +24,4 @@ async def test_the_compose_stack_plays_heals_and_stops_cleanly() -> None:
     assert report.games_played == 4  # one against the bot per shard, one duel timed out
     assert set(report.health.values()) == {"healthy"} and len(report.health) == 4
     assert report.stop_exit_code == 0 and report.stop_seconds < GRACE
+    assert report.compiled_search  # the build stage compiled ultimate's search
