@@ -12,6 +12,7 @@ import signal
 from pathlib import Path
 
 import pytest
+from test_engine_pool import alive
 
 from bot.core.models import Game
 from bot.storage import PostgresRepository
@@ -23,6 +24,7 @@ from bot_harness import (
     board_of,
     bot_process_env,
     cell_id,
+    eventually,
     with_marks,
 )
 from core_harness import independent_elo
@@ -163,7 +165,16 @@ async def test_three_processes_share_the_shards_and_the_games(
         assert res.type == 7 and board_of(res.message).count("X") == 2  # shown early
         (stored,) = [g for g in await all_games(pg_database) if g.message_id == int(big_id)]
         assert stored.ply == 3 and stored.running and stored.turn_deadline is None
-        await bots[2].kill()  # ...when its process dies
+        # ...when its process dies. The stopped worker cannot act on the SIGTERM its
+        # parent's death sends it until resumed, and it holds the process's stderr: left
+        # stopped, reaping the process would wait the ceiling for that pipe to close.
+        os.kill(bots[2].proc.pid, signal.SIGKILL)
+        await asyncio.to_thread(bots[2].proc.wait, WAIT_CEILING)
+        for pid in stopped:  # resumed, it dies of that signal, as a running worker would
+            os.kill(pid, signal.SIGCONT)
+        await eventually(lambda: not any(map(alive, stopped)), "the worker died with its parent")
+        stopped.clear()
+        await bots[2].kill()  # reaped, its stderr read to the end
         # its member game's deadline is resolved by another process, in French
         await emulator.wait_for_message(
             lambda m: m["id"] == idle["id"] and "a dépassé le temps" in m["content"],
