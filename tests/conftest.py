@@ -44,6 +44,7 @@ SLOW_MODULES = frozenset({
     "test_resilience",  # killed workers, dropped gateways, Discord's 5xx retried
     "test_fuzz",  # hostile interactions for half a minute
     "test_storage_races",  # several processes racing on one database
+    "test_bot_ultimate_processes",  # a bot process killed mid-game, another started
 })  # fmt: skip
 EMULATOR_PREFIXES = ("test_bot_", "test_emulator", "test_cluster", "test_flood", "test_fuzz",
                      "test_health", "test_resilience", "test_docker", "test_web",

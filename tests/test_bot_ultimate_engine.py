@@ -4,7 +4,7 @@ proof), and the review of the finished game worked out in the review worker."""
 
 from __future__ import annotations
 
-from ultimate_harness import button_id, game_id, play, ply, replay
+from ultimate_harness import button_id, game_id, play, replay, wait_for_ply
 
 from bot.discord_ui import custom_ids
 from bot.i18n import text as catalog_text
@@ -38,7 +38,7 @@ async def test_a_hint_and_a_review_against_the_bot(emulator: DiscordEmulator, tm
         message = res.message
         res = await play(emulator, alice, message, 40)
         assert res.type == 7
-        message = await emu_wait_ply(emulator, message, 2)  # the bot's reply
+        message = await wait_for_ply(emulator, message, 2)  # the bot's reply
         game = game_id(message)
         stored = await bot.repo.get_game(game)
         assert stored is not None and stored.moves[0] == 40 and len(stored.moves) == 2
@@ -71,13 +71,6 @@ async def test_a_hint_and_a_review_against_the_bot(emulator: DiscordEmulator, tm
         if not moves:
             assert "The engine found no move that cost its player much." in content
         assert bot.reviews.worker_pids()
-
-
-async def emu_wait_ply(emu: DiscordEmulator, message: dict, moves: int) -> dict:
-    """``message`` once its board shows ``moves`` moves (the bot's reply may be edited in)."""
-    return await emu.wait_for_message(
-        lambda m: m["id"] == message["id"] and ply(m) >= moves, 60, include_existing=True
-    )
 
 
 async def test_a_hint_is_only_for_the_player_to_move(emulator: DiscordEmulator, tmp_path) -> None:

@@ -62,6 +62,13 @@ async def play(emu: DiscordEmulator, user: Any, message: dict[str, Any], cell: i
     return await emu.click(user, current, squares(current)[cell]["custom_id"])
 
 
+async def wait_for_ply(emu: DiscordEmulator, message: dict[str, Any], moves: int) -> Any:
+    """``message`` once its board shows ``moves`` moves (the bot's reply may be edited in)."""
+    return await emu.wait_for_message(
+        lambda m: m["id"] == message["id"] and ply(m) >= moves, include_existing=True
+    )
+
+
 def replay(moves: tuple[int, ...]) -> UltimateBoard:
     board = UltimateBoard.new()
     for cell in moves:
