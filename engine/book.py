@@ -41,10 +41,14 @@ def canonical(board: Board) -> tuple[int, tuple[int, ...]]:
     """The smallest image of ``x | o << cells`` under the 8 symmetries, and the
     symmetry (a cell permutation) that takes ``board`` there."""
     geo = board.geometry
-    key = board.x | board.o << geo.cells
-    parts = [key >> start & 255 for start in range(0, 2 * geo.cells, 8)]
-    best_key, best_perm = -1, geo.symmetries[0]
-    for perm, per_byte in zip(geo.symmetries, _byte_images(geo.symmetries), strict=True):
+    return canonical_key(board.x | board.o << geo.cells, geo.symmetries)
+
+
+def canonical_key(key: int, symmetries: tuple[tuple[int, ...], ...]) -> tuple[int, tuple[int, ...]]:
+    """:func:`canonical` of a key ``x | o << cells`` (``symmetries``: its geometry's)."""
+    parts = [key >> start & 255 for start in range(0, 2 * len(symmetries[0]), 8)]
+    best_key, best_perm = -1, symmetries[0]
+    for perm, per_byte in zip(symmetries, _byte_images(symmetries), strict=True):
         image = 0
         for table, part in zip(per_byte, parts, strict=True):
             image |= table[part]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from engine import Board, best_moves, exact, solve, sparse
@@ -21,33 +22,49 @@ def random_board(marks: int, rng: random.Random) -> Board:
     return board
 
 
+def canonical_keys(keys: np.ndarray) -> np.ndarray:
+    """The canonical key of each ``x | o << 25`` (its smallest image under the board's 8
+    symmetries), computed here mark by mark, apart from the engine's tables."""
+    best = None
+    for perm in Board.new(5).geometry.symmetries:
+        image = np.zeros_like(keys)
+        for cell, to in enumerate(perm):
+            for side in (0, 25):
+                image |= (keys >> np.uint64(cell + side) & ONE) << np.uint64(to + side)
+        best = image if best is None else np.minimum(best, image)
+    assert best is not None
+    return best
+
+
+ONE = np.uint64(1)
+
+
 def test_the_table_holds_every_running_position_to_its_depth_each_as_its_children_say() -> None:
-    # One walk down the levels (written here, apart from the generator's code): each
-    # level's children make the next level, and each entry above the deepest level is
-    # its best child's value with the move to it. No 5×5 game ends before the 7th mark.
+    # One walk down the levels (written here, apart from the generator's code, on keys
+    # x | o << 25): each level's children make the next level, and each entry above the
+    # deepest level is its best child's value with the lowest move to it. No 5×5 game
+    # (4 in a row) ends before the 7th mark, so every child to the table's depth runs.
+    assert sparse.SPARSE_DEPTH < 7
     held = sparse.entries()
     assert sparse.SPARSE_PATH.stat().st_size < 2_500_000
-    level, counts, seen = {canonical(Board.new(5))[0]}, [], set()
-    for _ in range(sparse.SPARSE_DEPTH):
+    cells = np.arange(25, dtype=np.uint64)
+    level, counts, seen = np.zeros(1, dtype=np.uint64), [], set()  # the empty board
+    for marks in range(sparse.SPARSE_DEPTH):
         counts.append(len(level))
-        seen |= level
-        below: set[int] = set()
-        for key in level:
-            board = board_of(key)
-            best, chosen = -2, -1
-            for cell in board.legal_moves():
-                child = board.play(cell)
-                assert not child.is_over(), child.to_string()
-                child_key = canonical(child)[0]
-                below.add(child_key)
-                value = -held[child_key][1]
-                if value > best:
-                    best, chosen = value, cell
-            assert held[key] == (chosen, best), board.to_string()
-        level = below
+        seen |= {int(k) for k in level}
+        taken = (level | level >> np.uint64(25)) & np.uint64((1 << 25) - 1)
+        free = (taken[:, None] >> cells & ONE) == 0
+        shift = np.uint64(0 if marks % 2 == 0 else 25)  # X moves on even counts of marks
+        children = canonical_keys(level[:, None] | ONE << (cells + shift))
+        values = np.full(children.shape, -9)
+        for i, j in zip(*np.nonzero(free), strict=True):
+            values[i, j] = -held[int(children[i, j])][1]
+        for key, row in zip(level, values, strict=True):
+            assert held[int(key)] == (int(row.argmax()), int(row.max())), board_of(int(key))
+        level = np.unique(children[free])
     counts.append(len(level))
     assert counts == [1, 6, 85, 904, 9664, 66859]
-    assert set(held) == seen | level
+    assert set(held) == seen | {int(k) for k in level}
 
 
 def test_searched_entries_agree_with_the_live_search() -> None:
