@@ -11,7 +11,7 @@ import pytest
 from engine import LADDER, EnginePool, IllegalMove, choose_move_async, get_agent
 from engine.bench import percentile
 from engine.ultimate import UltimateBoard, cell_of
-from engine.ultimate.agents import UltimateAgent, UltimateHard, UltimateMedium
+from engine.ultimate.agents import HARD_ITERATIONS, UltimateAgent, UltimateHard, UltimateMedium
 from engine.ultimate.fast import Position
 from engine.ultimate.mcts import make_tree
 from engine.ultimate.review import evaluate, review_game
@@ -104,6 +104,20 @@ def test_every_level_plays_a_legal_move_from_random_positions(name: str) -> None
 def test_a_search_with_a_seed_and_fixed_playouts_is_reproducible() -> None:
     games = [play(searcher("hard", 5, 60), searcher("unbeatable", 6, 60)) for _ in range(2)]
     assert games[0] == games[1]
+
+
+def test_hard_runs_its_playout_count_not_the_think_time() -> None:
+    """Hard's strength is a playout count (the bench reference's 10,000), not the clock:
+    with 5 s to think it still stops at its playouts (or sooner, once one move's lead
+    can no longer be caught), where unbeatable searches on."""
+    hard = get_agent("hard", seed=2, time_budget=5.0, variant="ultimate")
+    assert isinstance(hard, UltimateHard) and hard.iterations == HARD_ITERATIONS
+    began = time.process_time()
+    hard.choose(UltimateBoard.new())
+    assert HARD_ITERATIONS // 2 <= hard.last_search <= HARD_ITERATIONS
+    assert time.process_time() - began < 2.5  # far from the 5 s it was allowed
+    unbeatable = get_agent("unbeatable", seed=2, time_budget=0.6, variant="ultimate")
+    assert isinstance(unbeatable, UltimateHard) and unbeatable.iterations is None
 
 
 @pytest.mark.parametrize("name", ["hard", "unbeatable"])
