@@ -284,6 +284,12 @@ class TTTBot(commands.Bot):
                             self.responder.in_flight)  # fmt: skip
         if self.web is not None:
             await self.web.stop()
+        # discord.py's close() leaves running the task that waits for the guilds before
+        # dispatching 'ready'; ending after close() cleared the loop, it failed with an
+        # ERROR ("Task exception was never retrieved") on a stop right after a start.
+        ready = self._connection._ready_task
+        if ready is not None:
+            ready.cancel()
         await super().close()
         if self.health is not None:
             await self.health.stop()
