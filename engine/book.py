@@ -20,7 +20,6 @@ import argparse
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from functools import cache
 from pathlib import Path
 
 from engine import exact, expectimax
@@ -39,44 +38,11 @@ _loaded: Entries | None = None
 
 def canonical(board: Board) -> tuple[int, tuple[int, ...]]:
     """The smallest image of ``x | o << cells`` under the 8 symmetries, and the
-    symmetry (a cell permutation) that takes ``board`` there."""
+    symmetry (a cell permutation) that takes ``board`` there (the first, on a tie)."""
     geo = board.geometry
-    return canonical_key(board.x | board.o << geo.cells, geo.symmetries)
-
-
-def canonical_key(key: int, symmetries: tuple[tuple[int, ...], ...]) -> tuple[int, tuple[int, ...]]:
-    """:func:`canonical` of a key ``x | o << cells`` (``symmetries``: its geometry's)."""
-    parts = [key >> start & 255 for start in range(0, 2 * len(symmetries[0]), 8)]
-    best_key, best_perm = -1, symmetries[0]
-    for perm, per_byte in zip(symmetries, _byte_images(symmetries), strict=True):
-        image = 0
-        for table, part in zip(per_byte, parts, strict=True):
-            image |= table[part]
-        if best_key < 0 or image < best_key:
-            best_key, best_perm = image, perm
-    return best_key, best_perm
-
-
-@cache
-def _byte_images(
-    symmetries: tuple[tuple[int, ...], ...],
-) -> tuple[tuple[tuple[int, ...], ...], ...]:
-    """For each symmetry, for each byte of a key ``x | o << cells``, the image of each of
-    the byte's 256 values: a key's image is its bytes' images or-ed (a few lookups, where
-    moving its marks one by one took a loop over them per symmetry)."""
-    cells = len(symmetries[0])
-    bits = 2 * cells
-    images = []
-    for perm in symmetries:
-        where = [side * cells + perm[square] for side in (0, 1) for square in range(cells)]
-        per_byte = []
-        for start in range(0, bits, 8):
-            moved = [1 << where[bit] for bit in range(start, min(start + 8, bits))]
-            per_byte.append(tuple(
-                sum(m for i, m in enumerate(moved) if value >> i & 1) for value in range(256)
-            ))  # fmt: skip
-        images.append(tuple(per_byte))
-    return tuple(images)
+    found = exact.images(exact.exact_tables(geo), board.x | board.o << geo.cells)
+    best = min(range(len(found)), key=found.__getitem__)
+    return found[best], geo.symmetries[best]
 
 
 def board_of(key: int) -> Board:

@@ -109,12 +109,18 @@ def _build(geo: Geometry) -> ExactTables:
 
 def canonical_key(tables: ExactTables, key: int) -> int:
     """The smallest image of ``me | opp << cells`` under the board's symmetries."""
+    return min(images(tables, key))
+
+
+def images(tables: ExactTables, key: int) -> list[int]:
+    """The images of a key ``a | b << cells`` under each of the board's symmetries, in
+    the order of ``geo.symmetries``."""
     mask = (1 << CHUNK) - 1
     slices = [key >> start & mask for start in range(0, 2 * tables.geo.cells, CHUNK)]
-    return min(
+    return [
         sum(table[s] for table, s in zip(per_slice, slices, strict=True))
         for per_slice in tables.sym_chunks
-    )
+    ]
 
 
 def _wins(tables: ExactTables, marks: int) -> int:
