@@ -206,9 +206,19 @@ class Board:
             raise IllegalMove("the game is over")
         bit = 1 << cell
         if self.to_move == "X":
-            return Board(self.size, self.k, self.x | bit, self.o)
-        return Board(self.size, self.k, self.x, self.o | bit)
+            return _reached(self.size, self.k, self.x | bit, self.o)
+        return _reached(self.size, self.k, self.x, self.o | bit)
 
     def sides(self) -> tuple[int, int]:
         """``(mover, opponent)`` bitmasks, the form the search functions take."""
         return (self.x, self.o) if self.to_move == "X" else (self.o, self.x)
+
+
+def _reached(size: int, k: int, x: int, o: int) -> Board:
+    """A board one legal move from a valid one, built without :class:`Board`'s checks: it
+    is valid by construction (the marks stay apart, the counts alternate, and only the
+    mover can have just won). Every move of every game makes one."""
+    board = object.__new__(Board)
+    for name, value in (("size", size), ("k", k), ("x", x), ("o", o)):
+        object.__setattr__(board, name, value)
+    return board

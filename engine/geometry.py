@@ -65,11 +65,15 @@ class Geometry:
 
     def has_win(self, marks: int) -> bool:
         """True if ``marks`` holds any complete window."""
-        return any(marks & window == window for window in self.windows)
+        return self.winning_window(marks) is not None
 
     def winning_window(self, marks: int) -> int | None:
-        """The first complete window in ``marks``, or None."""
-        return next((window for window in self.windows if marks & window == window), None)
+        """The first complete window in ``marks``, or None. A plain loop: every move of
+        every game asks, and it runs twice as fast as ``any`` over a generator."""
+        for window in self.windows:
+            if marks & window == window:
+                return window
+        return None
 
 
 def _windows(size: int, k: int) -> list[int]:
