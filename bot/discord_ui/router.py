@@ -8,7 +8,7 @@ the message, still gets a private answer instead of 'This interaction failed'.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import discord
 
@@ -53,10 +53,11 @@ class ComponentRouter:
         data: dict[str, object] = dict(interaction.data or {})
         raw = data.get("custom_id")
         click = custom_ids.parse(raw) if isinstance(raw, str) else None
-        if isinstance(click, CellClick) and not _still_shown(interaction, str(raw)):
+        shown = click is not None and _still_shown(interaction, str(raw))
+        if isinstance(click, CellClick) and not shown:
             await self.choices.on_unshown_cell(interaction, click)  # its own refusal
             return
-        if click is None or not _still_shown(interaction, str(raw)):
+        if click is None or not shown:
             # Not a button of this version (an older message, a forged id), or one that
             # has left the message since the member's client drew it.
             async with self.responder.answering(interaction):
@@ -97,17 +98,20 @@ def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:
     message = interaction.message
     if message is None or not message.components:
         return True
-    return custom_id in set(_custom_ids(message.components))
+    return _holds(message.components, custom_id)
 
 
-def _custom_ids(components: Iterable[object]) -> Iterator[str]:
-    """Every custom_id in a message's component tree: in legacy action rows, and in a
-    components-v2 message's containers, rows and section accessories."""
+def _holds(components: Iterable[object], custom_id: str) -> bool:
+    """Whether a message's component tree has a button with ``custom_id``: in legacy
+    action rows, or in a components-v2 message's containers, rows and section accessories.
+    A plain walk that stops at the first match: every click asks it."""
     for component in components:
-        custom_id = getattr(component, "custom_id", None)
-        if isinstance(custom_id, str):
-            yield custom_id
-        yield from _custom_ids(getattr(component, "children", ()))
+        if getattr(component, "custom_id", None) == custom_id:
+            return True
+        children = getattr(component, "children", None)
+        if children and _holds(children, custom_id):
+            return True
         accessory = getattr(component, "accessory", None)
-        if accessory is not None:
-            yield from _custom_ids((accessory,))
+        if accessory is not None and _holds((accessory,), custom_id):
+            return True
+    return False
