@@ -218,9 +218,9 @@ def game_view(
     size = game.board.size
     squares = [cell_payload(game, cell, marks) for cell in range(size * size)]
     rows = [{"type": 1, "components": squares[r * size : (r + 1) * size]} for r in range(size)]
-    actions = action_buttons(game, locale, hints=hints, live=live)
-    if actions:
-        rows.append({"type": 1, "components": [b.to_component_dict() for b in actions]})
+    acting = actions(game, locale, hints=hints, live=live)
+    if acting:
+        rows.append({"type": 1, "components": [action.payload() for action in acting]})
     return Drawn(rows)
 
 
@@ -289,33 +289,57 @@ def _emoji(mark: str) -> dict[str, Any]:
     return discord.PartialEmoji.from_str(mark).to_dict()  # type: ignore[return-value]
 
 
-def action_buttons(
+class Action(NamedTuple):
+    """A labelled button that acts on a game: as a discord.py item (:meth:`item`), or as
+    the payload that item encodes to (:meth:`payload`), built directly for a drawn board."""
+
+    custom_id: str
+    label: str
+    style: discord.ButtonStyle
+
+    def item(self) -> discord.ui.Button[Any]:
+        return button(self.custom_id, self.label, self.style)
+
+    def payload(self) -> dict[str, Any]:
+        return {"type": 2, "style": self.style.value, "disabled": False, "label": self.label,
+                "custom_id": self.custom_id}  # fmt: skip
+
+
+def actions(
     game: Game, locale: object = None, *, hints: bool = False, live: bool = False
-) -> list[discord.ui.Button[Any]]:
+) -> list[Action]:
     """The buttons that act on the game, in the order shown, for either layout: Resign
     while it runs (and Hint against the bot, where the server allows hints), Rematch
     (unless a moderator ended it) and Review after; and Live board where the Activity is
     served (``live``)."""
     Style = discord.ButtonStyle
-    opens = [button(custom_ids.live(game.id), text("button.live", locale), Style.secondary)]
-    if not live:
-        opens = []
+    opens = (
+        [Action(custom_ids.live(game.id), text("button.live", locale), Style.secondary)]
+        if live else []
+    )  # fmt: skip
     if game.running:
-        resign = button(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
+        resign = Action(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
         if not (hints and game.bot_side is not None):
             return [resign, *opens]
         label = text("button.hint", locale)
-        return [resign, button(custom_ids.hint(game.id, game.ply), label, Style.secondary),
+        return [resign, Action(custom_ids.hint(game.id, game.ply), label, Style.secondary),
                 *opens]  # fmt: skip
-    actions = []
+    found = []
     if game.stopped_by is None:  # a game a moderator ended is not offered again
         label = text("button.rematch", locale)
-        actions.append(button(custom_ids.rematch(game.id), label, Style.primary))
+        found.append(Action(custom_ids.rematch(game.id), label, Style.primary))
     if reviewable(game):
-        actions.append(
-            button(custom_ids.review(game.id), text("button.review", locale), Style.secondary)
+        found.append(
+            Action(custom_ids.review(game.id), text("button.review", locale), Style.secondary)
         )
-    return [*actions, *opens]
+    return [*found, *opens]
+
+
+def action_buttons(
+    game: Game, locale: object = None, *, hints: bool = False, live: bool = False
+) -> list[discord.ui.Button[Any]]:
+    """:func:`actions` as discord.py items, for a layout."""
+    return [action.item() for action in actions(game, locale, hints=hints, live=live)]
 
 
 def button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
