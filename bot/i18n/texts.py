@@ -76,19 +76,16 @@ def text(key: str, locale: object = None, **params: object) -> str:
         KeyError: an unknown key (a bug: every key lives in the English catalog).
     """
     language = language_of(locale)
-    table = catalogs()[language]
-    if key in table:
-        template = table[key]
-    else:
-        template, language = catalogs()[FALLBACK][key], FALLBACK
-
-    def plural(match: re.Match[str]) -> str:
-        count = int(str(params[match[1]]))
-        one, other = match[2], match[3]
-        return (one if plural_category(language, count) == "one" else other).replace(
-            "#", str(count)
-        )
-
+    every = catalogs()
+    template = every[language].get(key)
+    if template is None:
+        template, language = every[FALLBACK][key], FALLBACK
     if ", plural, " in template:  # few do: the others need no search for one
-        template = PLURAL.sub(plural, template)
+        template = PLURAL.sub(lambda match: _plural(match, language, params), template)
     return template.format(**params)
+
+
+def _plural(match: re.Match[str], language: str, params: dict[str, object]) -> str:
+    count = int(str(params[match[1]]))
+    one, other = match[2], match[3]
+    return (one if plural_category(language, count) == "one" else other).replace("#", str(count))
