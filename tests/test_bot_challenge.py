@@ -31,7 +31,7 @@ async def test_challenge_mentions_the_opponent_with_accept_and_decline(emulator,
     # the ping reaches bob only: the exact allowed_mentions the bot sent
     callback = next(
         body
-        for method, path, body in reversed(emulator.requests)
+        for method, path, body, _ in reversed(emulator.requests)
         if method == "POST" and path.startswith(f"/interactions/{res.id}/")
     )
     allowed = callback["data"]["allowed_mentions"]

@@ -36,7 +36,7 @@ async def test_anyone_but_the_challenger_may_take_an_open_challenge(emulator, bo
     assert [b["label"] for row in buttons(res.message) for b in row] == ["Accept", "Withdraw"]
     callback = next(
         body
-        for method, path, body in reversed(emulator.requests)
+        for method, path, body, _ in reversed(emulator.requests)
         if method == "POST" and path.startswith(f"/interactions/{res.id}/")
     )
     assert callback["data"]["allowed_mentions"]["users"] == []  # nobody is pinged

@@ -210,7 +210,7 @@ async def test_three_processes_share_the_shards_and_the_games(
     # a timeout is published once, by one process, though every timekeeper saw it due
     for game in (g for g in games if g.ending is not None and g.ending.reason == "timeout"):
         endings = [
-            body for method, path, body in emulator.requests
+            body for method, path, body, _ in emulator.requests
             if method == "PATCH" and path.endswith(f"/messages/{game.message_id}")
             and any(word in text_of(body) for word in ("ran out", "dépassé"))
         ]  # fmt: skip

@@ -397,7 +397,7 @@ async def test_file_upload_token_expiry_and_followup_rules(
     alice = emulator.create_user("alice")
     res = await emulator.invoke(alice, "ttt file")
     assert res.type == 4 and res.message["attachments"][0]["filename"] == "board.txt"
-    method, path, body = emulator.requests[-1]
+    method, path, body, _ = emulator.requests[-1]
     assert method == "POST" and path.endswith("/callback") and body["data"]["content"] == "board"
 
     emulator.token_lifetime = 0.0

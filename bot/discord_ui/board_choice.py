@@ -11,6 +11,7 @@ from bot.core.service import GameService
 from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import BoardClick, CellClick
 from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale
+from bot.discord_ui.update_answer import update_message
 
 
 class BoardChoiceController:
@@ -26,8 +27,10 @@ class BoardChoiceController:
                 click.game_id, click.ply, click.board, interaction.user.id, message_id
             )
             locale = update.game.locale or public_locale(interaction)
-            await interaction.response.edit_message(
-                **render_game.game_message(update, locale)._asdict(), allowed_mentions=NO_MENTIONS
+            await update_message(
+                interaction,
+                **render_game.game_message(update, locale)._asdict(),
+                allowed_mentions=NO_MENTIONS,
             )
 
     async def on_unshown_cell(self, interaction: discord.Interaction, click: CellClick) -> None:

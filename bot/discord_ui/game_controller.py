@@ -30,6 +30,7 @@ from bot.discord_ui.responder import (
     settings_guild,
 )
 from bot.discord_ui.turn_pinger import TurnPinger
+from bot.discord_ui.update_answer import update_message
 from bot.i18n import text
 
 log = logging.getLogger(__name__)
@@ -329,7 +330,8 @@ class GameController:
 
     async def _edit(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         """Answer a click on the game's message by showing the game as it is now."""
-        await interaction.response.edit_message(
+        await update_message(
+            interaction,
             **render_game.game_message(
                 update, update.game.locale or public_locale(interaction)
             )._asdict(),

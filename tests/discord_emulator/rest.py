@@ -36,6 +36,8 @@ class RequestRecord(NamedTuple):
     method: str
     path: str
     body: Any
+    query: dict[str, str]
+    """The query string's parameters (``with_response``, ``wait``...)."""
 
 
 RECEIVED_AT = web.RequestKey("received_at", float)
@@ -205,7 +207,7 @@ class RestApi:
         except ValueError:
             return _json({"code": 50109, "message": "The request body contains invalid JSON."}, 400)
         files = body.pop("_files", None) if isinstance(body, dict) else None
-        emu.requests.append(RequestRecord(method, path, body))
+        emu.requests.append(RequestRecord(method, path, body, dict(request.query)))
         fault = emu.faults.take(method, path)
         if fault is not None and fault.hold:
             await asyncio.sleep(fault.hold)

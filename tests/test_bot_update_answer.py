@@ -1,0 +1,61 @@
+"""A click on a board is answered by one UPDATE_MESSAGE callback that does not ask Discord
+to send the edited message back (bot/discord_ui/update_answer.py); with discord.py's
+public ``edit_message`` instead (another discord.py), the same click shows the same."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.discord_ui import update_answer
+
+from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
+from discord_emulator import DiscordEmulator
+
+
+@pytest.mark.parametrize("quiet", [True, False], ids=["quiet", "discord.py's edit_message"])
+async def test_a_click_is_answered_by_one_update_without_asking_for_the_message_back(
+    emulator: DiscordEmulator, tmp_path, monkeypatch, quiet: bool
+) -> None:
+    assert update_answer.AVAILABLE  # this discord.py has what the quiet answer uses
+    monkeypatch.setattr(update_answer, "AVAILABLE", quiet)
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "ttt.sqlite3")):
+        start = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
+        res = await emulator.click(alice, start.message, cell_id(start.message, 4))
+        assert res.type == 7 and not res.ephemeral
+        (answer,) = res.answers
+        assert answer.method == "POST" and answer.path.endswith("/callback")
+        assert answer.body["type"] == 7
+        assert ("with_response" in answer.query) is not quiet
+        shown = board_of(emulator.message(start.message["id"]))
+        assert shown[4] == "X" and shown.count("O") == 1  # the move and the bot's reply
+        # answered once: the next click on the new board is answered as well
+        after = emulator.message(start.message["id"])
+        free = next(i for i, mark in enumerate(shown) if mark == ".")
+        again = await emulator.click(alice, after, cell_id(after, free))
+        assert again.type == 7 and len(again.answers) == 1
+        assert board_of(emulator.message(start.message["id"]))[free] == "X"
+
+
+async def test_a_failure_after_the_quiet_update_apologises_in_a_follow_up(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """The quiet answer marks the interaction answered, as discord.py's own does: the
+    apology for a failure after it is a private follow-up, not a second callback (which
+    Discord would refuse: the interaction was acknowledged)."""
+    alice = emulator.create_user("alice")
+    async with running_bot(emulator, settings_for(emulator, tmp_path / "ttt.sqlite3")) as bot:
+        start = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
+
+        async def broken(*args: object) -> None:
+            raise RuntimeError("the turn ping failed")
+
+        bot.router.games.pinger.game_changed = broken  # after the board's update
+        res = await emulator.click(alice, start.message, cell_id(start.message, 4))
+        assert res.type == 7 and board_of(res.message)[4] == "X"
+        await eventually(lambda: len(res.answers) > 1, "an answer after the update")
+        callback, followup = res.answers
+        assert callback.path.endswith("/callback") and "with_response" not in callback.query
+        assert followup.method == "POST" and "/webhooks/" in followup.path
+        (apology,) = res.followups
+        assert apology["flags"] & 64 and "went wrong" in apology["content"]
