@@ -19,7 +19,7 @@ with bench/bot_latency.py's 50 games, 2026-11-26)."""
 
 async def test_a_click_costs_at_most_twice_what_a_minimal_discord_py_bot_pays() -> None:
     load = {"games": 10, "moves": 1000, "seed": 3, "validate": False, "think": 0.0,
-            "duration": 4.0}  # fmt: skip
+            "duration": 2.5}  # fmt: skip
     minimal = await measure("minimal", **load)
     ttt = await measure("ttt", **load)
     for run in (minimal, ttt):

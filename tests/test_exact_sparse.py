@@ -77,10 +77,10 @@ def test_searched_entries_agree_with_the_live_search() -> None:
         assert exact.keeps(board, move, value), board.to_string()
 
 
-@pytest.mark.parametrize("seed", [24, 27])
+@pytest.mark.parametrize("seed", [24, 36])
 def test_searched_entries_agree_with_the_independent_solver(seed: int) -> None:
-    # The reference takes from a quarter of a second to 40 s on a 4-mark board; these
-    # seeds draw entries it answers in under a second (22, 26, 28, 29 take 15-40 s).
+    # The reference takes from a fifth of a second to over 40 s on a 4-mark board; these
+    # seeds draw entries it answers in under a second (27, 30, 31 and 33 now take over 8 s).
     held = sparse.entries()
     deepest = sorted(k for k in held if board_of(k).move_count == sparse.SPARSE_DEPTH)
     key = random.Random(seed).choice(deepest)
