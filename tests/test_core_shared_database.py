@@ -141,6 +141,33 @@ async def test_a_deadline_after_one_announced_is_not_announced_again(two) -> Non
     assert told == [60 - 31, 30 - 31, 60, 30]
 
 
+async def test_a_deadline_left_unannounced_is_still_read_when_the_announced_one_falls(
+    two,
+) -> None:
+    """The announcing process counts on the others' pass at the deadline it announced to
+    read the later ones it stored silently. That pass is planned even when the announced
+    deadline's game ended meanwhile, so a process that died after storing them leaves
+    none to sleep past (before, the others slept up to the longest sleep, 60 s)."""
+    first, second = two
+    await second.deadlines.listen()
+    told = first.clock() + 30  # the turn of the first game: announced
+    ended = await member_game(first, ALICE, BOB)
+    await eventually(lambda: second.deadlines.alarm.promised(first.clock()) == told,
+                     "the turn deadline heard")  # fmt: skip
+    await first.games.resign(BOB, game_id=ended)
+    assert await second.deadlines.next_deadline() is None  # the store holds no deadline
+    first.clock.advance(5)
+    later = await member_game(first, 103, 104, channel=CHANNEL + 1)  # in 30 s: not told
+    await asyncio.sleep(0.3)  # a word would arrive within milliseconds
+    assert second.deadlines.alarm.promised(first.clock()) == told
+    assert await second.deadlines.next_wake() == told  # the pass the first one counts on
+    first.clock.advance(25)  # that pass reads the game left unannounced
+    stored = await second.repo.get_game(later)
+    assert stored is not None and stored.turn_deadline == told + 5
+    assert await second.deadlines.next_wake() == told + 5
+    assert second.deadlines.alarm.promised(first.clock()) is None
+
+
 async def test_two_admins_configuring_at_once_lose_neither_change(two) -> None:
     first, second = two
     await asyncio.gather(

@@ -6,7 +6,9 @@ new deadline sooner than that plan (a new game or challenge, a short turn timeou
 it early, whichever process stored it: processes sharing a database tell each other of
 the deadlines they store (:meth:`DeadlineAlarm.announce`, :meth:`DeadlineAlarm.hear`),
 so a click costs the timekeeper nothing and a start costs it a pass only where it is
-sooner; and only a deadline sooner than the last one announced needs a word at all.
+sooner; and only a deadline sooner than the last one announced needs a word at all. The
+others keep each process's last word as a pass of their own (:meth:`DeadlineAlarm.promised`),
+which reads the deadlines stored without a word, whatever became of the announced one.
 """
 
 from __future__ import annotations
@@ -29,6 +31,8 @@ class DeadlineAlarm:
         self._wake_at = math.inf
         """While a pass runs, every new deadline counts (the pass may have read the
         deadlines before it was stored): the next sleep then ends at once."""
+        self._told: dict[str, float] = {}
+        """The last deadline each other process announced (see :meth:`promised`)."""
 
     def note(self, deadline: float | None) -> None:
         """A deadline was stored (None: one went away, which never needs a wake)."""
@@ -59,7 +63,17 @@ class DeadlineAlarm:
         except ValueError:
             self.ring()
             return
+        self._told[origin] = deadline
         self.note(deadline)
+
+    def promised(self, now: float) -> float | None:
+        """The soonest deadline another process announced that is still to come: a pass
+        is due then even if the store no longer holds it (its game moved on or ended
+        since). Until then that process announces none of the later deadlines it stores
+        (:meth:`announce`), counting on that pass to read them; if it died meanwhile,
+        nobody else would wake for them before the longest sleep."""
+        self._told = {origin: when for origin, when in self._told.items() if when > now}
+        return min(self._told.values(), default=None)
 
     def ring(self) -> None:
         """Wake the timekeeper whatever it planned (another process started something)."""

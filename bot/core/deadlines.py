@@ -33,6 +33,13 @@ class Deadlines:
     async def next_deadline(self) -> float | None:
         return await self.repo.next_deadline()
 
+    async def next_wake(self) -> float | None:
+        """When the timekeeper's next pass is due: the soonest deadline stored, or one
+        another process announced (:meth:`DeadlineAlarm.promised`) if sooner."""
+        stored = await self.repo.next_deadline()
+        promised = self.alarm.promised(self.clock())
+        return min((t for t in (stored, promised) if t is not None), default=None)
+
     async def expire_due(self) -> list[GameUpdate | Challenge]:
         """Resolve every turn timeout and challenge expiry that has passed (also those that
         passed while the bot was down) and return what changed."""

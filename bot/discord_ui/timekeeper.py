@@ -73,7 +73,7 @@ class Timekeeper(BackgroundCog):
                 for view in await self.tournaments.unshown():
                     log.info("tournament %s: showing what was not shown", view.tournament.id)
                     await self.shows.show(view)
-                soonest = await deadlines.next_deadline()
+                soonest = await deadlines.next_wake()
                 if failures:
                     log.info("timekeeper passes work again after %d failed", failures)
                 failures = 0
