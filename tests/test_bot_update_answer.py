@@ -4,7 +4,9 @@ public ``edit_message`` instead (another discord.py), the same click shows the s
 
 from __future__ import annotations
 
-import pytest
+import random
+
+import discord
 
 from bot.discord_ui import update_answer
 
@@ -12,29 +14,60 @@ from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator
 
 
-@pytest.mark.parametrize("quiet", [True, False], ids=["quiet", "discord.py's edit_message"])
 async def test_a_click_is_answered_by_one_update_without_asking_for_the_message_back(
-    emulator: DiscordEmulator, tmp_path, monkeypatch, quiet: bool
+    emulator: DiscordEmulator, tmp_path, monkeypatch
 ) -> None:
+    """The same click on the same game, answered once quietly and once by discord.py's
+    ``edit_message``: the bodies are equal (only the query differs), so the internals the
+    quiet answer uses build what discord.py's public path builds."""
     assert update_answer.AVAILABLE  # this discord.py has what the quiet answer uses
-    monkeypatch.setattr(update_answer, "AVAILABLE", quiet)
     alice = emulator.create_user("alice")
-    async with running_bot(emulator, settings_for(emulator, tmp_path / "ttt.sqlite3")):
-        start = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
-        res = await emulator.click(alice, start.message, cell_id(start.message, 4))
-        assert res.type == 7 and not res.ephemeral
-        (answer,) = res.answers
-        assert answer.method == "POST" and answer.path.endswith("/callback")
-        assert answer.body["type"] == 7
-        assert ("with_response" in answer.query) is not quiet
-        shown = board_of(emulator.message(start.message["id"]))
-        assert shown[4] == "X" and shown.count("O") == 1  # the move and the bot's reply
-        # answered once: the next click on the new board is answered as well
-        after = emulator.message(start.message["id"])
-        free = next(i for i, mark in enumerate(shown) if mark == ".")
-        again = await emulator.click(alice, after, cell_id(after, free))
-        assert again.type == 7 and len(again.answers) == 1
-        assert board_of(emulator.message(start.message["id"]))[free] == "X"
+    bodies = {}
+    for quiet in (True, False):
+        monkeypatch.setattr(update_answer, "AVAILABLE", quiet)
+        settings = settings_for(emulator, tmp_path / f"{quiet}.sqlite3")
+        async with running_bot(emulator, settings) as bot:
+            bot.games.opponent.rng = random.Random(7)  # the same reply both times
+            start = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
+            res = await emulator.click(alice, start.message, cell_id(start.message, 4))
+            assert res.type == 7 and not res.ephemeral
+            (answer,) = res.answers
+            assert answer.method == "POST" and answer.path.endswith("/callback")
+            assert answer.body["type"] == 7
+            assert ("with_response" in answer.query) is not quiet
+            bodies[quiet] = answer.body
+            shown = board_of(emulator.message(start.message["id"]))
+            assert shown[4] == "X" and shown.count("O") == 1  # the move and the bot's reply
+            # answered once: the next click on the new board is answered as well
+            after = emulator.message(start.message["id"])
+            free = next(i for i, mark in enumerate(shown) if mark == ".")
+            again = await emulator.click(alice, after, cell_id(after, free))
+            assert again.type == 7 and len(again.answers) == 1
+            assert board_of(emulator.message(start.message["id"]))[free] == "X"
+    assert bodies[True] == bodies[False]
+
+
+def test_the_internals_are_checked_by_their_parameters(monkeypatch) -> None:
+    """A discord.py whose internal takes other parameters (not only one whose name is
+    gone) turns the quiet answer off, and the start-up log can say which."""
+    assert update_answer.internals_problems() == []
+
+    def renamed(
+        *,
+        type: int,
+        content: str | None = None,
+        view: object = None,
+        allowed_mentions: object = None,
+        previous_mentions: object = None,
+    ) -> None:
+        pass  # fmt: skip
+
+    monkeypatch.setattr(update_answer, "interaction_message_response_params", renamed)
+    assert update_answer.internals_problems() == [
+        "interaction_message_response_params takes no previous_allowed_mentions"
+    ]
+    monkeypatch.setattr(update_answer, "SLOTS", ((discord.Interaction, "_gone"),))
+    assert "Interaction._gone is gone" in update_answer.internals_problems()
 
 
 async def test_a_failure_after_the_quiet_update_apologises_in_a_follow_up(

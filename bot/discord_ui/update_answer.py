@@ -8,13 +8,20 @@ discord.py's own function, through discord.py's own webhook adapter (no bot toke
 global rate limit, as discord.py answers), without that parameter; Discord then answers
 204 with no body. The interaction is then marked answered, as ``edit_message`` marks it.
 
-Three names here are discord.py's internals. Where one is missing (another discord.py),
-:data:`AVAILABLE` is False and clicks are answered by ``edit_message`` as before.
+Six names here are discord.py's internals: ``async_context`` and its adapter's
+``request``, ``interaction_message_response_params``, ``Route``, ``Interaction._session``
+and ``_state``, and ``InteractionResponse._response_type``. ``pyproject.toml`` bounds
+discord.py to the minor versions the tests ran; on top of that, :func:`internals_problems`
+checks at start-up that each is there with the parameters used here (their signatures,
+not only their names). Where one is not, :data:`AVAILABLE` is False, the log says which,
+and clicks are answered by ``edit_message`` as before.
 """
 
 from __future__ import annotations
 
+import inspect
 import logging
+from collections.abc import Callable
 from typing import Any
 
 import discord
@@ -24,17 +31,60 @@ log = logging.getLogger(__name__)
 
 try:
     from discord.webhook.async_ import async_context, interaction_message_response_params
-
-    AVAILABLE = all(
-        name in getattr(cls, "__slots__", ())
-        for cls, name in ((discord.InteractionResponse, "_response_type"),
-                          (discord.Interaction, "_session"))
-    )  # fmt: skip
 except ImportError:  # pragma: no cover - another discord.py
-    AVAILABLE = False
+    async_context = interaction_message_response_params = None  # type: ignore[assignment]
 
+USED: tuple[tuple[str, Callable[[], Any], frozenset[str]], ...] = (
+    ("interaction_message_response_params", lambda: interaction_message_response_params,
+     frozenset({"type", "content", "view", "previous_allowed_mentions", "allowed_mentions"})),
+    ("the webhook adapter's request", lambda: type(async_context.get()).request,
+     frozenset({"route", "session", "payload", "proxy", "proxy_auth"})),
+    ("Route", lambda: Route.__init__,
+     frozenset({"method", "path", "webhook_id", "webhook_token"})),
+)  # fmt: skip
+"""Each callable used here, and the parameters it is passed (by name: a keyword-only or
+positional-or-keyword parameter of that name, or ``**kwargs``, must take each)."""
+
+SLOTS = ((discord.InteractionResponse, "_response_type"),
+         (discord.Interaction, "_session"), (discord.Interaction, "_state"))  # fmt: skip
+
+
+def internals_problems() -> list[str]:
+    """What this discord.py lacks of the internals :func:`update_message` uses: one line
+    each (empty when all is there, with the parameters it passes)."""
+    problems = []
+    for name, get, params in USED:
+        try:
+            signature = inspect.signature(get())
+        except Exception as exc:  # missing, or no longer a callable
+            problems.append(f"{name}: {type(exc).__name__}: {exc}")
+            continue
+        taken = signature.parameters
+        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+        # ``**kwargs`` takes any other keyword (Route's path parameters, webhook_id and
+        # webhook_token, are passed so)
+        anything = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in taken.values())
+        lacking = sorted(
+            p for p in params
+            if not (p in taken and taken[p].kind in kinds) and not (anything and p not in taken)
+        )  # fmt: skip
+        if lacking:
+            problems.append(f"{name} takes no {', '.join(lacking)}")
+    problems += [
+        f"{cls.__name__}.{slot} is gone"
+        for cls, slot in SLOTS
+        if slot not in getattr(cls, "__slots__", ())
+    ]
+    return problems
+
+
+_problems = internals_problems()
+AVAILABLE = not _problems
 if not AVAILABLE:  # pragma: no cover - another discord.py
-    log.warning("this discord.py has no quiet interaction callback: clicks parse their answer")
+    log.warning(
+        "discord.py %s lacks what the quiet click answer uses (%s): clicks parse their answer",
+        discord.__version__, "; ".join(_problems),
+    )  # fmt: skip
 
 
 async def update_message(
