@@ -60,7 +60,7 @@ def test_the_internals_are_checked_by_their_parameters(monkeypatch) -> None:
         allowed_mentions: object = None,
         previous_mentions: object = None,
     ) -> None:
-        pass  # fmt: skip
+        """discord.py's function with one parameter renamed."""
 
     monkeypatch.setattr(update_answer, "interaction_message_response_params", renamed)
     assert update_answer.internals_problems() == [
