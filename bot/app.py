@@ -33,6 +33,7 @@ from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.entry_point import ENTRY_POINT, entry_point
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.http_answers import HttpAnswers
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.reconciler import Reconciler
@@ -47,6 +48,8 @@ from bot.discord_ui.turn_pinger import TurnPinger
 from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
+from bot.web.interactions import InteractionsEndpoint
+from bot.web.signature import Verifier
 from bot.web.wiring import Activity, start_activity
 from engine import Board, EnginePool, PoolClosed, UltimateBoard, known
 from engine.ultimate.review import ReviewedMove
@@ -181,6 +184,8 @@ class TTTBot(commands.Bot):
                 api_base=settings.api_base, client_id=self.application_id or self.user.id,
                 client_secret=settings.client_secret, bot_token=settings.token,
                 host=settings.web_host, port=settings.web_port,
+                interactions=None if settings.public_key is None else InteractionsEndpoint(
+                    Verifier(settings.public_key), HttpAnswers(self)),
             )  # fmt: skip
 
     async def warm_exact_workers(self) -> None:

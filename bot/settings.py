@@ -68,6 +68,9 @@ class Settings:
     bot's, on the same PostgreSQL): pages and shards scale apart."""
     client_secret: str | None = None
     """The application's OAuth2 client secret: the Activity signs members in with it."""
+    public_key: str | None = None
+    """The application's public key (64 hex digits): when set, the web service answers
+    interactions Discord POSTs to ``/interactions`` (its Interactions Endpoint URL)."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
 
@@ -167,6 +170,12 @@ class Settings:
                 "TTT_WEB_PORT needs DISCORD_CLIENT_SECRET: the Activity signs members in with "
                 "the application's OAuth2 client secret (Developer Portal, OAuth2 page)"
             )
+        public_key = _public_key(get("DISCORD_PUBLIC_KEY"))
+        if public_key is not None and web_port is None:
+            raise SettingsError(
+                "DISCORD_PUBLIC_KEY needs TTT_WEB_PORT: interactions over HTTP are answered "
+                "by the web service, at /interactions"
+            )
         web_only = _flag(get("TTT_WEB_ONLY"), "TTT_WEB_ONLY", False)
         if web_only and (web_port is None or database_url is None):
             raise SettingsError(
@@ -189,6 +198,7 @@ class Settings:
             web_only=web_only,
             web_host=get("TTT_WEB_HOST") or defaults.web_host,
             client_secret=client_secret,
+            public_key=public_key,
             api_base=(get("DISCORD_API_BASE") or "").rstrip("/") or None,
             gateway_url=get("DISCORD_GATEWAY_URL"),
             dev_guild_id=_integer(get("TTT_DEV_GUILD_ID"), "TTT_DEV_GUILD_ID"),
@@ -323,3 +333,19 @@ def token_problem(token: str) -> str | None:
     if len(parts) != 3 or not all(parts) or any(c.isspace() for c in token):
         return "it is not three parts separated by dots"
     return None
+
+
+def _public_key(value: str | None) -> str | None:
+    """DISCORD_PUBLIC_KEY as given, once it reads as an Ed25519 public key: 32 bytes."""
+    if not value:
+        return None
+    try:
+        size = len(bytes.fromhex(value.strip()))
+    except ValueError:
+        size = -1
+    if size != 32:
+        raise SettingsError(
+            "DISCORD_PUBLIC_KEY is not the application's public key: copy its 64 hex digits "
+            "from the Developer Portal's General Information page"
+        )
+    return value.strip()

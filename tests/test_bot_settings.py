@@ -42,6 +42,11 @@ def test_malformed_server_settings_name_themselves(name: str, value: str) -> Non
         ({"TTT_WEB_PORT": "0", "DISCORD_CLIENT_SECRET": "s"}, "TTT_WEB_PORT"),
         ({"TTT_WEB_ONLY": "true", "TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s"},
          "TTT_DATABASE_URL"),
+        ({"DISCORD_PUBLIC_KEY": "ab" * 32}, "TTT_WEB_PORT"),
+        ({"TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s", "DISCORD_PUBLIC_KEY": "ab" * 31},
+         "DISCORD_PUBLIC_KEY"),
+        ({"TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s", "DISCORD_PUBLIC_KEY": "xy" * 32},
+         "DISCORD_PUBLIC_KEY"),
     ],
 )  # fmt: skip
 def test_the_activitys_settings_say_what_is_missing(extra: dict[str, str], named: str) -> None:

@@ -16,6 +16,7 @@ from bot.core.doubts import Doubts, Journal, journal
 from bot.i18n import text
 from bot.web.api import ActivityApi
 from bot.web.errors import WebRefusal
+from bot.web.interactions import InteractionsEndpoint
 
 log = logging.getLogger(__name__)
 
@@ -65,8 +66,13 @@ def answering(doubts: Doubts) -> Middleware:
     return answers
 
 
-def make_app(api: ActivityApi, doubts: Doubts, static: Path = STATIC) -> web.Application:
+def make_app(
+    api: ActivityApi, doubts: Doubts, static: Path = STATIC,
+    interactions: InteractionsEndpoint | None = None,
+) -> web.Application:  # fmt: skip
     app = web.Application(middlewares=[answering(doubts)], client_max_size=MAX_BODY)
+    if interactions is not None:  # its own size limit: it reads the raw bytes itself
+        app.router.add_post("/interactions", interactions.handle)
     for prefix in PREFIXES:
         app.add_routes(api.routes(prefix))
 
@@ -88,15 +94,21 @@ def make_app(api: ActivityApi, doubts: Doubts, static: Path = STATIC) -> web.App
 class WebService:
     """Runs the application on ``host:port`` until :meth:`stop`."""
 
-    def __init__(self, api: ActivityApi, doubts: Doubts, *, host: str, port: int) -> None:
+    def __init__(
+        self, api: ActivityApi, doubts: Doubts, *, host: str, port: int,
+        interactions: InteractionsEndpoint | None = None,
+    ) -> None:  # fmt: skip
         self.api = api
+        self.interactions = interactions
         self.doubts = doubts
         self.host = host
         self.port = port
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
-        self._runner = web.AppRunner(make_app(self.api, self.doubts), access_log=None)
+        self._runner = web.AppRunner(
+            make_app(self.api, self.doubts, interactions=self.interactions), access_log=None
+        )
         await self._runner.setup()
         await web.TCPSite(self._runner, self.host, self.port).start()
         log.info("activity: serving on http://%s:%s/", self.host, self.port)

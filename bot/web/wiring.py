@@ -14,6 +14,7 @@ from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
 from bot.web.api import ActivityApi, Show
 from bot.web.discord_auth import DiscordAuth
+from bot.web.interactions import InteractionsEndpoint
 from bot.web.live import LiveHub
 from bot.web.places import Places
 from bot.web.service import WebService
@@ -35,7 +36,7 @@ class Activity:
 async def start_activity(
     *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
     api_base: str | None, client_id: int, client_secret: str, bot_token: str, host: str,
-    port: int,
+    port: int, interactions: InteractionsEndpoint | None = None,
 ) -> Activity:  # fmt: skip
     """Serve the Activity on ``host:port``.
 
@@ -57,7 +58,7 @@ async def start_activity(
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
                       sessions=Sessions(client_secret), show=show, hub=hub,
                       places=Places(http, api=auth.api, bot_token=bot_token))  # fmt: skip
-    service = WebService(api, repo.doubts, host=host, port=port)
+    service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
         await service.start()

@@ -139,6 +139,18 @@ class InteractionActions:
         rec.payload = self._base_interaction(rec, ch, locale or user.locale) | {"data": data}
         return await self._run(rec, False)
 
+    def command_payload(
+        self: DiscordEmulator, user: EmuUser, command: str, options: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        """A whole APPLICATION_COMMAND interaction, as :meth:`invoke` would send it, for a
+        test to send itself (forged, replayed) instead: it is not registered, so an
+        answer to it is not applied."""
+        ch = self._channel(None)
+        rec = self._new_record(user, 2, ch, command)
+        rec.owners = install_owners(self, ch, user)
+        data = build_command_data(self, self._guild_of(ch), ch, command, options or {})
+        return self._base_interaction(rec, ch, user.locale) | {"data": data}
+
     def command_data(
         self: DiscordEmulator,
         command: str,
@@ -204,7 +216,8 @@ class InteractionActions:
     async def _run(
         self: DiscordEmulator, rec: InteractionRecord, wait_final: bool
     ) -> InteractionResult:
-        if self.gateway.session_for(rec.guild_id) is None:
+        over_http = self.http_mode.url is not None
+        if not over_http and self.gateway.session_for(rec.guild_id) is None:
             raise RuntimeError(
                 f"no bot session for guild {rec.guild_id}'s shard: the bot has not identified "
                 "that shard with the emulator gateway"
@@ -215,12 +228,17 @@ class InteractionActions:
         self._deadline_handles.append(
             loop.call_later(self.interaction_deadline, self._check_deadline, rec)
         )
+
+        def send() -> None:
+            if over_http:
+                self.http_mode.send(rec)
+            else:
+                self.gateway.dispatch("INTERACTION_CREATE", rec.payload)
+
         if self.lag > 0:  # it reaches the bot late; its deadline runs from now all the same
-            self._deadline_handles.append(
-                loop.call_later(self.lag, self.gateway.dispatch, "INTERACTION_CREATE", rec.payload)
-            )
+            self._deadline_handles.append(loop.call_later(self.lag, send))
         else:
-            self.gateway.dispatch("INTERACTION_CREATE", rec.payload)
+            send()
         result = InteractionResult(self, rec)
         try:
             await asyncio.wait_for(rec.responded.wait(), self.interaction_deadline + 0.25)

@@ -24,6 +24,7 @@ from .gateway import (
     INTENT_GUILD_MESSAGES,
     Gateway,
 )
+from .http_mode import HttpMode
 from .interactions import LOADING, WAIT_CEILING, InteractionRecord
 from .oauth import OAuth, OAuthActions
 from .rest import RequestRecord, RestApi
@@ -130,6 +131,8 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self._deadline_handles: list[asyncio.TimerHandle] = []
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
+        self.http_mode = HttpMode(self)
+        """Interactions POSTed to the bot's endpoint instead of the gateway: ``use_http``."""
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.guild = self.create_guild("Test Guild")
@@ -156,6 +159,7 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
                 self.violation(f"{rec.describe()}: still unanswered when the emulator stopped")
                 rec.responded.set()
         await self.gateway.close_all()
+        await self.http_mode.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None
@@ -200,6 +204,16 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         """Move the token clock on: interactions created more than ``token_lifetime``
         (15 minutes) before it are then refused on their webhook, as Discord does."""
         self.clock_offset += seconds
+
+    def use_http(self, url: str | None) -> None:
+        """Send interactions to the bot's Interactions Endpoint URL (``None``: the gateway,
+        as by default), signed with :attr:`public_key`."""
+        self.http_mode.url = url
+
+    @property
+    def public_key(self) -> str:
+        """The application's public key, as the Developer Portal shows it (hex)."""
+        return self.http_mode.public_key
 
     def violation(self, text: str) -> None:
         log.warning("discord emulator violation: %s", text)

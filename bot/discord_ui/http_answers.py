@@ -1,0 +1,117 @@
+"""Interactions that came over HTTP (``POST /interactions``), handed to discord.py as the
+gateway hands them, their answer taken as the HTTP response.
+
+discord.py answers an interaction by POSTing its callback through the webhook adapter in
+``async_context``, a context variable. An interaction from the endpoint is parsed by the
+same ``parse_interaction_create`` the gateway's INTERACTION_CREATE reaches, with that
+variable set to :class:`CapturingAdapter`, which every task discord.py starts for it
+inherits: the command tree, the router and the controllers run unchanged, and the first
+callback they POST becomes the endpoint's response instead of a request. Everything else
+(follow-ups, ``@original`` edits, a second callback) goes to Discord as before.
+
+discord.py asks for the callback's result (``?with_response=1``) when it sends a message
+(``send_message``, ``defer``): the message Discord made of an HTTP response is read back
+(``GET .../messages/@original``) once the response is written, so a controller gets the
+same ``InteractionCallbackResponse`` (its ``message_id``) either way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import discord
+from discord.http import Route
+from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
+ORIGINAL = "/webhooks/{webhook_id}/{webhook_token}/messages/@original"
+MESSAGE_MADE = (4, 5)
+"""Callback types that make a message (a reply, a deferral's "thinking…")."""
+EPHEMERAL = 64
+
+
+@dataclass
+class Answer:
+    """A callback taken instead of sent (``bot.web.interactions.Answer``)."""
+
+    payload: dict[str, Any] | None
+    multipart: list[dict[str, Any]] | None = None
+    delivered: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class CapturingAdapter(AsyncWebhookAdapter):
+    """The webhook adapter of one interaction that came over HTTP: its first callback is
+    the HTTP response; every other request is sent."""
+
+    def __init__(self, interaction: dict[str, Any], answered: asyncio.Future[Answer]) -> None:
+        super().__init__()
+        self.interaction = interaction
+        self.answered = answered
+
+    async def request(self, route: Route, session: aiohttp.ClientSession, *,
+                      payload: dict[str, Any] | None = None,
+                      multipart: list[dict[str, Any]] | None = None,
+                      params: dict[str, Any] | None = None, **kwargs: Any) -> Any:  # fmt: skip
+        ours = (
+            route.method == "POST" and route.path == CALLBACK
+            and str(route.webhook_id) == str(self.interaction["id"])
+        )  # fmt: skip
+        if not ours or self.answered.done():
+            return await super().request(route, session, payload=payload, multipart=multipart,
+                                         params=params, **kwargs)  # fmt: skip
+        answer = Answer(payload, multipart)
+        self.answered.set_result(answer)
+        await answer.delivered.wait()
+        if not params or not params.get("with_response"):
+            return None
+        body = payload if payload is not None else _payload_json(multipart or [])
+        return await self._result(int(body["type"]), session, kwargs)
+
+    async def _result(
+        self, kind: int, session: aiohttp.ClientSession, kwargs: dict[str, Any]
+    ) -> dict[str, Any]:
+        """What ``?with_response=1`` would have returned: the interaction, and the message
+        the answer made (read back from Discord)."""
+        data = self.interaction
+        interaction: dict[str, Any] = {"id": str(data["id"]), "type": data["type"]}
+        out: dict[str, Any] = {"interaction": interaction}
+        if kind in MESSAGE_MADE:
+            route = Route("GET", ORIGINAL, webhook_id=data["application_id"],
+                          webhook_token=data["token"])  # fmt: skip
+            kept = {k: v for k, v in kwargs.items() if k in ("proxy", "proxy_auth")}
+            message = await super().request(route, session, **kept)
+            interaction |= {"response_message_id": message["id"],
+                            "response_message_loading": kind == 5,
+                            "response_message_ephemeral": bool(message.get("flags", 0)
+                                                               & EPHEMERAL)}  # fmt: skip
+            if kind == 4:
+                out["resource"] = {"type": kind, "message": message}
+        elif kind == 7 and data.get("message"):
+            interaction["response_message_id"] = data["message"]["id"]
+        return out
+
+
+def _payload_json(multipart: list[dict[str, Any]]) -> dict[str, Any]:
+    part = next(p for p in multipart if p["name"] == "payload_json")
+    loaded: dict[str, Any] = json.loads(part["value"])
+    return loaded
+
+
+class HttpAnswers:
+    """The endpoint's ``answer``: an interaction's payload in, its callback out."""
+
+    def __init__(self, client: discord.Client) -> None:
+        self.client = client
+
+    async def __call__(self, interaction: dict[str, Any]) -> Answer:
+        answered: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
+        token = async_context.set(CapturingAdapter(interaction, answered))
+        try:  # the tasks discord.py starts for it are made here, with the adapter set
+            self.client._connection.parse_interaction_create(interaction)  # type: ignore[arg-type]
+        finally:
+            async_context.reset(token)
+        return await answered

@@ -1,0 +1,93 @@
+"""``POST /interactions``: Discord's Interactions Endpoint URL. Discord POSTs each
+interaction here, signed, and takes the HTTP response as the interaction's answer.
+
+The raw bytes are checked first (size, then signature, then the timestamp's age):
+nothing is parsed, stored or logged before the signature holds. A PING is answered here;
+every other interaction goes to ``answer``, the same router the gateway's events reach,
+whose answer (the callback discord.py would have POSTed) is this response's body.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+import aiohttp
+from aiohttp import web
+
+from bot.web.signature import Verifier
+
+log = logging.getLogger(__name__)
+
+MAX_INTERACTION = 256 * 1024
+"""Bytes an interaction may have: a click carries its whole message (a 5×5 board's is
+about 20 KB); Discord's own are far below this."""
+PING, PONG = 1, 1
+DEADLINE = 2.9
+"""Seconds an answer may take before the endpoint gives up on it: Discord waits 3."""
+
+
+class Answer(Protocol):
+    """An interaction's callback as the router made it: its JSON, or the parts of a
+    multipart body (JSON and files), and the event to set once it is written, since only
+    then does Discord hold what it created."""
+
+    payload: dict[str, Any] | None
+    multipart: list[dict[str, Any]] | None
+    delivered: asyncio.Event
+
+
+Answerer = Callable[[dict[str, Any]], Awaitable[Answer]]
+
+
+class InteractionsEndpoint:
+    def __init__(self, verifier: Verifier, answer: Answerer) -> None:
+        self.verifier = verifier
+        self.answer = answer
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        if (request.content_length or 0) > MAX_INTERACTION:
+            return _refusal(413, "too_large", f"the body is over {MAX_INTERACTION} bytes")
+        body = await request.content.read(MAX_INTERACTION + 1)
+        if len(body) > MAX_INTERACTION:
+            return _refusal(413, "too_large", f"the body is over {MAX_INTERACTION} bytes")
+        headers = request.headers
+        refused = self.verifier.refusal(
+            headers.get("X-Signature-Ed25519"), headers.get("X-Signature-Timestamp"), body
+        )
+        if refused is not None:
+            return _refusal(401, "bad_signature", refused)
+        try:
+            interaction = json.loads(body)
+            kind = interaction["type"]
+        except (ValueError, TypeError, KeyError):
+            return _refusal(400, "bad_request", "the body is not an interaction")
+        if kind == PING:
+            return web.json_response({"type": PONG})
+        try:
+            answer = await asyncio.wait_for(self.answer(interaction), DEADLINE)
+        except TimeoutError:
+            log.warning("interaction %s (type %s) had no answer within %.1f s",
+                        interaction.get("id"), kind, DEADLINE)  # fmt: skip
+            return _refusal(503, "no_answer", "the interaction had no answer in time")
+        response = _response(answer)
+        await response.prepare(request)
+        await response.write_eof()
+        answer.delivered.set()
+        return response
+
+
+def _response(answer: Answer) -> web.StreamResponse:
+    if not answer.multipart:
+        return web.json_response(answer.payload)
+    form = aiohttp.FormData(quote_fields=False)  # as discord.py sends files with a callback
+    for part in answer.multipart:
+        form.add_field(**part)
+    return web.Response(body=form())
+
+
+def _refusal(status: int, code: str, reason: str) -> web.Response:
+    return web.json_response({"error": code, "reason": reason}, status=status)

@@ -1,0 +1,125 @@
+"""Interactions over HTTP, as Discord sends them to an app's Interactions Endpoint URL:
+each interaction POSTed to the bot's endpoint, signed with Ed25519 over the timestamp and
+the raw body, and the HTTP response taken as its initial callback (validated against the
+spec like a callback POSTed to the REST API, and held to the same 3-second deadline, from
+when the interaction was created to when its response arrived).
+
+``emu.use_http(url)`` turns it on; ``emu.public_key`` is the key the bot checks with. The
+forgeries Discord's documentation says an endpoint must refuse are sent raw with
+:meth:`HttpMode.post_raw`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from typing import TYPE_CHECKING, Any
+
+import aiohttp
+from nacl.signing import SigningKey
+
+from . import interactions as ix
+from .errors import ApiError
+from .rest import RequestRecord
+from .state import UPLOADS, Upload
+from .validation import BodyError
+
+if TYPE_CHECKING:
+    from .server import DiscordEmulator
+
+
+class HttpMode:
+    def __init__(self, emu: DiscordEmulator) -> None:
+        self.emu = emu
+        self.key = SigningKey.generate()
+        self.url: str | None = None
+        self._session: aiohttp.ClientSession | None = None
+        self._sending: set[asyncio.Task[None]] = set()
+        self.answered: list[int] = []
+        """The interactions answered in an HTTP response, in order."""
+
+    @property
+    def public_key(self) -> str:
+        return self.key.verify_key.encode().hex()
+
+    def sign(self, timestamp: str, body: bytes) -> str:
+        return self.key.sign(timestamp.encode() + body).signature.hex()
+
+    def headers(self, body: bytes, *, at: float | None = None) -> dict[str, str]:
+        timestamp = str(int(time.time() if at is None else at))
+        return {"Content-Type": "application/json", "X-Signature-Timestamp": timestamp,
+                "X-Signature-Ed25519": self.sign(timestamp, body)}  # fmt: skip
+
+    async def post_raw(self, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
+        """POST ``body`` with ``headers`` as given: the endpoint's status and JSON."""
+        assert self.url is not None, "emu.use_http(url) first"
+        async with self.session().post(self.url, data=body, headers=headers) as resp:
+            return resp.status, await resp.json(content_type=None)
+
+    def session(self) -> aiohttp.ClientSession:
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        return self._session
+
+    async def close(self) -> None:
+        for task in list(self._sending):
+            task.cancel()
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    def send(self, rec: ix.InteractionRecord) -> None:
+        """Deliver ``rec`` in the background, as Discord does when a member acts."""
+        task = asyncio.create_task(self.deliver(rec))
+        self._sending.add(task)
+        task.add_done_callback(self._sending.discard)
+
+    async def deliver(self, rec: ix.InteractionRecord) -> None:
+        """POST the interaction, then apply the response as its callback."""
+        emu = self.emu
+        assert self.url is not None
+        body = json.dumps(rec.payload).encode()
+        try:
+            async with self.session().post(self.url, data=body, headers=self.headers(body)) as resp:
+                arrived = time.monotonic()
+                if resp.status != 200:
+                    text = await resp.text()
+                    emu.violation(f"{rec.describe()}: the endpoint answered {resp.status}: {text}")
+                    return
+                answer, files = await _read(resp)
+        except aiohttp.ClientError as exc:
+            emu.violation(f"{rec.describe()}: the endpoint could not be reached: {exc}")
+            return
+        self.answered.append(rec.id)
+        path = f"/interactions/{rec.id}/{rec.token}/callback"
+        emu.requests.append(RequestRecord("POST", path, answer, {}))
+        try:
+            emu.rest._validate("POST", path, answer, None, files)
+            if files and isinstance(answer, dict) and isinstance(answer.get("data"), dict):
+                answer["data"][UPLOADS] = {f.field: f for f in files}
+            await ix.handle_callback(emu, str(rec.id), rec.token, answer, False,
+                                     received_at=arrived)  # fmt: skip
+        except ApiError as err:
+            emu.violation(f"{rec.describe()}: its HTTP answer: {err.violation or err.to_json()}")
+        except BodyError as err:
+            emu.violation(f"{rec.describe()}: its HTTP answer: invalid body: {err.summary}")
+
+
+async def _read(resp: aiohttp.ClientResponse) -> tuple[Any, list[Upload]]:
+    """The answer's JSON, and its files when it came as multipart/form-data."""
+    if resp.content_type != "multipart/form-data":
+        return await resp.json(), []
+    body: Any = None
+    files: list[Upload] = []
+    reader = aiohttp.MultipartReader.from_response(resp)
+    async for part in reader:
+        if not isinstance(part, aiohttp.BodyPartReader):
+            continue
+        if part.name == "payload_json":
+            body = json.loads(await part.text())
+        else:
+            name = part.filename or str(part.name)
+            files.append(Upload(str(part.name), name, bytes(await part.read()),
+                                part.headers.get("Content-Type")))  # fmt: skip
+    return body, files

@@ -1,0 +1,103 @@
+"""Interactions over HTTP (issue 43): Discord POSTs each interaction to the bot's
+Interactions Endpoint URL, signed, and takes the HTTP response as its answer. The
+emulator signs with a key pair of its own (``emu.public_key``), POSTs, and holds the
+response to the spec and the 3-second deadline as it holds a REST callback."""
+
+from __future__ import annotations
+
+import json
+import time
+
+from bot_harness import board_of, cell_id, with_marks
+from discord_emulator import DiscordEmulator
+from web_harness import bot_with_web
+
+
+def _requests_to(emu: DiscordEmulator, interaction_id: int) -> list[str]:
+    return [f"{r.method} {r.path}" for r in emu.requests
+            if f"/interactions/{interaction_id}/" in r.path]  # fmt: skip
+
+
+async def test_a_game_is_played_over_http_each_answer_in_its_response(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3",
+                            public_key=emulator.public_key) as (bot, base, _):  # fmt: skip
+        emulator.use_http(f"{base}/interactions")
+        status, body = await emulator.http_mode.post_raw(
+            b'{"type": 1}', emulator.http_mode.headers(b'{"type": 1}')
+        )
+        assert (status, body) == (200, {"type": 1})  # PING: PONG
+        start = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me"})
+        assert start.type == 4 and start.record.id in emulator.http_mode.answered
+        challenge = start.message
+        accept = challenge["components"][0]["components"][0]["custom_id"]
+        accepted = await emulator.click(bob, challenge, accept)
+        assert accepted.type in (4, 7) and accepted.record.id in emulator.http_mode.answered
+        board = accepted.message
+        (game,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        assert game.message_id == int(board["id"])  # read back after the HTTP answer
+        for user, cell, marks in ((alice, 4, 1), (bob, 0, 2), (alice, 8, 3)):
+            current = emulator.message(board["id"])
+            click = await emulator.click(user, current, cell_id(current, cell))
+            assert click.type == 7 and click.record.id in emulator.http_mode.answered
+            # one answer, in the HTTP response: nothing POSTed to the REST callback
+            assert _requests_to(emulator, click.record.id) == [
+                f"POST /interactions/{click.record.id}/{click.record.token}/callback"
+            ]
+            await with_marks(emulator, board, marks)
+        assert board_of(emulator.message(board["id"])) == "O...X...X"
+        (stored,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        assert stored.ply == 3
+    assert emulator.violations == []
+
+
+async def test_forged_stale_and_oversized_requests_are_refused_and_change_nothing(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    alice = emulator.create_user("alice")
+    mode = emulator.http_mode
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3",
+                            public_key=emulator.public_key) as (bot, base, _):  # fmt: skip
+        mode.url = f"{base}/interactions"
+        # a /ttt start as Discord would send it, sent by the test itself
+        payload = emulator.command_payload(alice, "ttt start", {"first": "me"})
+        body = json.dumps(payload).encode()
+        good = mode.headers(body)
+
+        def flipped(text: str, at: int = 0) -> str:
+            return text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1 :]
+
+        wrong_key = {**good}
+        other = type(mode)(emulator)  # another application's key pair
+        wrong_key["X-Signature-Ed25519"] = other.sign(good["X-Signature-Timestamp"], body)
+        old = time.time() - 3600
+        cases = {
+            "a flipped byte of the body": (body[:-2] + b" }", good),
+            "a flipped byte of the signature": (body, {**good, "X-Signature-Ed25519":
+                                                       flipped(good["X-Signature-Ed25519"], 5)}),
+            "a flipped byte of the timestamp": (body, {**good, "X-Signature-Timestamp":
+                                                       flipped(good["X-Signature-Timestamp"], 3)}),
+            "an old timestamp, signed": (body, mode.headers(body, at=old)),
+            "a timestamp in the future, signed": (body, mode.headers(body, at=time.time() + 3600)),
+            "another key's signature": (body, wrong_key),
+            "no signature": (body, {"Content-Type": "application/json"}),
+        }  # fmt: skip
+        for what, (sent, headers) in cases.items():
+            status, answer = await mode.post_raw(sent, headers)
+            assert (status, answer["error"]) == (401, "bad_signature"), what
+        huge = b'{"type": 2, "pad": "' + b"x" * 300_000 + b'"}'
+        status, answer = await mode.post_raw(huge, mode.headers(huge))
+        assert (status, answer["error"]) == (413, "too_large")
+        broken = b'{"type": 2,'
+        status, answer = await mode.post_raw(broken, mode.headers(broken))
+        assert (status, answer["error"]) == (400, "bad_request")
+        # nothing happened: no game, no message, no request from the bot about it
+        assert await bot.repo.running_games_in(emulator.channel.id) == []
+        assert not [r for r in emulator.requests if payload["token"] in r.path]
+        # and a member's /ttt start, signed by Discord, is answered: one game, theirs
+        started = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        assert started.type == 4 and started.record.id in mode.answered
+        assert len(await bot.repo.running_games_in(emulator.channel.id)) == 1
+    assert emulator.violations == []
