@@ -209,7 +209,8 @@ class TTTBot(commands.Bot):
         settings = self.settings
         if settings.health_port is not None and self.health is None:
             self.health = HealthServer(self, self.repo, self.metrics, host=settings.health_host,
-                                       port=settings.health_port)  # fmt: skip
+                                       port=settings.health_port,
+                                       gateway=not settings.web_only)  # fmt: skip
             await self.health.start()
         await self.login(token)
         self.signed_in = True
@@ -224,8 +225,12 @@ class TTTBot(commands.Bot):
         if self.settings_source:
             log.info("settings: %s", self.settings_source)
         log.info("database: %s", await self.repo.describe())
-        if self.settings.web_only:  # pages only: Discord's REST API, no gateway
-            log.info("web only: no gateway connection; the pages' changes shown over REST")
+        if self.settings.web_only:  # Discord's REST API, no gateway
+            if self.settings.public_key is None:
+                log.info("web only: no gateway connection; the pages' changes shown over REST")
+            else:  # every process alike: each syncs, and only a change is sent
+                log.info("no gateway connection: interactions over HTTP at /interactions")
+                await self.sync_commands_if_changed()
             await self._closing.wait()
             return
         if self.settings.shard_ids is None or 0 in self.settings.shard_ids:

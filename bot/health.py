@@ -83,8 +83,11 @@ class HealthServer:
         *,
         host: str,
         port: int,
+        gateway: bool = True,
     ) -> None:
         self.client = client
+        self.gateway = gateway
+        """Whether this process holds a gateway connection, whose readiness counts."""
         self.repo = repo
         self.metrics = metrics
         self.host, self.port = host, port
@@ -125,7 +128,10 @@ class HealthServer:
 
     async def readyz(self, request: web.Request) -> web.Response:
         problems = []
-        if not self.client.is_ready():
+        if not self.gateway:
+            if not getattr(self.client, "signed_in", True):
+                problems.append("not signed in yet")
+        elif not self.client.is_ready():
             problems.append("gateway: not ready")
         else:
             shards: dict[Any, Any] = getattr(self.client, "shards", {}) or {}

@@ -64,8 +64,9 @@ class Settings:
     """Serve the Activity (its page, API and live updates) on this port; None: off."""
     web_host: str = "127.0.0.1"
     web_only: bool = False
-    """Serve the Activity without a gateway connection (a process of its own beside the
-    bot's, on the same PostgreSQL): pages and shards scale apart."""
+    """No gateway connection: serve the Activity (a process of its own beside the bot's,
+    on the same PostgreSQL: pages and shards scale apart), and with a public key the
+    interactions Discord POSTs (TTT_GATEWAY=off: every process of this one kind)."""
     client_secret: str | None = None
     """The application's OAuth2 client secret: the Activity signs members in with it."""
     public_key: str | None = None
@@ -176,8 +177,14 @@ class Settings:
                 "DISCORD_PUBLIC_KEY needs TTT_WEB_PORT: interactions over HTTP are answered "
                 "by the web service, at /interactions"
             )
-        web_only = _flag(get("TTT_WEB_ONLY"), "TTT_WEB_ONLY", False)
-        if web_only and (web_port is None or database_url is None):
+        gateway = _flag(get("TTT_GATEWAY"), "TTT_GATEWAY", True)
+        if not gateway and public_key is None:
+            raise SettingsError(
+                "TTT_GATEWAY=off needs DISCORD_PUBLIC_KEY and TTT_WEB_PORT: without the "
+                "gateway, interactions reach the bot over HTTP, signed with that key"
+            )
+        web_only = _flag(get("TTT_WEB_ONLY"), "TTT_WEB_ONLY", False) or not gateway
+        if web_only and gateway and (web_port is None or database_url is None):
             raise SettingsError(
                 "TTT_WEB_ONLY needs TTT_WEB_PORT and TTT_DATABASE_URL: a web-only process "
                 "serves pages beside the bot's processes, sharing their PostgreSQL database"

@@ -79,8 +79,10 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
             assert bot.web is not None, "the web-only bot did not start serving"
         else:
             await emu.wait_until_ready(count=ready)
-        if not settings.web_only and (settings.shard_ids is None or 0 in settings.shard_ids):
-            await emu.wait_for_commands()  # shard 0's process syncs
+        syncs = settings.public_key is not None if settings.web_only else (
+            settings.shard_ids is None or 0 in settings.shard_ids)  # fmt: skip
+        if syncs:  # shard 0's process, or any over HTTP
+            await emu.wait_for_commands()
         yield bot
     finally:
         await bot.close()

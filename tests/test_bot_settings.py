@@ -43,6 +43,8 @@ def test_malformed_server_settings_name_themselves(name: str, value: str) -> Non
         ({"TTT_WEB_ONLY": "true", "TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s"},
          "TTT_DATABASE_URL"),
         ({"DISCORD_PUBLIC_KEY": "ab" * 32}, "TTT_WEB_PORT"),
+        ({"TTT_GATEWAY": "off", "TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s"},
+         "DISCORD_PUBLIC_KEY"),
         ({"TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s", "DISCORD_PUBLIC_KEY": "ab" * 31},
          "DISCORD_PUBLIC_KEY"),
         ({"TTT_WEB_PORT": "8081", "DISCORD_CLIENT_SECRET": "s", "DISCORD_PUBLIC_KEY": "xy" * 32},

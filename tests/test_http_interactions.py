@@ -10,7 +10,7 @@ import time
 
 from bot_harness import board_of, cell_id, with_marks
 from discord_emulator import DiscordEmulator
-from web_harness import bot_with_web
+from web_harness import bot_over_http, bot_with_web
 
 
 def _requests_to(emu: DiscordEmulator, interaction_id: int) -> list[str]:
@@ -100,4 +100,24 @@ async def test_forged_stale_and_oversized_requests_are_refused_and_change_nothin
         started = await emulator.invoke(alice, "ttt start", {"first": "me"})
         assert started.type == 4 and started.record.id in mode.answered
         assert len(await bot.repo.running_games_in(emulator.channel.id)) == 1
+    assert emulator.violations == []
+
+
+async def test_a_process_without_the_gateway_plays_a_game_against_the_bot(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """TTT_GATEWAY=off: no gateway connection at all; the commands synced at start-up,
+    every interaction over HTTP, the bot's reply shown as on the gateway path."""
+    alice = emulator.create_user("alice")
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3") as (bot, _base, _http):
+        assert emulator.ready_count == 0 and emulator.gateway.session_for(None) is None
+        start = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
+        assert start.type == 4 and start.record.id in emulator.http_mode.answered
+        board = start.message
+        click = await emulator.click(alice, board, cell_id(board, 4))
+        assert click.type == 7 and click.record.id in emulator.http_mode.answered
+        shown = board_of(emulator.message(board["id"]))
+        assert shown[4] == "X" and shown.count("O") == 1
+        (game,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        assert game.message_id == int(board["id"]) and game.ply == 2
     assert emulator.violations == []

@@ -90,6 +90,21 @@ async def bot_with_web(
 
 
 @contextlib.asynccontextmanager
+async def bot_over_http(
+    emu: DiscordEmulator, database: Path, port: int | None = None, **overrides: object
+) -> AsyncIterator[tuple[TTTBot, str, aiohttp.ClientSession]]:
+    """The bot with no gateway connection (TTT_GATEWAY=off): the emulator POSTs every
+    interaction to its endpoint, signed. Yields what :func:`bot_with_web` yields."""
+    async with bot_with_web(emu, database, port, public_key=emu.public_key, web_only=True,
+                            **overrides) as (bot, base, http):  # fmt: skip
+        emu.use_http(f"{base}/interactions")
+        try:
+            yield bot, base, http
+        finally:
+            emu.use_http(None)
+
+
+@contextlib.asynccontextmanager
 async def bot_and_web_only(
     emu: DiscordEmulator, dsn: str, workdir: Path
 ) -> AsyncIterator[tuple[str, aiohttp.ClientSession]]:
