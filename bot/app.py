@@ -171,7 +171,7 @@ class TTTBot(commands.Bot):
         await self.add_cog(Reconciler(repo.doubts, read_back, publisher, pinger, shows))
         if settings.warm_workers:
             self.warming = asyncio.create_task(self.warm_exact_workers())
-        if settings.web_port is not None and settings.client_secret:
+        if settings.web_port is not None:  # the Activity, interactions over HTTP, or both
 
             async def show(item: GameUpdate | Challenge) -> bool:  # a change from a page
                 shown = await publisher.publish(item)

@@ -166,12 +166,13 @@ class Settings:
             )
         web_port = _bounded(get("TTT_WEB_PORT"), "TTT_WEB_PORT", 1, 65535)
         client_secret = get("DISCORD_CLIENT_SECRET")
-        if web_port is not None and not client_secret:
-            raise SettingsError(
-                "TTT_WEB_PORT needs DISCORD_CLIENT_SECRET: the Activity signs members in with "
-                "the application's OAuth2 client secret (Developer Portal, OAuth2 page)"
-            )
         public_key = _public_key(get("DISCORD_PUBLIC_KEY"))
+        if web_port is not None and not client_secret and public_key is None:
+            raise SettingsError(
+                "TTT_WEB_PORT needs DISCORD_CLIENT_SECRET (the Activity signs members in with "
+                "the application's OAuth2 client secret, Developer Portal, OAuth2 page) or "
+                "DISCORD_PUBLIC_KEY (interactions over HTTP), or both"
+            )
         if public_key is not None and web_port is None:
             raise SettingsError(
                 "DISCORD_PUBLIC_KEY needs TTT_WEB_PORT: interactions over HTTP are answered "

@@ -59,6 +59,11 @@ def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> S
 async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator[TTTBot]:
     """The bot connected and ready (commands synced if they changed); closed afterwards.
     On PostgreSQL when ``settings.database_url`` is set, else on the SQLite file."""
+    if emu.transport == "http" and not settings.web_only:  # the same bot, over HTTP
+        settings = dataclasses.replace(
+            settings, web_port=settings.web_port or free_port(), web_only=True,
+            public_key=emu.public_key,
+        )  # fmt: skip
     old_base, old_gateway = Route.BASE, discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY
     Route.BASE = emu.api_base
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(emu.gateway_url)
@@ -83,8 +88,12 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
             settings.shard_ids is None or 0 in settings.shard_ids)  # fmt: skip
         if syncs:  # shard 0's process, or any over HTTP
             await emu.wait_for_commands()
+        if settings.web_only and settings.public_key is not None:
+            emu.use_http(f"http://127.0.0.1:{settings.web_port}/interactions")
         yield bot
     finally:
+        if settings.web_only and settings.public_key is not None:
+            emu.use_http(None)
         await bot.close()
         with contextlib.suppress(Exception):
             await asyncio.wait_for(task, WAIT_CEILING)

@@ -38,7 +38,7 @@ async def test_challenge_mentions_the_opponent_with_accept_and_decline(emulator,
     assert (allowed["parse"], allowed["users"]) == ([], [bob.id])
 
 
-async def test_accepted_challenge_becomes_the_board(emulator, bot) -> None:
+async def test_accepted_challenge_becomes_the_board(emulator, transport: str, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "opponent"})
     challenge = res.message

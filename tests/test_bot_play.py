@@ -28,7 +28,7 @@ async def test_start_against_the_bot_shows_a_board(emulator: DiscordEmulator, bo
 
 
 async def test_a_whole_game_against_unbeatable_never_wins_for_the_member(
-    emulator: DiscordEmulator, bot
+    emulator: DiscordEmulator, transport: str, bot
 ) -> None:
     alice = emulator.create_user("alice")
     res = await emulator.invoke(alice, "ttt start", {"difficulty": "unbeatable", "first": "me"})

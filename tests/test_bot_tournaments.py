@@ -155,7 +155,7 @@ async def play_round(
 
 
 async def test_an_eight_player_single_elimination_is_played_to_a_champion(
-    emulator: DiscordEmulator, tmp_path
+    emulator: DiscordEmulator, transport: str, tmp_path
 ) -> None:
     players = Players(emulator, 8)
     async with running_bot(emulator, settings_for(emulator, tmp_path / "t.sqlite3")):

@@ -61,7 +61,9 @@ async def test_forged_and_stale_clicks_change_nothing(emulator: DiscordEmulator,
     assert emulator.message(message["id"]) == shown
 
 
-async def test_a_decided_board_sends_a_free_move(emulator: DiscordEmulator, bot) -> None:
+async def test_a_decided_board_sends_a_free_move(
+    emulator: DiscordEmulator, transport: str, bot
+) -> None:
     """X takes the top-left board; whoever is sent there next moves freely."""
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     message = await ultimate_duel(emulator, alice, bob)
@@ -82,7 +84,9 @@ async def test_a_decided_board_sends_a_free_move(emulator: DiscordEmulator, bot)
     assert res.type == 7 and ply(res.message) == 7
 
 
-async def test_a_restart_mid_game_plays_on(emulator: DiscordEmulator, tmp_path) -> None:
+async def test_a_restart_mid_game_plays_on(
+    emulator: DiscordEmulator, transport: str, tmp_path
+) -> None:
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3")
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     async with running_bot(emulator, settings):

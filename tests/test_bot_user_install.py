@@ -68,7 +68,7 @@ async def challenge_accepted(emu: DiscordEmulator, challenger, opponent, channel
 
 
 async def test_friends_play_a_challenge_to_a_win_in_their_dm(
-    emulator: DiscordEmulator, bot
+    emulator: DiscordEmulator, transport: str, bot
 ) -> None:
     (ttt,) = emulator.commands()
     assert (ttt["contexts"], ttt["integration_types"]) == ([0, 1, 2], [0, 1])

@@ -18,7 +18,9 @@ from discord_emulator import DiscordEmulator
 from web_harness import bot_and_web_only, bot_with_web, next_game, sign_in
 
 
-async def test_a_page_and_the_chat_play_one_game(emulator: DiscordEmulator, tmp_path) -> None:
+async def test_a_page_and_the_chat_play_one_game(
+    emulator: DiscordEmulator, transport: str, tmp_path
+) -> None:
     """A move on the page shows on the chat board and on the other pages; a move with
     the chat buttons shows on the pages; a third member's page watches."""
     alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))

@@ -97,11 +97,7 @@ async def bot_over_http(
     interaction to its endpoint, signed. Yields what :func:`bot_with_web` yields."""
     async with bot_with_web(emu, database, port, public_key=emu.public_key, web_only=True,
                             **overrides) as (bot, base, http):  # fmt: skip
-        emu.use_http(f"{base}/interactions")
-        try:
-            yield bot, base, http
-        finally:
-            emu.use_http(None)
+        yield bot, base, http  # running_bot points the emulator at its endpoint
 
 
 @contextlib.asynccontextmanager

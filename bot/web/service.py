@@ -67,12 +67,16 @@ def answering(doubts: Doubts) -> Middleware:
 
 
 def make_app(
-    api: ActivityApi, doubts: Doubts, static: Path = STATIC,
+    api: ActivityApi | None, doubts: Doubts, static: Path = STATIC,
     interactions: InteractionsEndpoint | None = None,
 ) -> web.Application:  # fmt: skip
+    """The Activity's page and API (with ``api``), and the Interactions Endpoint (with
+    ``interactions``): either, or both on one port."""
     app = web.Application(middlewares=[answering(doubts)], client_max_size=MAX_BODY)
     if interactions is not None:  # its own size limit: it reads the raw bytes itself
         app.router.add_post("/interactions", interactions.handle)
+    if api is None:
+        return app
     for prefix in PREFIXES:
         app.add_routes(api.routes(prefix))
 
@@ -95,7 +99,7 @@ class WebService:
     """Runs the application on ``host:port`` until :meth:`stop`."""
 
     def __init__(
-        self, api: ActivityApi, doubts: Doubts, *, host: str, port: int,
+        self, api: ActivityApi | None, doubts: Doubts, *, host: str, port: int,
         interactions: InteractionsEndpoint | None = None,
     ) -> None:  # fmt: skip
         self.api = api
@@ -111,10 +115,16 @@ class WebService:
         )
         await self._runner.setup()
         await web.TCPSite(self._runner, self.host, self.port).start()
-        log.info("activity: serving on http://%s:%s/", self.host, self.port)
+        served = [
+            what
+            for what, on in (("the Activity", self.api), ("/interactions", self.interactions))
+            if on
+        ]
+        log.info("web: serving %s on http://%s:%s/", " and ".join(served), self.host, self.port)
 
     async def stop(self) -> None:
-        await self.api.hub.close()
+        if self.api is not None:
+            await self.api.hub.close()
         if self._runner is not None:
             await self._runner.cleanup()
             self._runner = None

@@ -35,15 +35,24 @@ class Activity:
 
 async def start_activity(
     *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
-    api_base: str | None, client_id: int, client_secret: str, bot_token: str, host: str,
+    api_base: str | None, client_id: int, client_secret: str | None, bot_token: str, host: str,
     port: int, interactions: InteractionsEndpoint | None = None,
 ) -> Activity:  # fmt: skip
-    """Serve the Activity on ``host:port``.
+    """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
+    the Interactions Endpoint (when given).
 
     Raises:
         OSError: the port cannot be listened on.
     """
     http = aiohttp.ClientSession()
+    if client_secret is None:  # interactions over HTTP only
+        service = WebService(None, repo.doubts, host=host, port=port, interactions=interactions)
+        try:
+            await service.start()
+        except BaseException:
+            await http.close()
+            raise
+        return Activity(service, http)
     auth = DiscordAuth(http, api_base=api_base, client_id=client_id,
                        client_secret=client_secret, bot_token=bot_token)  # fmt: skip
     api: ActivityApi

@@ -54,6 +54,14 @@ async def emulator(openapi_spec_path: Path | None) -> AsyncIterator[DiscordEmula
         )
 
 
+@pytest.fixture(params=["gateway", "http"])
+def transport(request: pytest.FixtureRequest, emulator: DiscordEmulator) -> str:
+    """A test that takes this runs twice: interactions over the gateway, then POSTed to
+    the bot's endpoint (``running_bot`` starts it with TTT_GATEWAY=off and a public key)."""
+    emulator.transport = request.param
+    return str(request.param)
+
+
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: Any) -> None:
     path = default_spec_path()
     if _spec_missing or not path.is_file():
