@@ -125,6 +125,8 @@ class WebService:
     async def stop(self) -> None:
         if self.api is not None:
             await self.api.hub.close()
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
+        # taken before the wait: a second stop (the signal's, then the client's own on
+        # the way out) must not clean the same runner up twice
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
