@@ -10,7 +10,8 @@ member and channel (one game per channel); all games run at once, against the bo
 average (uniform between half and one and a half times that; 0 clicks as fast as the
 answers come), then clicks a legal empty square on the latest board, until the game ends
 or it made ``--moves-per-game`` moves. Latency is the emulator's time from dispatching
-INTERACTION_CREATE to the arrival of the bot's initial response, for every click.
+INTERACTION_CREATE (or POSTing the interaction, for ``ttt-http``) to the arrival of the
+bot's initial response (its callback, or the HTTP response), for every click.
 """
 
 from __future__ import annotations
@@ -176,15 +177,35 @@ async def wait_until_ready(emu: DiscordEmulator, proc: subprocess.Popen[bytes]) 
     raise SystemExit("the bot did not get ready within 15 s")
 
 
-BOTS = ("minimal", "ttt")
-"""The bots a run measures, in the order they run: the minimal discord.py bot
-(bench/minimal_bot.py) first, as the yardstick, then ttt."""
+BOTS = ("minimal", "ttt", "ttt-http")
+"""The bots a run can measure, in the order they run: the minimal discord.py bot
+(bench/minimal_bot.py) first, as the yardstick, then ttt over the gateway, then ttt
+with no gateway connection (TTT_GATEWAY=off), every interaction POSTed to it, signed."""
+DEFAULT_BOTS = ("minimal", "ttt")
 
 
 def bot_command(kind: str) -> list[str]:
     if kind == "minimal":
         return [sys.executable, str(ROOT / "bench" / "minimal_bot.py")]
     return [sys.executable, "-m", "bot"]
+
+
+async def serving_http(emu: DiscordEmulator, proc: subprocess.Popen[bytes], url: str) -> None:
+    """Until the gateway-less bot synced its commands and answers a signed PING."""
+    body = b'{"type": 1}'
+    for _ in range(300):
+        if proc.poll() is not None:
+            raise SystemExit(f"the bot exited with {proc.returncode}: "
+                             f"{proc.stderr.read().decode() if proc.stderr else ''}")  # fmt: skip
+        if emu.sync_count >= 1:
+            try:
+                status, _ = await emu.http_mode.post_raw(body, emu.http_mode.headers(body))
+            except OSError:
+                status = 0
+            if status == 200:
+                return
+        await asyncio.sleep(0.05)
+    raise SystemExit(f"the bot did not serve {url} within 15 s")
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -279,18 +300,24 @@ async def measure(
             extra = {"TTT_LOG_LEVEL": "WARNING"}
             if dsn is not None:
                 extra["TTT_DATABASE_URL"] = dsn
-            if web and kind == "ttt":
-                extra |= {
-                    "TTT_WEB_PORT": str(free_port()),
-                    "DISCORD_CLIENT_SECRET": emu.client_secret,
-                }
+            if web and kind != "minimal":
+                extra |= {"DISCORD_CLIENT_SECRET": emu.client_secret}
+            port = free_port()
+            if (web and kind != "minimal") or kind == "ttt-http":
+                extra["TTT_WEB_PORT"] = str(port)
+            if kind == "ttt-http":
+                extra |= {"TTT_GATEWAY": "off", "DISCORD_PUBLIC_KEY": emu.public_key}
             env = bot_process_env(emu, Path(tmp) / "ttt.sqlite3", **extra)
             proc = subprocess.Popen(
                 bot_command(kind), env=env, cwd=tmp, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, process_group=0,
             )  # fmt: skip
             try:
-                await wait_until_ready(emu, proc)
+                if kind == "ttt-http":
+                    emu.use_http(f"http://127.0.0.1:{port}/interactions")
+                    await serving_http(emu, proc, f"http://127.0.0.1:{port}/interactions")
+                else:
+                    await wait_until_ready(emu, proc)
                 players = [emu.create_user(f"player{i}") for i in range(games)]
                 channels = [emu.create_channel(emu.guild, f"game-{i}") for i in range(games)]
                 await asyncio.sleep(0.5)
@@ -466,7 +493,7 @@ async def one_round(
     for kind in bots:
         runs.append(run := await measure(kind, *args, warmup=warmup, web=web))
         served = ", the live board served" if web else ""
-        print(f"{run.bot}" + (f" (SQLite{served})" if kind == "ttt" else "") + ":")
+        print(f"{run.bot}" + (f" (SQLite{served})" if kind != "minimal" else "") + ":")
         print("\n".join(report(run, games)))
     if database == "postgres":
         assert server is not None
@@ -503,6 +530,10 @@ def medians(rounds: list[list[Run]]) -> list[str]:
                 ratios.setdefault(f"{run.bot} / minimal, moves/s", []).append(
                     run.moves_per_second / by_bot["minimal"].moves_per_second
                 )
+        if "ttt" in by_bot and "ttt-http" in by_bot:
+            ratios.setdefault("ttt-http / ttt, CPU per interaction", []).append(
+                by_bot["ttt-http"].cpu_ms() / by_bot["ttt"].cpu_ms()
+            )
         if "ttt" in by_bot and "ttt (PostgreSQL)" in by_bot:
             ratios.setdefault("PostgreSQL + its server / SQLite, CPU per interaction", []).append(
                 by_bot["ttt (PostgreSQL)"].cpu_ms(True) / by_bot["ttt"].cpu_ms()
@@ -592,8 +623,9 @@ def main() -> None:
     )
     parser.add_argument(
         "--bots",
-        default=",".join(BOTS),
-        help="which bots to run, comma-separated, in order (default: minimal,ttt)",
+        default=",".join(DEFAULT_BOTS),
+        help="which bots to run, comma-separated, in order: minimal, ttt (the gateway) and "
+        "ttt-http (no gateway, interactions POSTed to it, signed); default minimal,ttt",
     )
     parser.add_argument(
         "--warmup",
