@@ -131,6 +131,15 @@ def start_bot_process(
     )
 
 
+BUSY_DEADLINE = 15.0
+"""Seconds the emulator gives an interaction's answer in the tests that run several bot
+processes (tests/test_cluster.py, tests/test_http_cluster.py), instead of Discord's 3.
+Those tests check correctness: every click answered, applied exactly once, every board
+as stored. Three bot processes, their engine workers, PostgreSQL, nginx and the emulator
+share two cores there with the rest of the suite, and on a machine busy with something
+else too, answers took up to 4.9 s (issue 43). The 3-second promise under load is what
+bench/flood.py measures, on a machine left alone; every other test keeps Discord's 3 s."""
+
 START_TIMEOUT = WAIT_CEILING
 """Seconds a bot process gets to READY: a safety net, since a busy machine takes several
 seconds just to start an interpreter and import discord.py."""

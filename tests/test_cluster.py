@@ -19,6 +19,7 @@ from bot.storage import PostgresRepository
 from engine import Board
 
 from bot_harness import (
+    BUSY_DEADLINE,
     BotProcess,
     accepted_member_game,
     board_of,
@@ -104,6 +105,7 @@ async def test_three_processes_share_the_shards_and_the_games(
 ) -> None:
     emulator.shard_count = SHARDS
     emulator.identify_spacing = 5.0  # Discord's rule, enforced: the processes take turns
+    emulator.interaction_deadline = BUSY_DEADLINE  # correctness here, not speed
     guilds = guilds_per_shard(emulator, PER_SHARD)
     for shard_guilds in guilds.values():
         for guild in shard_guilds:
