@@ -81,7 +81,7 @@ async def test_declined_challenge_says_so_and_frees_the_channel(emulator, bot) -
 
 
 @pytest.mark.slow  # waits seconds for a timer
-async def test_challenge_expires_and_the_message_says_so(emulator, bot) -> None:
+async def test_challenge_expires_and_the_message_says_so(emulator, transport, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob})
     challenge_id = res.message["id"]
