@@ -3,8 +3,8 @@ clicked: the checks every board shares, and the ultimate board's own (the small 
 play; why a square is refused is :func:`bot.core.rules.illegal_move`'s). Pure: a refusal
 says why, and nothing is changed.
 
-The ultimate board asks its rules object (``playable_boards``, ``forced_board``): the
-service never asks which game it runs.
+The game's variant (:func:`bot.core.variants.variant_of`) says which small boards a mover
+may choose from: the service never asks which game it runs.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from bot.core import rules
 from bot.core.models import Game, Mark
 from bot.core.refusals import Refusal
-from engine import UltimateBoard
+from bot.core.variants import variant_of
 
 
 def check_turn(game: Game, ply: int, user_id: int, *, not_player: str = "move.not_player") -> Mark:
@@ -54,8 +54,8 @@ def check_board_choice(game: Game, ply: int, board: int | None, user_id: int) ->
             move (the board was sent to one small board since); a board already decided.
     """
     check_turn(game, ply, user_id)
-    position = game.board
-    if not isinstance(position, UltimateBoard) or position.forced_board is not None:
+    choices = variant_of(game.variant).board_choice(game.board)
+    if choices is None:
         raise Refusal("move.stale")
-    if board is not None and board not in position.playable_boards():
+    if board is not None and board not in choices:
         raise Refusal("move.elsewhere_any")

@@ -20,13 +20,14 @@ from typing import Literal
 from bot.core import moves, rules
 from bot.core.alarm import DeadlineAlarm
 from bot.core.engine_advice import EngineHint
-from bot.core.hints import Advisor, Hint, advise_here, instant_hint
+from bot.core.hints import Hint
 from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
+from bot.core.variants import Advisor, advise_here, variant_of
 from engine import IllegalMove
 
 log = logging.getLogger(__name__)
@@ -233,7 +234,7 @@ class GameService:
             raise Refusal("hint.bot_games")
         moves.check_turn(game, ply, user_id, not_player="hint.not_player")
         board = game.board
-        hint: Hint | EngineHint | None = instant_hint(board)
+        hint: Hint | EngineHint | None = variant_of(game.variant).instant_hint(board)
         if hint is None:  # past 3×3, and ultimate: away from the event loop
             if searching is not None:
                 await searching()
