@@ -15,16 +15,17 @@ holds; so the grid shows a custom mark as the classic one while the marks fit no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import discord
 
 from bot.core.engine_advice import EngineHint
+from bot.core.hints import Hint
 from bot.core.models import Game, GameUpdate
 from bot.core.policy import EMOJI_SETS, EMPTY_MARK, Marks, custom_emoji_id
 from bot.core.records import Review
 from bot.discord_ui import custom_ids
-from bot.discord_ui.render_game import (
+from bot.discord_ui.render_common import (
     CLASSIC,
     EMPTY_LABEL,
     GameMessage,
@@ -74,9 +75,9 @@ def board_name(board: int, locale: object = None) -> str:
 
 
 def ultimate(game: Game) -> UltimateBoard:
-    board = game.board
-    assert isinstance(board, UltimateBoard), game.variant
-    return board
+    """The game's board: :data:`~bot.discord_ui.renderers.RENDERERS` hands this module the
+    ultimate games only."""
+    return cast(UltimateBoard, game.board)
 
 
 def grid(game: Game, marks: Marks = CLASSIC, focus: int | None = None,
@@ -260,3 +261,27 @@ def review_text(review: Review, locale: object = None, marks: Marks = CLASSIC) -
     lines.append(text("ultimate.engine_note", locale))
     lines.append(text("hint.legend", locale, last="I", size=9))
     return "\n".join(lines)
+
+
+class UltimateRenderer:
+    """This module as ultimate's chat renderer (see
+    :class:`~bot.discord_ui.renderers.ChatRenderer`)."""
+
+    def grid(self, game: Game, marks: Marks) -> str:
+        return grid(game, text_marks(marks))
+
+    def game_message(self, update: GameUpdate, locale: object) -> GameMessage:
+        return game_message(update, locale)
+
+    def hint_text(self, game: Game, hint: Hint | EngineHint, locale: object, marks: Marks) -> str:
+        assert isinstance(hint, EngineHint), hint  # ultimate's hints are the engine's
+        return hint_text(game, hint, locale, marks)
+
+    def review_text(self, review: Review, locale: object, marks: Marks) -> str:
+        return review_text(review, locale, marks)
+
+    def challenge_note(self, locale: object) -> str | None:
+        return text("challenge.ultimate", locale)
+
+
+RENDERER = UltimateRenderer()

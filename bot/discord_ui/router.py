@@ -1,6 +1,6 @@
 """Every button click, routed from its custom_id to the controller that answers it.
 
-discord.py listens to no view of ours (see ``render_game.Unlistened``): the custom_id
+discord.py listens to no view of ours (see ``render_common.Unlistened``): the custom_id
 carries all a click needs, so routing here works the same for a message sent a second
 ago or before a restart, and a click that is not ours, or whose button is no longer on
 the message, still gets a private answer instead of 'This interaction failed'.
