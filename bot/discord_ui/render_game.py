@@ -107,14 +107,11 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
         mover = board.to_move
         if game.bot_side == mover:
             return text("game.bot_turn", locale, player=player_name(game, mover, locale))
-        deadline = relative_time(game.turn_deadline) if game.turn_deadline else ""
-        return text(
-            "game.turn",
-            locale,
-            player=player_name(game, mover, locale),
-            mark=marks.of(mover),
-            deadline=deadline,
-        )
+        player, mark = player_name(game, mover, locale), marks.of(mover)
+        if game.turn_deadline is None:  # an untimed turn: no ", <deadline>" to write
+            return text("game.turn.untimed", locale, player=player, mark=mark)
+        deadline = relative_time(game.turn_deadline)
+        return text("game.turn", locale, player=player, mark=mark, deadline=deadline)
     outcome = game.ending
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
@@ -349,7 +346,8 @@ def button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
-    board = text(f"choice.variant.{challenge.variant}" if challenge.variant != "classic"
+    # a variant's own words: its choice label has parentheses of its own, within these
+    board = text(f"challenge.board.{challenge.variant}" if challenge.variant != "classic"
                  else f"choice.size.{challenge.size}", locale)  # fmt: skip
     if challenge.opponent_id is None:  # open to anyone in the channel
         key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
