@@ -19,12 +19,15 @@ def check_turn(game: Game, ply: int, user_id: int, *, not_player: str = "move.no
     """The side ``user_id`` plays, if it is theirs to move on the board they saw.
 
     Raises:
-        Refusal: not a player (``not_player``, the key that says so), a board that has
-            changed since (``ply``), not their turn.
+        Refusal: not a player (``not_player``, the key that says so), the bot to move
+            (whatever board was clicked: the member waits for its reply), a board that
+            has changed since (``ply``), not their turn.
     """
     mark = game.mark_of(user_id)
     if mark is None:
         raise Refusal(not_player)
+    if game.running and game.bot_side == game.board.to_move:
+        raise Refusal("move.not_your_turn", game=game, mark=game.board.to_move)
     if ply != game.ply:  # the board this click was made on has changed since
         raise Refusal("move.stale")
     if game.board.to_move != mark:

@@ -271,13 +271,20 @@ def square_look(
     game: Game, cell: int, marks: Marks
 ) -> tuple[discord.ButtonStyle, str | None, bool]:
     """A square's style, mark and whether it is disabled: a taken one shows its mark and
-    is disabled; at the end every square is disabled and the winning line is green."""
+    is disabled; while the bot thinks, and at the end, every square is disabled, and at
+    the end the winning line is green."""
     board = game.board
     won = game.ending is not None and game.ending.reason == "line"
     mark = board[cell]
     green = won and isinstance(board, Board) and cell in (board.winning_line() or ())
     style = discord.ButtonStyle.success if green else discord.ButtonStyle.secondary
-    return style, marks.of(mark) if mark else None, mark is not None or not game.running
+    return style, marks.of(mark) if mark else None, mark is not None or not open_to_moves(game)
+
+
+def open_to_moves(game: Game) -> bool:
+    """Whether a member may move on the board shown: it runs and the bot is not to move
+    (the member's move shown while the bot thinks: no square to click until it replies)."""
+    return game.running and game.bot_side != game.board.to_move
 
 
 @cache

@@ -31,6 +31,7 @@ from bot.discord_ui.render_game import (
     UnlistenedLayout,
     action_buttons,
     button,
+    open_to_moves,
     player_name,
     status_line,
 )  # fmt: skip
@@ -199,19 +200,20 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
 
 
 def square_button(game: Game, cell: int, marks: Marks) -> discord.ui.Button[Any]:
-    """A square of the small board to play: a taken one shows its mark and is disabled."""
+    """A square of the small board to play: a taken one shows its mark and is disabled
+    (every one, while the bot thinks)."""
     mark = ultimate(game)[cell]
     return discord.ui.Button(
         custom_id=custom_ids.cell(game.id, game.ply, cell), style=discord.ButtonStyle.secondary,
         emoji=marks.of(mark) if mark else None, label=None if mark else EMPTY_LABEL,
-        disabled=mark is not None or not game.running,
+        disabled=mark is not None or not open_to_moves(game),
     )  # fmt: skip
 
 
 def board_button(game: Game, small: int, marks: Marks) -> discord.ui.Button[Any]:
     """A small board, to choose on a free move: its arrow while open, else who won it
-    (➖: full without a line), disabled; at the end every one is disabled, the game's
-    winning boards green."""
+    (➖: full without a line), disabled; while the bot thinks and at the end every one is
+    disabled, at the end the game's winning boards green."""
     board = ultimate(game)
     status = board.board_status(small)
     winning = game.ending is not None and small in (board.winning_boards() or ())
@@ -221,7 +223,7 @@ def board_button(game: Game, small: int, marks: Marks) -> discord.ui.Button[Any]
     return discord.ui.Button(
         custom_id=custom_ids.board(game.id, game.ply, small),
         style=discord.ButtonStyle.success if winning else discord.ButtonStyle.secondary,
-        emoji=emoji, disabled=status is not None or not game.running,
+        emoji=emoji, disabled=status is not None or not open_to_moves(game),
     )  # fmt: skip
 
 
