@@ -54,9 +54,13 @@ async def test_forged_and_stale_clicks_change_nothing(emulator: DiscordEmulator,
     assert res.ephemeral and res.content.startswith("Du spielst in diesem Spiel nicht mit")
     res = await emulator.click(bob, message, squares(message)[0]["custom_id"])
     assert res.ephemeral and res.content.startswith("It's not your turn")
-    # a board chosen on an old ply, or by a forged id while the move is not free
-    res = await emulator.click(alice, message, custom_ids.board(game, 2, 5), force=True)
+    # a board chosen on an old ply is out of date; by a forged id while the move is not
+    # free, it is told where the move must be
+    res = await emulator.click(alice, message, custom_ids.board(game, 1, 5), force=True)
     assert res.ephemeral and "out of date" in res.content
+    res = await emulator.click(alice, message, custom_ids.board(game, 2, 5), force=True)
+    assert res.ephemeral
+    assert res.content == "No board to choose: this move must be in the **top left** board."
     assert await bot.repo.get_game(game) == before
     assert emulator.message(message["id"]) == shown
 
@@ -182,6 +186,9 @@ async def test_every_new_text_in_each_language(emulator: DiscordEmulator, bot, l
     forged = custom_ids.cell(game_id(res.message), 1, 0)
     refused = await emulator.click(bob, res.message, forged, force=True)
     assert refused.content == said("move.elsewhere", board=said("ultimate.board.8"))
+    forged = custom_ids.board(game_id(res.message), 1, 3)
+    refused = await emulator.click(bob, res.message, forged, force=True)
+    assert refused.content == said("move.board_forced", board=said("ultimate.board.8"))
     help_ = await emulator.invoke(alice, "ttt help", channel=channel)
     await eventually(lambda: any(said("help.ultimate") in f["content"] for f in help_.followups),
                      "the rules of ultimate after the help")  # fmt: skip

@@ -53,12 +53,26 @@ def check_board_choice(game: Game, ply: int, board: int | None, user_id: int) ->
     before their free move in an ultimate game.
 
     Raises:
-        Refusal: not their move (see :func:`check_turn`); not an ultimate game's free
-            move (the board was sent to one small board since); a board already decided.
+        Refusal: not their move (see :func:`check_turn`); not an ultimate game; not a
+            free move (a board is forced: a board to choose is never shown then, so the
+            click is forged, and the refusal names that board); a board already decided.
     """
     check_turn(game, ply, user_id)
     position = game.board
-    if not isinstance(position, UltimateBoard) or position.forced_board is not None:
+    if not isinstance(position, UltimateBoard):
         raise Refusal("move.stale")
+    if position.forced_board is not None:
+        raise Refusal("move.board_forced", board_key=f"ultimate.board.{position.forced_board}")
     if board is not None and board not in position.playable_boards():
         raise Refusal("move.elsewhere_any")
+
+
+def board_choice_refusal(game: Game, ply: int, board: int | None, user_id: int) -> Refusal:
+    """Why a look into ``board`` that the board's message does not offer is refused: the
+    choice's own reason where it has one (see :func:`check_board_choice`), else
+    ``move.stale`` (a choice the message offered once, since replaced)."""
+    try:
+        check_board_choice(game, ply, board, user_id)
+    except Refusal as refusal:
+        return refusal
+    return Refusal("move.stale")

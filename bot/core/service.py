@@ -164,6 +164,13 @@ class GameService:
         """Why a move the board's message does not offer is refused (a forged click)."""
         return moves.refusal_of(await self._running_game(game_id), ply, cell, user_id)
 
+    async def refuse_board_choice(
+        self, game_id: int, ply: int, board: int | None, user_id: int
+    ) -> Refusal:
+        """Why a board choice the board's message does not offer is refused (forged)."""
+        game = await self._running_game(game_id)
+        return moves.board_choice_refusal(game, ply, board, user_id)
+
     def _bot_to_move(self, game: Game) -> bool:
         return game.running and game.bot_side == game.board.to_move
 
