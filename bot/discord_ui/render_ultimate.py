@@ -137,12 +137,31 @@ def legend(game: Game, locale: object, marks: Marks, focus: int | None) -> list[
             lines.append(text("ultimate.chosen", locale, lit=play, mark=mover,
                               board=board_name(focus, locale)))  # fmt: skip
         else:
-            lines.append(text("ultimate.free", locale, lit=play, mark=mover))
+            lines.append(free_move(board, locale, play, mover))
     last = board.last_move
     if last is not None:
         lines.append(text("ultimate.last", locale, mark=marks.of(board[last]),
-                          square=square_name(last)))  # fmt: skip
+                          square=square_in_board(last % 9, locale),
+                          board=board_name(last // 9, locale)))  # fmt: skip
     return lines
+
+
+def square_in_board(square: int, locale: object = None) -> str:
+    """A square named by its place in its small board, as the boards are named: the grid
+    has no coordinates to read, and that place is the board the move sends to."""
+    return f"{ARROWS[square]} {text(f'ultimate.square.{square}', locale)}"
+
+
+def free_move(board: UltimateBoard, locale: object, lit: str, mark: str) -> str:
+    """The free move's line, saying why it is free: the board the last move sent it to
+    is won or full (nothing to say before the first move)."""
+    last = board.last_move
+    if last is None:
+        return text("ultimate.free", locale, lit=lit, mark=mark)
+    sent = last % 9
+    why = "full" if board.board_status(sent) == "draw" else "won"
+    return text(f"ultimate.free.{why}", locale, lit=lit, mark=mark,
+                board=board_name(sent, locale))  # fmt: skip
 
 
 def content(game: Game, locale: object, marks: Marks, focus: int | None = None) -> str:
