@@ -266,7 +266,8 @@ def hint_text(game: Game, hint: EngineHint, locale: object = None, marks: Marks 
 
 def review_text(review: Review, locale: object = None, marks: Marks = CLASSIC) -> str:
     """An ultimate game's review: the moves after which the engine's estimate of their
-    player's chances fell most, with the move it preferred; and what that is worth."""
+    player's chances fell most (in the order played), with the move it preferred; and
+    what that is worth."""
     game, shown = review.game, text_marks(marks)
     lines = [text("review.title", locale, x=player_name(game, "X", locale), mark_x=shown.x,
                   o=player_name(game, "O", locale), mark_o=shown.o)]  # fmt: skip
