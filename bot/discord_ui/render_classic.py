@@ -28,6 +28,7 @@ from bot.discord_ui.render_common import (
     UnlistenedLayout,
     action_buttons,
     actions,
+    open_to_moves,
     player_name,
     status_line,
 )
@@ -142,13 +143,14 @@ def square_look(
     game: Game, cell: int, marks: Marks
 ) -> tuple[discord.ButtonStyle, str | None, bool]:
     """A square's style, mark and whether it is disabled: a taken one shows its mark and
-    is disabled; at the end every square is disabled and the winning line is green."""
+    is disabled; while the bot thinks, and at the end, every square is disabled, and at
+    the end the winning line is green."""
     board = classic(game)
     won = game.ending is not None and game.ending.reason == "line"
     mark = board[cell]
     green = won and cell in (board.winning_line() or ())
     style = discord.ButtonStyle.success if green else discord.ButtonStyle.secondary
-    return style, marks.of(mark) if mark else None, mark is not None or not game.running
+    return style, marks.of(mark) if mark else None, mark is not None or not open_to_moves(game)
 
 
 @cache

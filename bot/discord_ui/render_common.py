@@ -81,14 +81,11 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
         mover = board.to_move
         if game.bot_side == mover:
             return text("game.bot_turn", locale, player=player_name(game, mover, locale))
-        deadline = relative_time(game.turn_deadline) if game.turn_deadline else ""
-        return text(
-            "game.turn",
-            locale,
-            player=player_name(game, mover, locale),
-            mark=marks.of(mover),
-            deadline=deadline,
-        )
+        player, mark = player_name(game, mover, locale), marks.of(mover)
+        if game.turn_deadline is None:  # an untimed turn: no ", <deadline>" to write
+            return text("game.turn.untimed", locale, player=player, mark=mark)
+        deadline = relative_time(game.turn_deadline)
+        return text("game.turn", locale, player=player, mark=mark, deadline=deadline)
     outcome = game.ending
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
@@ -178,3 +175,9 @@ def action_buttons(
 def button(custom_id: str, label: str, style: discord.ButtonStyle) -> discord.ui.Button[Any]:
     """A labelled button whose click the router answers (game, challenge, tournament)."""
     return discord.ui.Button(custom_id=custom_id, label=label, style=style)
+
+
+def open_to_moves(game: Game) -> bool:
+    """Whether a member may move on the board shown: it runs and the bot is not to move
+    (the member's move shown while the bot thinks: no square to click until it replies)."""
+    return game.running and game.bot_side != game.board.to_move

@@ -69,8 +69,9 @@ def turn_ping(game: Game, member_id: int, locale: object = None) -> str:
 
 def challenge_content(challenge: Challenge, locale: object = None) -> str:
     challenger, opponent = f"<@{challenge.challenger_id}>", f"<@{challenge.opponent_id}>"
+    # a variant's own words: its choice label has parentheses of its own, within these
     board = text(f"choice.size.{challenge.size}" if variant_of(challenge.variant).sized
-                 else f"choice.variant.{challenge.variant}", locale)  # fmt: skip
+                 else f"challenge.board.{challenge.variant}", locale)  # fmt: skip
     if challenge.opponent_id is None:  # open to anyone in the channel
         key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
             challenge.status, "challenge.open"

@@ -57,6 +57,9 @@ class ComponentRouter:
         if isinstance(click, CellClick) and not shown:
             await self.choices.on_unshown_cell(interaction, click)  # its own refusal
             return
+        if isinstance(click, BoardClick) and not shown:
+            await self.choices.on_unshown_board(interaction, click)  # its own refusal too
+            return
         if click is None or not shown:
             # Not a button of this version (an older message, a forged id), or one that
             # has left the message since the member's client drew it.

@@ -31,6 +31,9 @@ class Classic:
     def board_choice(self, board: Board) -> list[int] | None:
         return None
 
+    def no_board_choice(self, board: Board) -> Refusal:
+        return Refusal("move.stale")  # never offered: an old or foreign click
+
     def instant_hint(self, board: Board) -> Hint | None:
         if board.size * board.size > INSTANT_CELLS:
             return None

@@ -86,6 +86,12 @@ class GameVariant(Protocol[BoardT_contra]):
         that choice (ultimate's free move); None when it has none."""
         ...
 
+    def no_board_choice(self, board: BoardT_contra) -> Refusal:
+        """Why a board choice is refused when :meth:`board_choice` offers none: no such
+        thing in this game (a stale or foreign click), or the small board the move must
+        be in (ultimate: a choice is never shown then, so the click is forged)."""
+        ...
+
     def instant_hint(self, board: BoardT_contra) -> Hint | None:
         """The hint worked out here and now, where that takes microseconds; else None
         (:meth:`hint` then works it out away from the event loop)."""

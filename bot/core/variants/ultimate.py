@@ -39,6 +39,11 @@ class Ultimate:
     def board_choice(self, board: UltimateBoard) -> list[int] | None:
         return board.playable_boards() if board.forced_board is None else None
 
+    def no_board_choice(self, board: UltimateBoard) -> Refusal:
+        if board.forced_board is None:
+            return Refusal("move.stale")
+        return Refusal("move.board_forced", board_key=f"ultimate.board.{board.forced_board}")
+
     def instant_hint(self, board: UltimateBoard) -> Hint | None:
         return None  # a search of 0.6 s: never on the event loop
 
