@@ -21,7 +21,8 @@ from ultimate_harness import boards, game_id, squares
 from bot.core import rules
 from bot.core.models import GameUpdate
 from bot.discord_ui import custom_ids
-from bot.discord_ui.render_game import game_message, open_to_moves
+from bot.discord_ui.render_common import open_to_moves
+from bot.discord_ui.render_game import game_message
 
 from bot_harness import board_of, cell_buttons, cell_id, running_bot, settings_for
 from discord_emulator import DiscordEmulator, text_of
