@@ -21,7 +21,7 @@ from types import ModuleType
 from typing import Protocol
 
 from engine.ultimate.fast import Position, moves, playout
-from engine.ultimate.tables import FULL9, WINS
+from engine.ultimate.transition import place
 
 _csearch: ModuleType | None
 try:
@@ -105,16 +105,7 @@ def search(
                         chosen, best_score = c, score
                 cell = chosen.move
             b, s = divmod(cell, 9)
-            mine = me[b] | 1 << s
-            me[b] = mine
-            won_game = False
-            if WINS[mine]:
-                mine_won |= 1 << b
-                done |= 1 << b
-                won_game = WINS[mine_won]
-            elif mine | them[b] == FULL9:
-                done |= 1 << b
-            forced = -1 if done >> s & 1 else s
+            me[b], mine_won, done, forced, won_game = place(me[b], them[b], mine_won, done, b, s)
             me, them, mine_won, theirs_won = them, me, theirs_won, mine_won
             if chosen is not None:
                 node = chosen
