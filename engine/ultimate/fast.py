@@ -111,8 +111,9 @@ def playout(
     while True:
         if forced >= 0:
             b = forced
-            empty = FULL9 & ~(me[b] | them[b])
-            if decisive and COMPLETING[mine_won] >> b & 1 and COMPLETING[me[b]] & empty:
+            mine, theirs = me[b], them[b]
+            empty = FULL9 & ~(mine | theirs)
+            if decisive and COMPLETING[mine_won] >> b & 1 and COMPLETING[mine] & empty:
                 return 1.0 if mover == 0 else 0.0
             squares = SQUARES[empty]
             s = squares[int(random() * len(squares))]
@@ -123,13 +124,16 @@ def playout(
                 for c in SQUARES[COMPLETING[mine_won] & ~done]:
                     if COMPLETING[me[c]] & ~them[c]:
                         return 1.0 if mover == 0 else 0.0
-            cells = [
-                c * 9 + q
-                for c in SQUARES[FULL9 & ~done]
-                for q in SQUARES[FULL9 & ~(me[c] | them[c])]
-            ]
-            b, s = divmod(cells[int(random() * len(cells))], 9)
-        me[b], mine_won, done, forced, won_game = place(me[b], them[b], mine_won, done, b, s)
+            # the k-th legal cell, boards ascending, without listing the cells
+            boards = SQUARES[FULL9 & ~done]
+            empties = [SQUARES[FULL9 & ~(me[c] | them[c])] for c in boards]
+            k, i = int(random() * sum(map(len, empties))), 0
+            while k >= len(empties[i]):
+                k -= len(empties[i])
+                i += 1
+            b, s = boards[i], empties[i][k]
+            mine, theirs = me[b], them[b]
+        me[b], mine_won, done, forced, won_game = place(mine, theirs, mine_won, done, b, s)
         if won_game:
             return 1.0 if mover == 0 else 0.0
         me, them = them, me
