@@ -11,22 +11,22 @@ import logging
 import os
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import discord
 from discord.ext import commands
 
 from bot.core import hints
-from bot.core.engine_advice import EngineHint, engine_hint, engine_review
+from bot.core.engine_advice import EngineHint
 from bot.core.hints import Hint
-from bot.core.models import Challenge, Game, GameUpdate
+from bot.core.models import Challenge, GameBoard, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.reconcile import ReadBack
 from bot.core.records import RecordsService
 from bot.core.repository import Repository
-from bot.core.review import MoveVerdict, review_moves
 from bot.core.service import GameService
+from bot.core.variants import variant_of
 from bot.core.wiring import build_core
 from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.commands import TicTacToe
@@ -51,10 +51,11 @@ from bot.settings import Settings
 from bot.web.interactions import InteractionsEndpoint
 from bot.web.signature import Verifier
 from bot.web.wiring import Activity, start_activity
-from engine import Board, EnginePool, PoolClosed, UltimateBoard, known
-from engine.ultimate.review import ReviewedMove
+from engine import EnginePool, PoolClosed, known
 
 log = logging.getLogger(__name__)
+
+T = TypeVar("T")
 
 SHUTDOWN_GRACE = 15.0
 """Seconds a shutdown waits for moves in flight (a 5×5 search takes up to 2)."""
@@ -154,7 +155,7 @@ class TTTBot(commands.Bot):
         publisher = Publisher(self, games, lobby, pinger, tokens)
         game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
-        records_service = RecordsService(repo, self.user.id, self.review, self.judge)
+        records_service = RecordsService(repo, self.user.id, self.reviews.run)
         records = RecordsController(records_service, games.policies, responder)
         config = ConfigController(games.policies, responder, self)
         shows = TournamentPublisher(self, core.tournaments, games, publisher, pinger)
@@ -239,14 +240,7 @@ class TTTBot(commands.Bot):
             log.info("slash commands: left to the process running shard 0")
         await self.connect(reconnect=reconnect)
 
-    async def review(self, game: Game) -> list[MoveVerdict]:
-        return await self.reviews.run(review_moves, game.size, game.k, game.moves)
-
-    async def judge(self, game: Game) -> list[ReviewedMove]:
-        """An ultimate game's review by the engine (0.2 s a position), with the others."""
-        return await self.reviews.run(engine_review, game.moves)
-
-    async def hint(self, board: Board | UltimateBoard) -> Hint | EngineHint:
+    async def hint(self, board: GameBoard) -> Hint | EngineHint:
         """A hint on a board past 3×3 (or ultimate's), in a process of its own: an open
         5×5 board can take many seconds, which must not hold the workers choosing the
         bot's moves, nor wait for a review.
@@ -255,12 +249,11 @@ class TTTBot(commands.Bot):
             TimeoutError: no answer within :data:`bot.core.hints.TIME_LIMIT`.
         """
         deadline = time.time() + hints.TIME_LIMIT
-        if isinstance(board, UltimateBoard):
-            return await self.hints.run(engine_hint, board.x, board.o, board.last,
-                                        deadline=deadline)  # fmt: skip
-        return await self.hints.run(
-            hints.hint_for, board.size, board.k, board.x, board.o, deadline=deadline
-        )
+
+        async def run(fn: Callable[..., T], /, *args: Any) -> T:
+            return await self.hints.run(fn, *args, deadline=deadline)
+
+        return await variant_of(board.variant).hint(board, run)
 
     async def on_ready(self) -> None:
         """Each time the gateway session is (re)established."""

@@ -14,7 +14,6 @@ import pytest
 
 from bot.core.deadlines import Deadlines
 from bot.core.game_messages import GameMessages
-from bot.core.hints import Advisor, advise_here
 from bot.core.lobby import Lobby
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
@@ -24,6 +23,7 @@ from bot.core.refusals import Refusal
 from bot.core.repository import Repository
 from bot.core.service import GameService
 from bot.core.tournaments.service import TournamentService
+from bot.core.variants import Advisor, advise_here
 from bot.core.wiring import build_core
 from bot.storage import SqliteRepository
 

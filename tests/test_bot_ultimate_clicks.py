@@ -54,9 +54,13 @@ async def test_forged_and_stale_clicks_change_nothing(emulator: DiscordEmulator,
     assert res.ephemeral and res.content.startswith("Du spielst in diesem Spiel nicht mit")
     res = await emulator.click(bob, message, squares(message)[0]["custom_id"])
     assert res.ephemeral and res.content.startswith("It's not your turn")
-    # a board chosen on an old ply, or by a forged id while the move is not free
-    res = await emulator.click(alice, message, custom_ids.board(game, 2, 5), force=True)
+    # a board chosen on an old ply is out of date; by a forged id while the move is not
+    # free, it is told where the move must be
+    res = await emulator.click(alice, message, custom_ids.board(game, 1, 5), force=True)
     assert res.ephemeral and "out of date" in res.content
+    res = await emulator.click(alice, message, custom_ids.board(game, 2, 5), force=True)
+    assert res.ephemeral
+    assert res.content == "No board to choose: this move must be in the **top left** board."
     assert await bot.repo.get_game(game) == before
     assert emulator.message(message["id"]) == shown
 
@@ -70,8 +74,13 @@ async def test_a_decided_board_sends_a_free_move(
     for user, cell in [(alice, 1), (bob, 9), (alice, 2), (bob, 18), (alice, 0)]:
         res = await play(emulator, user, message, cell)
         assert res.type == 7, res.content
-    message = res.message  # X won board 0, and O is sent there: a free move
+    message = res.message  # X won board 0, and O is sent there: a free move, saying why
     assert sorted(boards(message)) == list(range(9)) and not squares(message)
+    assert ("🟨 Free move for ⭕: sent to the **↖️ top left** board, which is won, so any"
+            " open board.") in text_of(message)  # fmt: skip
+    assert "Last move: ❌ on the ↖️ top left square of the **↖️ top left** board." in (
+        text_of(message)
+    )
     assert boards(message)[0].get("disabled") and boards(message)[0]["emoji"]["name"] == "❌"
     res = await play(emulator, bob, message, 27)  # board 3's top left: X is sent to board 0
     message = res.message
@@ -182,10 +191,15 @@ async def test_every_new_text_in_each_language(emulator: DiscordEmulator, bot, l
     text = text_of(res.message)
     sent = f"↘️ {said('ultimate.board.8')}"
     assert said("ultimate.forced", lit="🟨", mark="⭕", board=sent) in text
-    assert said("ultimate.last", mark="❌", square="F6") in text
+    # the last move named as the grid shows it: its square's place in its small board
+    square, board = f"↘️ {said('ultimate.square.8')}", f"⏺️ {said('ultimate.board.4')}"
+    assert said("ultimate.last", mark="❌", square=square, board=board) in text
     forged = custom_ids.cell(game_id(res.message), 1, 0)
     refused = await emulator.click(bob, res.message, forged, force=True)
     assert refused.content == said("move.elsewhere", board=said("ultimate.board.8"))
+    forged = custom_ids.board(game_id(res.message), 1, 3)
+    refused = await emulator.click(bob, res.message, forged, force=True)
+    assert refused.content == said("move.board_forced", board=said("ultimate.board.8"))
     help_ = await emulator.invoke(alice, "ttt help", channel=channel)
     await eventually(lambda: any(said("help.ultimate") in f["content"] for f in help_.followups),
                      "the rules of ultimate after the help")  # fmt: skip

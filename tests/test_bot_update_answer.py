@@ -4,13 +4,18 @@ public ``edit_message`` instead (another discord.py), the same click shows the s
 
 from __future__ import annotations
 
-import random
-
 import discord
 
 from bot.discord_ui import update_answer
 
-from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
+from bot_harness import (
+    accepted_member_game,
+    board_of,
+    cell_id,
+    eventually,
+    running_bot,
+    settings_for,
+)
 from discord_emulator import DiscordEmulator
 
 
@@ -19,31 +24,29 @@ async def test_a_click_is_answered_by_one_update_without_asking_for_the_message_
 ) -> None:
     """The same click on the same game, answered once quietly and once by discord.py's
     ``edit_message``: the bodies are equal (only the query differs), so the internals the
-    quiet answer uses build what discord.py's public path builds."""
+    quiet answer uses build what discord.py's public path builds. A game between members,
+    so that no reply of the bot's, shown at once or edited in later, tells them apart."""
     assert update_answer.AVAILABLE  # this discord.py has what the quiet answer uses
-    alice = emulator.create_user("alice")
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     bodies = {}
     for quiet in (True, False):
         monkeypatch.setattr(update_answer, "AVAILABLE", quiet)
         settings = settings_for(emulator, tmp_path / f"{quiet}.sqlite3")
-        async with running_bot(emulator, settings) as bot:
-            bot.games.opponent.rng = random.Random(7)  # the same reply both times
-            start = await emulator.invoke(alice, "ttt start", {"difficulty": "hard", "first": "me"})
-            res = await emulator.click(alice, start.message, cell_id(start.message, 4))
+        async with running_bot(emulator, settings):
+            board = await accepted_member_game(emulator, alice, bob)
+            res = await emulator.click(alice, board, cell_id(board, 4))
             assert res.type == 7 and not res.ephemeral
             (answer,) = res.answers
             assert answer.method == "POST" and answer.path.endswith("/callback")
             assert answer.body["type"] == 7
             assert ("with_response" in answer.query) is not quiet
             bodies[quiet] = answer.body
-            shown = board_of(emulator.message(start.message["id"]))
-            assert shown[4] == "X" and shown.count("O") == 1  # the move and the bot's reply
+            assert board_of(emulator.message(board["id"])) == "....X...."
             # answered once: the next click on the new board is answered as well
-            after = emulator.message(start.message["id"])
-            free = next(i for i, mark in enumerate(shown) if mark == ".")
-            again = await emulator.click(alice, after, cell_id(after, free))
+            after = emulator.message(board["id"])
+            again = await emulator.click(bob, after, cell_id(after, 0))
             assert again.type == 7 and len(again.answers) == 1
-            assert board_of(emulator.message(start.message["id"]))[free] == "X"
+            assert board_of(emulator.message(board["id"])) == "O...X...."
     assert bodies[True] == bodies[False]
 
 

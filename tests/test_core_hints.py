@@ -9,8 +9,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.core import rules
-from bot.core.hints import advise_here
 from bot.core.refusals import Refusal
+from bot.core.variants import advise_here
 from engine import Board
 
 from core_harness import CHANNEL, GUILD, Core, member_game, refusal_key

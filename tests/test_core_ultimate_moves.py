@@ -41,9 +41,16 @@ async def test_only_the_mover_looks_into_a_board_and_nothing_is_stored(core: Cor
         "move.not_player"
     )
     await core.games.play_turn(game_id, 0, 40, ALICE)
-    # the move is no longer free (O is sent to the centre); an old board's choice is stale
-    assert await refusal_key(core.games.choose_board(game_id, 1, 4, BOB, None)) == "move.stale"
+    # the move is no longer free (O is sent to the centre): a choice now is forged, and
+    # told where to play; an old board's choice is stale
+    refusal = await core.games.refuse_board_choice(game_id, 1, 2, BOB)
+    assert (refusal.key, refusal.params) == ("move.board_forced",
+                                             {"board_key": "ultimate.board.4"})  # fmt: skip
+    assert await refusal_key(core.games.choose_board(game_id, 1, 4, BOB, None)) == (
+        "move.board_forced"
+    )
     assert await refusal_key(core.games.choose_board(game_id, 0, 4, ALICE, None)) == "move.stale"
+    assert (await core.games.refuse_board_choice(game_id, 0, 4, ALICE)).key == "move.stale"
     stored = await core.repo.get_game(game_id)
     assert stored is not None and stored.moves == (40,) and not stored.hinted
 

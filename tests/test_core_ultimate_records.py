@@ -1,16 +1,22 @@
 """Ultimate in members' records and tournaments, on both backends: a tournament of
 ultimate plays ultimate games, seeds by the ultimate ratings and rates its games there
-(never in the classic boards' ratings), and a review of an ultimate game is refused
-plainly rather than reaching a search built for the classic boards."""
+(never in the classic boards' ratings), and a review of an ultimate game is the
+engine's, not the exact search built for the classic boards, listed in the order played."""
 
 from __future__ import annotations
 
 import pytest
 from test_core_tournament_service import ORGANISER, create, ready_all
 from test_core_ultimate import X_WINS, ultimate_member_game
+from ultimate_harness import DRAW
 
+from bot.core import rules
+from bot.core.engine_advice import REVIEW_TOP, engine_review
 from bot.core.models import Ending
 from bot.core.rating import INITIAL_RATING
+from bot.core.records import Review
+from bot.discord_ui.render_ultimate import review_text
+from engine.ultimate.review import review_game
 
 from core_harness import GUILD, Core, independent_elo, member_game, play, refusal_key
 
@@ -92,3 +98,19 @@ async def test_stats_of_a_game_not_played_yet_say_which_game_is_missing(core: Co
         "stats.none_ultimate"
     )
     assert str((await core.records.stats(GUILD, BOB, variant="ultimate")).total) == "0-1-0"
+
+
+def test_an_ultimate_review_lists_its_costliest_moves_in_the_order_played() -> None:
+    """As the classic boards' review lists every move: by when it was played, not by cost
+    (a fixed number of playouts a position, so the search repeats itself)."""
+    by_cost = [m.ply for m in review_game(DRAW, top=REVIEW_TOP, iterations=400)]
+    assert len(by_cost) == REVIEW_TOP and by_cost != sorted(by_cost)  # the test can fail
+    listed = engine_review(DRAW, iterations=400)
+    assert [m.ply for m in listed] == sorted(by_cost)
+    game = rules.new_game(guild_id=GUILD, channel_id=1, size=9, player_x=ALICE, player_o=BOB,
+                          now=0.0, variant="ultimate")  # fmt: skip
+    for cell in DRAW:
+        game = rules.advance(game, cell, 0.0, 60.0)
+    said = review_text(Review(game, [], listed), "en").splitlines()
+    numbers = [int(line.split(".")[0]) for line in said if line[:1].isdigit()]
+    assert numbers == [ply + 1 for ply in sorted(by_cost)]

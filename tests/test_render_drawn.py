@@ -1,4 +1,4 @@
-"""A legacy board's buttons are handed to discord.py as payload (render_game.Drawn): the
+"""A legacy board's buttons are handed to discord.py as payload (render_common.Drawn): the
 same payload discord.py's own Button items encode to, for every look a square has."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ import discord
 from bot.core import rules
 from bot.core.models import Game
 from bot.core.policy import Marks
-from bot.discord_ui.render_game import CLASSIC, action_buttons, cell_button, game_view
+from bot.discord_ui.render_classic import cell_button, game_view
+from bot.discord_ui.render_common import CLASSIC, action_buttons
 
 CUSTOM = Marks(x="<:ex:1200000000000000001>", o="<a:oh:1200000000000000002>", empty="⬛")
 

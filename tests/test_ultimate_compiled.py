@@ -1,6 +1,7 @@
 """The compiled search (engine/ultimate/_csearch.c) agrees with the Python it replaces:
-the same perft counts, the same playout for the same random numbers, the same proofs;
-and the reference player's moves do not change when its playouts run compiled.
+the same perft counts, the same playout and the same tree, node for node, for the same
+random numbers, the same proofs; and the reference player's moves do not change when its
+playouts run compiled.
 
 ``pip install -e .`` builds the module (gcc and Python's headers are on every machine
 this runs on); a missing module fails here rather than slowing the engine unnoticed."""
@@ -86,6 +87,64 @@ def test_both_trees_prove_the_same_positions() -> None:
             assert compiled.proven == plain.proven, board.to_string()
             proved += 1
     assert proved >= 5
+
+
+Stats = tuple[int, float, int | None]
+
+
+def by_path(nodes: list[tuple[int, int, int, float, int | None]]) -> dict[tuple[int, ...], Stats]:
+    """A tree's nodes keyed by the moves from the root: (visits, wins, proven)."""
+    paths: list[tuple[int, ...]] = []
+    table: dict[tuple[int, ...], Stats] = {}
+    for parent, move, visits, wins, proven in nodes:
+        path = () if parent < 0 else (*paths[parent], move)
+        paths.append(path)
+        table[path] = (visits, wins, proven)
+    return table
+
+
+def test_both_trees_grow_identically_from_the_same_random_numbers() -> None:
+    """Node for node: the same children, visits, wins and proofs, with both searches'
+    defaults (exploration, decisive playouts), from the opening, the middle game and
+    positions near the end (where proofs are made), after a few hundred iterations."""
+    boards = [UltimateBoard.new(), *random_positions(21, 2, longest=30)]
+    boards += [b for b in random_positions(23, 40, longest=90) if b.move_count >= 45][:2]
+    deepest = proofs = roots_proved = 0
+    for board in boards:
+        for seed in (1, 2):
+            p = Position.of(board)
+            compiled, plain = make_tree(p), PythonTree(p)
+            assert isinstance(compiled, _csearch.Tree)
+            ran = compiled.search(None, 400, random=random.Random(seed).random)
+            assert plain.search(None, 400, seed=seed) == ran
+            tree = by_path(compiled.nodes())
+            assert by_path(plain.nodes()) == tree, board.to_string()
+            assert plain.best_moves() == compiled.best_moves()
+            assert plain.proven == compiled.proven
+            deepest = max(deepest, *map(len, tree))
+            proofs += sum(proven is not None for _, _, proven in tree.values())
+            roots_proved += compiled.proven is not None
+    assert deepest >= 4 and proofs >= 20 and roots_proved >= 1
+
+
+def test_a_failing_random_source_stops_a_compiled_search_and_leaves_its_tree_whole() -> None:
+    numbers = random.Random(4).random
+    calls = 0
+
+    def failing() -> float:
+        nonlocal calls
+        calls += 1
+        if calls == 500:
+            raise RuntimeError("no numbers")
+        return numbers()
+
+    tree = make_tree(Position.of(UltimateBoard.new()))
+    with pytest.raises(RuntimeError, match="no numbers"):
+        tree.search(None, 1000, random=failing)
+    nodes = tree.nodes()
+    assert 1 < len(nodes) < 500 and tree.visits == len(nodes) - 1
+    assert all(visits >= 1 for _, _, visits, _, _ in nodes)
+    assert sum(v for parent, _, v, _, _ in nodes if parent == 0) == tree.visits
 
 
 def test_a_compiled_search_is_reproducible_and_advances_to_a_child() -> None:

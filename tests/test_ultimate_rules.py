@@ -217,6 +217,10 @@ def test_string_round_trips_through_any_game(picks: list[int]) -> None:
         again = UltimateBoard.from_string(board.to_string())
         assert again == board and again.legal_moves() == board.legal_moves()
         assert again.forced_board == board.forced_board
+        # play() carries the decided small boards over from the move; the string recounts
+        assert again.board_statuses() == board.board_statuses()
+        assert again.outcome() == board.outcome()
+        assert again.winning_boards() == board.winning_boards()
 
 
 # --- impossible positions -----------------------------------------------------------------

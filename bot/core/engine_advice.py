@@ -2,9 +2,10 @@
 
 No exact solver reaches ultimate's positions, so a hint is the square the engine's Monte
 Carlo tree search prefers after a short search, with its estimate of the member's
-chances; a review marks the moves after which that estimate fell most, with the move the
-engine preferred (:func:`engine.ultimate.review.review_game`). Both are plain functions of
-plain values, so a process pool runs them away from the event loop. Pure: no I/O.
+chances; a review marks the moves after which that estimate fell most, in the order
+played, with the move the engine preferred (:func:`engine.ultimate.review.review_game`).
+Both are plain functions of plain values, so a process pool runs them away from the
+event loop. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -55,11 +56,14 @@ def engine_hint(x: int, o: int, last: int, seconds: float = HINT_SECONDS) -> Eng
     )  # fmt: skip
 
 
-def engine_review(moves: tuple[int, ...]) -> list[ReviewedMove]:
-    """The moves of a finished ultimate game after which their player's chances fell
-    most, in the engine's estimate, with the move it preferred (largest fall first).
+def engine_review(moves: tuple[int, ...], *, iterations: int | None = None) -> list[ReviewedMove]:
+    """The :data:`REVIEW_TOP` moves of a finished ultimate game after which their player's
+    chances fell most, in the engine's estimate, with the move it preferred; listed in the
+    order played, as the classic boards' review lists every move. ``iterations``: playouts
+    a position instead of the search time (a repeatable review, for tests).
 
     Raises:
         IllegalMove: ``moves`` is not a legal game.
     """
-    return review_game(moves, top=REVIEW_TOP)
+    costliest = review_game(moves, top=REVIEW_TOP, iterations=iterations)
+    return sorted(costliest, key=lambda move: move.ply)

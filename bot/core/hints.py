@@ -12,12 +12,10 @@ the position is worth.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.core.engine_advice import EngineHint, engine_hint
-from engine import Board, UltimateBoard
+from engine import Board
 from engine.solver import best_moves_within
 
 Reason = Literal["win", "block", "fork", "value"]
@@ -57,25 +55,6 @@ class Hint:
     def cells(self, reason: Reason | None = None) -> tuple[int, ...]:
         """The best squares (with ``reason`` only, when one is given)."""
         return tuple(s.cell for s in self.squares if reason in (None, s.reason))
-
-
-Advisor = Callable[[Board | UltimateBoard], Awaitable["Hint | EngineHint"]]
-"""Works out a hint away from the event loop (see :data:`INSTANT_CELLS`): the exact
-one on the k-in-a-row boards, the engine's estimate on ultimate's."""
-
-
-async def advise_here(board: Board | UltimateBoard) -> Hint | EngineHint:
-    """The hint on the caller's own thread: for tests and instant boards only."""
-    if isinstance(board, UltimateBoard):
-        return engine_hint(board.x, board.o, board.last)
-    return hint_for(board.size, board.k, board.x, board.o)
-
-
-def instant_hint(board: Board | UltimateBoard) -> Hint | None:
-    """The hint at once on a board small enough (:data:`INSTANT_CELLS`); None on others."""
-    if isinstance(board, UltimateBoard) or board.size * board.size > INSTANT_CELLS:
-        return None
-    return hint_for(board.size, board.k, board.x, board.o)
 
 
 def hint_for(size: int, k: int, x: int, o: int) -> Hint:

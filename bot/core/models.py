@@ -162,7 +162,10 @@ class Game:
             member = self.player_o if self.bot_side == "X" else self.player_x
             players = f"member {member} vs the bot ({self.difficulty}, {self.bot_side})"
         where = f"server {self.guild_id}" if self.guild_id is not None else "a DM"
-        shape = "ultimate" if self.variant == "ultimate" else f"{self.size}×{self.size}"
+        # imported here: the variants import the reviews, which import this module
+        from bot.core.variants import variant_of
+
+        shape = variant_of(self.variant).label(self.size)
         return f"{where}, channel {self.channel_id}, {players}, {shape}"
 
     def with_changes(self, **changes: object) -> Game:

@@ -11,7 +11,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+from typing import cast
 
+from bot.core.variants import variant_of
 from engine import (
     Agent,
     Board,
@@ -102,11 +104,11 @@ class BotOpponent:
         big = board.cell_count > SMALL_BOARD_CELLS
         if (self.pool is not None and big) or difficulty not in self._warm:
             return None
-        if isinstance(board, UltimateBoard):  # the warm agents are the classic boards'
+        if not variant_of(board.variant).keeps_agents:  # no warm agent of its own
             return None
         chosen: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        try:
-            chosen.set_result(self._agents[difficulty].choose(board))
+        try:  # a variant that keeps agents plays the classic agents' boards
+            chosen.set_result(self._agents[difficulty].choose(cast(Board, board)))
         except (ValueError, IllegalMove) as exc:  # as move() lets them through
             chosen.set_exception(exc)
         except Exception:
@@ -117,7 +119,7 @@ class BotOpponent:
         if self.pool is not None and board.cell_count > SMALL_BOARD_CELLS:
             seed = self.rng.getrandbits(64)
             return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
-        if isinstance(board, UltimateBoard):  # no pool (tests): an agent of its own each move
+        if not variant_of(board.variant).keeps_agents:  # no pool (tests): one for this move
             seed = self.rng.getrandbits(64)
             return await choose_move_async(board, difficulty, seed=seed, time_budget=think)
         agent = self._agents.get(difficulty)
@@ -126,8 +128,8 @@ class BotOpponent:
                 difficulty, seed=self.rng.getrandbits(64), time_budget=self.think_time
             )
             self._agents[difficulty] = agent
-        if difficulty in self._warm:
-            return agent.choose(board)
+        if difficulty in self._warm:  # a variant that keeps agents: the classic boards
+            return agent.choose(cast(Board, board))
         cell = await choose_move_async(board, agent, time_budget=think)
         self._warm.add(difficulty)
         return cell

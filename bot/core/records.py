@@ -4,18 +4,15 @@ what, and what there is to show. Rendering is the interface's job."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
-from bot.core.engine_advice import engine_review
 from bot.core.models import DM_SCOPE, Game, Variant
 from bot.core.rating import elo_update
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
-from bot.core.review import MoveVerdict, instant, review, reviewable
+from bot.core.review import reviewable
 from bot.core.stats import PlayerStats, player_stats
-from engine import UltimateBoard
-from engine.ultimate.review import ReviewedMove
+from bot.core.variants import Review, Runner, run_here, variant_of
 
 LEADERBOARD_SIZE = 10
 BOT_BOARD_SIZE = 5
@@ -85,42 +82,13 @@ class Leaderboard:
     """The game ranked (each has its own ratings and records against the bot)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Review:
-    game: Game
-    verdicts: list[MoveVerdict]
-    judged: list[ReviewedMove] | None = None
-    """An ultimate game's review instead of ``verdicts``: the engine's estimate, not a
-    proof (see :mod:`bot.core.engine_advice`)."""
-
-
-Analyzer = Callable[[Game], Awaitable[list[MoveVerdict]]]
-"""Reviews a game away from the event loop (a process: a 5×5 review can take minutes)."""
-
-
-async def analyze_here(game: Game) -> list[MoveVerdict]:
-    """The review on the caller's own thread: for tests and instant boards only."""
-    return review(game)
-
-
-Judge = Callable[[Game], Awaitable[list[ReviewedMove]]]
-"""Reviews an ultimate game with the engine away from the event loop (0.2 s a position)."""
-
-
-async def judge_here(game: Game) -> list[ReviewedMove]:
-    """The engine's review on the caller's own thread: for tests only."""
-    return engine_review(game.moves)
-
-
 class RecordsService:
-    def __init__(
-        self, store: Store, bot_user_id: int, analyze: Analyzer = analyze_here,
-        judge: Judge = judge_here,
-    ) -> None:  # fmt: skip
+    def __init__(self, store: Store, bot_user_id: int, run: Runner = run_here) -> None:
+        """``run`` runs a review's engine work: in a process of its own in the bot (a 5×5
+        review can take seconds), on the caller's thread in tests."""
         self.store = store
         self.bot_user_id = bot_user_id
-        self._analyze = analyze
-        self._judge = judge
+        self._run = run
 
     async def stats(
         self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
@@ -193,12 +161,9 @@ class RecordsService:
         return await self.analyze(await self.review_target(guild_id, user_id, game_id))
 
     async def analyze(self, game: Game) -> Review:
-        """The verdicts of a finished game: at once on 3×3, else by the analyzer; an
-        ultimate game's by the engine's judge."""
-        if isinstance(game.board, UltimateBoard):
-            return Review(game, [], await self._judge(game))
-        verdicts = review(game) if instant(game) else await self._analyze(game)
-        return Review(game, verdicts)
+        """The verdicts of a finished game, as its variant works them out: at once on 3×3,
+        else away from the event loop; an ultimate game's by the engine's estimate."""
+        return await variant_of(game.variant).review(game, self._run)
 
     async def review_target(
         self, guild_id: int | None, user_id: int, game_id: int | None = None,

@@ -13,7 +13,7 @@ from bot.core.models import (
     XChoice,
 )
 from bot.core.refusals import Refusal
-from engine import Board, UltimateBoard
+from bot.core.variants import variant_of
 
 
 def new_game(
@@ -50,10 +50,7 @@ def new_game(
 
 def _shape(variant: Variant, size: int) -> tuple[int, int]:
     """The ``size`` and ``k`` stored for a game of ``variant``."""
-    if variant == "ultimate":
-        return UltimateBoard.size, 3  # three in a row, in a small board and across them
-    board = Board.new(size)
-    return board.size, board.k
+    return variant_of(variant).shape(size)
 
 
 def new_challenge(
@@ -146,10 +143,4 @@ def ended(game: Game, reason: EndReason, loser: Mark | None, now: float) -> Game
 def illegal_move(game: Game, cell: int) -> Refusal:
     """Why ``game``'s board refused ``cell``: taken (or off the board), or, in ultimate, an
     empty square outside the small board the mover is sent to (or in a decided one)."""
-    board = game.board
-    if not isinstance(board, UltimateBoard) or not 0 <= cell < board.cell_count or board[cell]:
-        return Refusal("move.taken")
-    forced = board.forced_board
-    if forced is None:
-        return Refusal("move.elsewhere_any")
-    return Refusal("move.elsewhere", board_key=f"ultimate.board.{forced}")
+    return variant_of(game.variant).illegal_move(game.board, cell)

@@ -20,13 +20,14 @@ from typing import Literal
 from bot.core import moves, rules
 from bot.core.alarm import DeadlineAlarm
 from bot.core.engine_advice import EngineHint
-from bot.core.hints import Advisor, Hint, advise_here, instant_hint
+from bot.core.hints import Hint
 from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
+from bot.core.variants import Advisor, advise_here, variant_of
 from engine import IllegalMove
 
 log = logging.getLogger(__name__)
@@ -120,8 +121,10 @@ class GameService:
 
         Raises:
             Refusal: not a player, a board posted again since, a stale board, not their
-                turn, a taken cell (or one outside the small board to play), game over.
+                turn (at once while this process's bot thinks on the game), a taken cell
+                (or one outside the small board to play), game over.
         """
+        self._refuse_while_thinking(game_id, user_id)
         async with self.locks.game(game_id):
             game = await self._clicked_game(game_id, ply, message_id)
             moves.check_turn(game, ply, user_id)
@@ -162,8 +165,27 @@ class GameService:
         """Why a move the board's message does not offer is refused (a forged click)."""
         return moves.refusal_of(await self._running_game(game_id), ply, cell, user_id)
 
+    async def refuse_board_choice(
+        self, game_id: int, ply: int, board: int | None, user_id: int
+    ) -> Refusal:
+        """Why a board choice the board's message does not offer is refused (forged)."""
+        game = await self._running_game(game_id)
+        return moves.board_choice_refusal(game, ply, board, user_id)
+
     def _bot_to_move(self, game: Game) -> bool:
         return game.running and game.bot_side == game.board.to_move
+
+    def _refuse_while_thinking(self, game_id: int, user_id: int) -> None:
+        """Refuse a click made while this process's bot thinks on the game (its lock is
+        held and the bot is to move, as last stored) at once: waiting for the lock, it
+        would be refused only after the reply, as made on a board out of date.
+
+        Raises:
+            Refusal: not the member's turn (or not a player); nothing is changed.
+        """
+        recent = self._recent.get(game_id)
+        if recent is not None and self._bot_to_move(recent) and self.locks.game(game_id).locked():
+            moves.check_turn(recent, recent.ply, user_id)  # the bot is to move: it raises
 
     async def _clicked_game(self, game_id: int, ply: int, message_id: int | None) -> Game:
         """The running game a click was made on: as this process last stored it if that
@@ -233,7 +255,7 @@ class GameService:
             raise Refusal("hint.bot_games")
         moves.check_turn(game, ply, user_id, not_player="hint.not_player")
         board = game.board
-        hint: Hint | EngineHint | None = instant_hint(board)
+        hint: Hint | EngineHint | None = variant_of(game.variant).instant_hint(board)
         if hint is None:  # past 3×3, and ultimate: away from the event loop
             if searching is not None:
                 await searching()

@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from bot.core.alarm import DeadlineAlarm
 from bot.core.deadlines import Deadlines
 from bot.core.game_messages import GameMessages
-from bot.core.hints import Advisor, advise_here
 from bot.core.lobby import Lobby
 from bot.core.locks import LockRegistry
 from bot.core.opponent import BotOpponent
@@ -19,6 +18,7 @@ from bot.core.policies import PolicyBook
 from bot.core.repository import Repository
 from bot.core.service import Clock, GameService
 from bot.core.tournaments.service import TournamentService
+from bot.core.variants import Advisor, advise_here
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,7 +1,7 @@
 """Ultimate's free move in Discord: the member to move looks into a small board (its
-squares and a Back button replace the nine boards on the message), and a square the
-message does not offer gets the move's own private refusal. Nothing here is stored: the
-board chosen lives in the buttons' custom_ids only, so a restart keeps it."""
+squares and a Back button replace the nine boards on the message), and a square or a
+board the message does not offer gets the move's own private refusal. Nothing here is
+stored: the board chosen lives in the buttons' custom_ids only, so a restart keeps it."""
 
 from __future__ import annotations
 
@@ -38,4 +38,11 @@ class BoardChoiceController:
         async with self.responder.answering(interaction):
             raise await self.games.refuse_move(
                 click.game_id, click.ply, click.cell, interaction.user.id
+            )
+
+    async def on_unshown_board(self, interaction: discord.Interaction, click: BoardClick) -> None:
+        """A board choice the message does not show (a forged click): privately, why not."""
+        async with self.responder.answering(interaction):
+            raise await self.games.refuse_board_choice(
+                click.game_id, click.ply, click.board, interaction.user.id
             )

@@ -12,9 +12,10 @@ from bot.core.lobby import Lobby
 from bot.core.models import Challenge, Game, GameUpdate, Variant
 from bot.core.refusals import Refusal
 from bot.core.service import First, GameService
-from bot.discord_ui import render_game, render_hint
+from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick, HintClick
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.renderers import renderer_of
 from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import (
     NO_MENTIONS,
@@ -220,7 +221,9 @@ class GameController:
             update, hint = await self.games.hint(
                 click.game_id, click.ply, interaction.user.id, searching=searching
             )
-            content = render_hint.any_hint_text(update, hint, interaction.locale)
+            content = renderer_of(update.game.variant).hint_text(
+                update.game, hint, interaction.locale, update.marks
+            )
             if interaction.response.is_done():
                 await interaction.followup.send(content, ephemeral=True)
             else:

@@ -15,9 +15,10 @@ from bot.core.models import Variant
 from bot.core.policies import PolicyBook
 from bot.core.records import RecordsService
 from bot.core.review import instant
-from bot.discord_ui import custom_ids, render_records, render_ultimate
+from bot.discord_ui import custom_ids, render_records
 from bot.discord_ui.custom_ids import ForgetClick
-from bot.discord_ui.render_game import Unlistened
+from bot.discord_ui.render_common import Unlistened
+from bot.discord_ui.renderers import renderer_of
 from bot.discord_ui.responder import NO_MENTIONS, Responder, is_guest, settings_guild
 from bot.i18n import text
 
@@ -96,10 +97,7 @@ class RecordsController:
                 await interaction.response.defer(ephemeral=True, thinking=True)
             review = await self.records.analyze(game)
             marks = (await self.policies.policy(game.settings_guild)).marks
-            if review.judged is not None:  # ultimate: the engine's estimate
-                content = render_ultimate.review_text(review, interaction.locale, marks)
-            else:
-                content = render_records.review_text(review, interaction.locale, marks)
+            content = renderer_of(game.variant).review_text(review, interaction.locale, marks)
             if interaction.response.is_done():
                 await interaction.followup.send(
                     content, ephemeral=True, allowed_mentions=NO_MENTIONS

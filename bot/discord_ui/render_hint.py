@@ -3,13 +3,11 @@ top-left square, as in reviews) with the reason it is best."""
 
 from __future__ import annotations
 
-from bot.core.engine_advice import EngineHint
 from bot.core.hints import REASONS, Hint
-from bot.core.models import Game, GameUpdate
+from bot.core.models import Game
 from bot.core.policy import Marks
 from bot.core.review import cell_name
-from bot.discord_ui import render_ultimate
-from bot.discord_ui.render_game import CLASSIC
+from bot.discord_ui.render_common import CLASSIC
 from bot.i18n import text
 
 HIGHLIGHTS = ("🟩", "💡")
@@ -43,10 +41,3 @@ def hint_text(game: Game, hint: Hint, locale: object = None, marks: Marks = CLAS
     lines.append(text("hint.legend", locale, last=chr(ord("A") + size - 1), size=size))
     lines.append(text("hint.marked", locale))
     return "\n".join(lines)
-
-
-def any_hint_text(update: GameUpdate, hint: Hint | EngineHint, locale: object = None) -> str:
-    """The answer to a Hint click: the exact squares, or on ultimate the engine's square."""
-    if isinstance(hint, EngineHint):
-        return render_ultimate.hint_text(update.game, hint, locale, update.marks)
-    return hint_text(update.game, hint, locale, update.marks)

@@ -12,7 +12,7 @@ from bot.core.rating import INITIAL_RATING
 from bot.core.records import Leaderboard, Review
 from bot.core.review import cell_name
 from bot.core.stats import MEMBERS, PlayerStats
-from bot.discord_ui.render_game import CLASSIC, message_link, player_name, relative_time
+from bot.discord_ui.render_common import CLASSIC, message_link, player_name, relative_time
 from bot.i18n import text
 from bot.pictures import draw_rating_chart
 

@@ -13,7 +13,7 @@ import discord
 from bot.core.tournaments.models import Match, Tournament
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import custom_ids
-from bot.discord_ui.render_game import Unlistened, button, relative_time
+from bot.discord_ui.render_common import Unlistened, button, relative_time
 from bot.discord_ui.render_records import game_label
 from bot.i18n import text
 from bot.pictures import BracketMatch, draw_bracket, draw_table

@@ -15,22 +15,24 @@ holds; so the grid shows a custom mark as the classic one while the marks fit no
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import discord
 
 from bot.core.engine_advice import EngineHint
+from bot.core.hints import Hint
 from bot.core.models import Game, GameUpdate
 from bot.core.policy import EMOJI_SETS, EMPTY_MARK, Marks, custom_emoji_id
 from bot.core.records import Review
 from bot.discord_ui import custom_ids
-from bot.discord_ui.render_game import (
+from bot.discord_ui.render_common import (
     CLASSIC,
     EMPTY_LABEL,
     GameMessage,
     UnlistenedLayout,
     action_buttons,
     button,
+    open_to_moves,
     player_name,
     status_line,
 )  # fmt: skip
@@ -74,9 +76,9 @@ def board_name(board: int, locale: object = None) -> str:
 
 
 def ultimate(game: Game) -> UltimateBoard:
-    board = game.board
-    assert isinstance(board, UltimateBoard), game.variant
-    return board
+    """The game's board: :data:`~bot.discord_ui.renderers.RENDERERS` hands this module the
+    ultimate games only."""
+    return cast(UltimateBoard, game.board)
 
 
 def grid(game: Game, marks: Marks = CLASSIC, focus: int | None = None,
@@ -136,12 +138,31 @@ def legend(game: Game, locale: object, marks: Marks, focus: int | None) -> list[
             lines.append(text("ultimate.chosen", locale, lit=play, mark=mover,
                               board=board_name(focus, locale)))  # fmt: skip
         else:
-            lines.append(text("ultimate.free", locale, lit=play, mark=mover))
+            lines.append(free_move(board, locale, play, mover))
     last = board.last_move
     if last is not None:
         lines.append(text("ultimate.last", locale, mark=marks.of(board[last]),
-                          square=square_name(last)))  # fmt: skip
+                          square=square_in_board(last % 9, locale),
+                          board=board_name(last // 9, locale)))  # fmt: skip
     return lines
+
+
+def square_in_board(square: int, locale: object = None) -> str:
+    """A square named by its place in its small board, as the boards are named: the grid
+    has no coordinates to read, and that place is the board the move sends to."""
+    return f"{ARROWS[square]} {text(f'ultimate.square.{square}', locale)}"
+
+
+def free_move(board: UltimateBoard, locale: object, lit: str, mark: str) -> str:
+    """The free move's line, saying why it is free: the board the last move sent it to
+    is won or full (nothing to say before the first move)."""
+    last = board.last_move
+    if last is None:
+        return text("ultimate.free", locale, lit=lit, mark=mark)
+    sent = last % 9
+    why = "full" if board.board_status(sent) == "draw" else "won"
+    return text(f"ultimate.free.{why}", locale, lit=lit, mark=mark,
+                board=board_name(sent, locale))  # fmt: skip
 
 
 def content(game: Game, locale: object, marks: Marks, focus: int | None = None) -> str:
@@ -199,19 +220,20 @@ def game_message(update: GameUpdate, locale: object = None) -> GameMessage:
 
 
 def square_button(game: Game, cell: int, marks: Marks) -> discord.ui.Button[Any]:
-    """A square of the small board to play: a taken one shows its mark and is disabled."""
+    """A square of the small board to play: a taken one shows its mark and is disabled
+    (every one, while the bot thinks)."""
     mark = ultimate(game)[cell]
     return discord.ui.Button(
         custom_id=custom_ids.cell(game.id, game.ply, cell), style=discord.ButtonStyle.secondary,
         emoji=marks.of(mark) if mark else None, label=None if mark else EMPTY_LABEL,
-        disabled=mark is not None or not game.running,
+        disabled=mark is not None or not open_to_moves(game),
     )  # fmt: skip
 
 
 def board_button(game: Game, small: int, marks: Marks) -> discord.ui.Button[Any]:
     """A small board, to choose on a free move: its arrow while open, else who won it
-    (➖: full without a line), disabled; at the end every one is disabled, the game's
-    winning boards green."""
+    (➖: full without a line), disabled; while the bot thinks and at the end every one is
+    disabled, at the end the game's winning boards green."""
     board = ultimate(game)
     status = board.board_status(small)
     winning = game.ending is not None and small in (board.winning_boards() or ())
@@ -221,7 +243,7 @@ def board_button(game: Game, small: int, marks: Marks) -> discord.ui.Button[Any]
     return discord.ui.Button(
         custom_id=custom_ids.board(game.id, game.ply, small),
         style=discord.ButtonStyle.success if winning else discord.ButtonStyle.secondary,
-        emoji=emoji, disabled=status is not None or not game.running,
+        emoji=emoji, disabled=status is not None or not open_to_moves(game),
     )  # fmt: skip
 
 
@@ -245,7 +267,8 @@ def hint_text(game: Game, hint: EngineHint, locale: object = None, marks: Marks 
 
 def review_text(review: Review, locale: object = None, marks: Marks = CLASSIC) -> str:
     """An ultimate game's review: the moves after which the engine's estimate of their
-    player's chances fell most, with the move it preferred; and what that is worth."""
+    player's chances fell most (in the order played), with the move it preferred; and
+    what that is worth."""
     game, shown = review.game, text_marks(marks)
     lines = [text("review.title", locale, x=player_name(game, "X", locale), mark_x=shown.x,
                   o=player_name(game, "O", locale), mark_o=shown.o)]  # fmt: skip
@@ -260,3 +283,27 @@ def review_text(review: Review, locale: object = None, marks: Marks = CLASSIC) -
     lines.append(text("ultimate.engine_note", locale))
     lines.append(text("hint.legend", locale, last="I", size=9))
     return "\n".join(lines)
+
+
+class UltimateRenderer:
+    """This module as ultimate's chat renderer (see
+    :class:`~bot.discord_ui.renderers.ChatRenderer`)."""
+
+    def grid(self, game: Game, marks: Marks) -> str:
+        return grid(game, text_marks(marks))
+
+    def game_message(self, update: GameUpdate, locale: object) -> GameMessage:
+        return game_message(update, locale)
+
+    def hint_text(self, game: Game, hint: Hint | EngineHint, locale: object, marks: Marks) -> str:
+        assert isinstance(hint, EngineHint), hint  # ultimate's hints are the engine's
+        return hint_text(game, hint, locale, marks)
+
+    def review_text(self, review: Review, locale: object, marks: Marks) -> str:
+        return review_text(review, locale, marks)
+
+    def challenge_note(self, locale: object) -> str | None:
+        return text("challenge.ultimate", locale)
+
+
+RENDERER = UltimateRenderer()

@@ -19,7 +19,7 @@ from discord import app_commands
 from bot.core.doubts import Doubts, Journal, journal
 from bot.core.models import Challenge, Game
 from bot.core.refusals import Refusal
-from bot.discord_ui.render_game import message_link, player_name
+from bot.discord_ui.render_common import message_link, player_name
 from bot.i18n import text, with_keys
 
 log = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """Every button click, routed from its custom_id to the controller that answers it.
 
-discord.py listens to no view of ours (see ``render_game.Unlistened``): the custom_id
+discord.py listens to no view of ours (see ``render_common.Unlistened``): the custom_id
 carries all a click needs, so routing here works the same for a message sent a second
 ago or before a restart, and a click that is not ours, or whose button is no longer on
 the message, still gets a private answer instead of 'This interaction failed'.
@@ -56,6 +56,9 @@ class ComponentRouter:
         shown = click is not None and _still_shown(interaction, str(raw))
         if isinstance(click, CellClick) and not shown:
             await self.choices.on_unshown_cell(interaction, click)  # its own refusal
+            return
+        if isinstance(click, BoardClick) and not shown:
+            await self.choices.on_unshown_board(interaction, click)  # its own refusal too
             return
         if click is None or not shown:
             # Not a button of this version (an older message, a forged id), or one that

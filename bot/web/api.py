@@ -17,8 +17,10 @@ from bot.core.policy import DIFFICULTIES, SIZES
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
 from bot.core.service import GameService
+from bot.core.variants import variant_of
 from bot.i18n import text, with_keys
 from bot.i18n.texts import catalogs, language_of, placeholders
+from bot.web.boards import BOARDS
 from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
@@ -118,9 +120,8 @@ class ActivityApi:
         texts |= {f"size.{s}": text(f"choice.size.{s}", session.locale) for s in SIZES}
         for action in ("resign", "rematch", "hint", "review"):
             texts[action] = text(f"button.{action}", session.locale)
-        texts |= {"variant.ultimate": text("web.ultimate.name", session.locale),
-                  "rules": text("web.ultimate.rules_title", session.locale),
-                  "rules.ultimate": text("web.ultimate.rules", session.locale)}  # fmt: skip
+        for board in BOARDS.values():
+            texts |= board.page_texts(session.locale)
         return web.json_response({"games": await self.games_for(session), "texts": texts})
 
     async def games_for(self, session: Session) -> list[dict[str, Any]]:
@@ -179,7 +180,7 @@ class ActivityApi:
         size, variant = body.get("size", 3), body.get("variant", "classic")
         if size not in SIZES:
             raise WebRefusal(400, "bad_request", f"size is one of {', '.join(map(str, SIZES))}")
-        if variant not in VARIANTS or (variant != "classic" and "size" in body):
+        if variant not in VARIANTS or (not variant_of(variant).sized and "size" in body):
             raise WebRefusal(400, "bad_request", "variant is classic (with a size) or ultimate")
         where["variant"] = variant
         if "opponent_id" in body:

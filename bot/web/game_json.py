@@ -7,10 +7,8 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.core.models import Game, GameUpdate
-from bot.core.review import cell_name
 from bot.i18n import text
-from bot.web.ultimate_json import ultimate_json
-from engine import Board, UltimateBoard
+from bot.web.boards import board_of
 
 Person = tuple[str, str | None]
 """A member's name and avatar URL."""
@@ -44,8 +42,7 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
             players[mark] = {"id": str(member), "name": name, "avatar": avatar, "bot": False}
     you = game.mark_of(viewer)
     to_move = board.to_move if game.running else None
-    shown = (classic_json(board, locale, game.running) if isinstance(board, Board)
-             else ultimate_json(board, locale, game.running))  # fmt: skip
+    shown = board_of(game.variant).board_json(board, locale, game.running)
     can_move = game.running and you is not None and to_move == you
     actions: list[str] = []
     if you is not None and game.running:
@@ -66,23 +63,9 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
 
 
 def coached(game: Game) -> bool:
-    """Hints and reviews work out the classic boards exactly; an ultimate game has
-    neither yet, so the page offers neither (rather than something wrong)."""
-    return not isinstance(game.board, UltimateBoard)
-
-
-def classic_json(board: Board, locale: str, running: bool) -> dict[str, Any]:
-    """The Game fields of an N×N board: ``cells`` row-major, each named by its square, and
-    its ``shape`` as the start form names it ("3×3, three in a row")."""
-    line = set() if running else set(board.winning_line() or ())
-    legal = set(board.legal_moves()) if running else set()
-    empty = text("web.cell.empty", locale)
-    cells = []
-    for cell in range(board.cell_count):
-        mark = board[cell]
-        cells.append({"mark": mark, "win": cell in line, "legal": cell in legal,
-                      "label": f"{cell_name(cell, board.size)}, {mark or empty}"})  # fmt: skip
-    return {"cells": cells, "shape": text(f"choice.size.{board.size}", locale)}
+    """Whether the page offers hints and reviews of the game (its board says: see
+    :attr:`bot.web.boards.PageBoard.coached`)."""
+    return board_of(game.variant).coached
 
 
 def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
@@ -144,11 +127,5 @@ def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]
     key = {"resign": "game.resigned", "timeout": "game.timeout"}.get(ending.reason)
     if key is not None:
         return plain(text(key, locale, loser=name[loser], winner=name[winner]))
-    won = (
-        "ultimate.won"
-        if game.variant == "ultimate"
-        else "game.won"
-        if game.k == 3
-        else "game.won_k"
-    )
+    won = board_of(game.variant).won_key(game.k)
     return plain(text(won, locale, player=name[winner], mark=glyph[winner], k=game.k))

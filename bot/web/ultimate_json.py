@@ -61,3 +61,24 @@ def square_label(locale: str, cell: int, mark: str | None, status: BoardStatus, 
     if last:
         words.append(text("web.ultimate.last", locale))
     return ", ".join(words)
+
+
+class UltimatePage:
+    """This module as ultimate's page board (see :class:`~bot.web.boards.PageBoard`)."""
+
+    coached = False
+    """An ultimate game has no hint or review on the page yet, rather than something wrong."""
+
+    def board_json(self, board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
+        return ultimate_json(board, locale, running)
+
+    def won_key(self, k: int) -> str:
+        return "ultimate.won"
+
+    def page_texts(self, locale: str) -> dict[str, str]:
+        return {"variant.ultimate": text("web.ultimate.name", locale),
+                "rules": text("web.ultimate.rules_title", locale),
+                "rules.ultimate": text("web.ultimate.rules", locale)}  # fmt: skip
+
+
+PAGE = UltimatePage()

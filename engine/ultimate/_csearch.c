@@ -54,6 +54,8 @@ typedef struct {
     uint32_t hi; /* cells 64-80 */
 } Cells;
 
+/* The move: engine/ultimate/transition.py's place(), the one Python copy (the tests check
+ * both give the same playouts and trees); 1 when it won the game. */
 static inline int pos_play(Pos *p, int cell) {
     int b = cell / 9, s = cell % 9, t = p->turn, won_game = 0;
     unsigned mine = p->m[t][b] | 1u << s;

@@ -78,8 +78,9 @@ static double now(void) {
     return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-/* One iteration: select, expand one move, play out, back up. */
-static void iterate(TreeObject *t, Rng *r, double exploration, int decisive, int solver) {
+/* One iteration: select, expand one move, play out, back up. -1 (the tree unchanged) when
+ * a Python random source failed. */
+static int iterate(TreeObject *t, Rng *r, double exploration, int decisive, int solver) {
     Node *nodes = t->nodes;
     Pos p = t->pos;
     int32_t path[MAX_PATH], node = 0;
@@ -95,7 +96,9 @@ static void iterate(TreeObject *t, Rng *r, double exploration, int decisive, int
         }
         if (n->untried_lo | n->untried_hi) {
             Cells c = {n->untried_lo, n->untried_hi};
-            int cell = cells_kth(c, (int)(rng_next(r) * cells_count(c)));
+            double x = rng_next(r);
+            if (r->failed) return -1;
+            int cell = cells_kth(c, (int)(x * cells_count(c)));
             cells_remove(&c, cell);
             n->untried_lo = c.lo;
             n->untried_hi = c.hi;
@@ -106,7 +109,16 @@ static void iterate(TreeObject *t, Rng *r, double exploration, int decisive, int
             path[depth++] = child;
             node = child;
             if (nodes[child].proven == UNKNOWN) {
-                value = 1.0 - playout(&p, r, decisive);
+                double result = playout(&p, r, decisive);
+                if (result < 0.0) { /* undo the expansion */
+                    n->child = nodes[child].sibling;
+                    t->count--;
+                    cells_add(&c, cell / 9, 1u << cell % 9);
+                    n->untried_lo = c.lo;
+                    n->untried_hi = c.hi;
+                    return -1;
+                }
+                value = 1.0 - result;
                 break;
             }
             continue;
@@ -131,6 +143,7 @@ static void iterate(TreeObject *t, Rng *r, double exploration, int decisive, int
         nodes[path[i]].wins += value;
         value = 1.0 - value;
     }
+    return 0;
 }
 
 /* True when the root's most visited move (not proved lost) leads the next by more visits
@@ -153,23 +166,10 @@ static int settled(const TreeObject *t, long long done, double began, double at,
     return done >= SETTLE_AFTER && first - second > done / (at - began) * (end - at);
 }
 
-static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
-    static char *names[] = {"seconds", "iterations", "seed", "exploration", "decisive",
-                            "solver", NULL};
-    PyObject *seconds_obj = Py_None, *iterations_obj = Py_None;
-    unsigned long long seed = 1;
-    double exploration = 0.7;
-    int decisive = 1, solver = 1;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|Kdpp", names, &seconds_obj,
-                                     &iterations_obj, &seed, &exploration, &decisive, &solver))
-        return NULL;
-    double seconds = seconds_obj == Py_None ? -1.0 : PyFloat_AsDouble(seconds_obj);
-    long long limit = iterations_obj == Py_None ? -1 : PyLong_AsLongLong(iterations_obj);
-    if (PyErr_Occurred() || !tree_free(t)) return NULL;
-    Rng r = {NULL, seed ? seed : 0x9E3779B97F4A7C15ull, 0};
+/* The search loop; the caller holds the GIL or not (only a Python ``random`` needs it). */
+static long long search_loop(TreeObject *t, Rng *r, double seconds, long long limit,
+                             double exploration, int decisive, int solver) {
     long long done = 0;
-    t->busy = 1;
-    Py_BEGIN_ALLOW_THREADS;
     double began = now(), deadline = began + seconds;
     while (t->nodes[0].proven == UNKNOWN && (limit < 0 || done < limit)) {
         if (seconds >= 0.0 && done % CHECK_EVERY == 0) {
@@ -177,11 +177,43 @@ static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
             if (at >= deadline || settled(t, done, began, at, deadline)) break;
         }
         if (tree_reserve(t, t->count + 1) < 0) break; /* full: the answer stands */
-        iterate(t, &r, exploration, decisive, solver);
+        if (iterate(t, r, exploration, decisive, solver) < 0) break;
         done++;
     }
-    Py_END_ALLOW_THREADS;
+    return done;
+}
+
+static PyObject *tree_search(TreeObject *t, PyObject *args, PyObject *kwargs) {
+    static char *names[] = {"seconds", "iterations", "seed", "exploration", "decisive",
+                            "solver", "random", NULL};
+    PyObject *seconds_obj = Py_None, *iterations_obj = Py_None, *random = Py_None;
+    unsigned long long seed = 1;
+    double exploration = 0.7;
+    int decisive = 1, solver = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|KdppO", names, &seconds_obj,
+                                     &iterations_obj, &seed, &exploration, &decisive, &solver,
+                                     &random))
+        return NULL;
+    double seconds = seconds_obj == Py_None ? -1.0 : PyFloat_AsDouble(seconds_obj);
+    long long limit = iterations_obj == Py_None ? -1 : PyLong_AsLongLong(iterations_obj);
+    if (PyErr_Occurred() || !tree_free(t)) return NULL;
+    if (random != Py_None && !PyCallable_Check(random)) {
+        PyErr_SetString(PyExc_TypeError, "random must be a callable or None");
+        return NULL;
+    }
+    Rng r = {NULL, seed ? seed : 0x9E3779B97F4A7C15ull, 0};
+    long long done;
+    t->busy = 1;
+    if (random != Py_None) { /* Python's numbers (to compare with mcts.PythonTree): the GIL */
+        r.callable = random;
+        done = search_loop(t, &r, seconds, limit, exploration, decisive, solver);
+    } else {
+        Py_BEGIN_ALLOW_THREADS;
+        done = search_loop(t, &r, seconds, limit, exploration, decisive, solver);
+        Py_END_ALLOW_THREADS;
+    }
     t->busy = 0;
+    if (r.failed) return NULL;
     return PyLong_FromLongLong(done);
 }
 
@@ -246,6 +278,36 @@ static PyObject *tree_best_moves(TreeObject *t, PyObject *unused) {
     return list;
 }
 
+/* Every node as (parent, move, visits, wins, proven), parents first (the root's parent and
+ * move are -1): what mcts.PythonTree.nodes gives, to compare the two trees. */
+static PyObject *tree_nodes(TreeObject *t, PyObject *unused) {
+    if (!tree_free(t)) return NULL;
+    int32_t *parent = malloc((size_t)t->count * sizeof(int32_t));
+    PyObject *list = parent == NULL ? NULL : PyList_New(t->count);
+    if (list == NULL) {
+        free(parent);
+        return parent == NULL ? PyErr_NoMemory() : NULL;
+    }
+    parent[0] = -1;
+    for (int32_t i = 0; i < t->count; i++) {
+        const Node *n = &t->nodes[i];
+        for (int32_t c = n->child; c >= 0; c = t->nodes[c].sibling) parent[c] = i;
+        PyObject *item = n->proven == UNKNOWN
+                             ? Py_BuildValue("(iiidO)", parent[i], n->move, n->visits, n->wins,
+                                             Py_None)
+                             : Py_BuildValue("(iiidi)", parent[i], n->move, n->visits, n->wins,
+                                             n->proven);
+        if (item == NULL) {
+            free(parent);
+            Py_DECREF(list);
+            return NULL;
+        }
+        PyList_SET_ITEM(list, i, item);
+    }
+    free(parent);
+    return list;
+}
+
 static PyObject *tree_child_stats(TreeObject *t, PyObject *arg) {
     if (!tree_free(t)) return NULL;
     int32_t c = root_child(t, (int)PyLong_AsLong(arg));
@@ -306,8 +368,12 @@ static PyObject *tree_size(TreeObject *t, void *unused) { return PyLong_FromLong
 
 static PyMethodDef tree_methods[] = {
     {"search", (PyCFunction)(void (*)(void))tree_search, METH_VARARGS | METH_KEYWORDS,
-     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True) -> "
-     "iterations run; solver=False: plain UCT (no proofs; the bench's reference)"},
+     "search(seconds, iterations, seed=1, exploration=0.7, decisive=True, solver=True, "
+     "random=None) -> iterations run; solver=False: plain UCT (no proofs; the bench's "
+     "reference); random: a callable drawing in [0, 1) instead of the seeded generator "
+     "(holds the GIL; to compare with mcts.PythonTree)"},
+    {"nodes", (PyCFunction)tree_nodes, METH_NOARGS,
+     "nodes() -> [(parent, move, visits, wins, proven)], parents first"},
     {"best_moves", (PyCFunction)tree_best_moves, METH_NOARGS, "as mcts.best_moves"},
     {"child_stats", (PyCFunction)tree_child_stats, METH_O,
      "child_stats(move) -> (visits, wins, proven) of the root's child, or None"},

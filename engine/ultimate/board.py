@@ -15,11 +15,12 @@ to move is sent to, so the string is the whole state.
 from __future__ import annotations
 
 import operator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
 from engine.board import IllegalMove, InvalidBoard, Mark, Outcome
 from engine.ultimate.tables import FULL9, LINE_OF, SQUARES, WINS
+from engine.ultimate.transition import place
 
 CELLS = 81
 FULL = (1 << CELLS) - 1
@@ -56,7 +57,8 @@ def small(marks: int, board: int) -> int:
 
 
 def decided_boards(x: int, o: int) -> tuple[int, int, int]:
-    """``(won by X, won by O, full without a line)`` as 9-bit masks over the big grid."""
+    """``(won by X, won by O, full without a line)`` as 9-bit masks over the big grid,
+    counted from the marks (:func:`place` keeps them up to date move by move)."""
     xw = ow = drawn = 0
     for b in range(9):
         bx, bo = x >> 9 * b & FULL9, o >> 9 * b & FULL9
@@ -75,8 +77,10 @@ class UltimateBoard:
 
     ``x`` and ``o`` are 81-bit masks of the cells each side holds; ``last`` is the cell of
     the last move (-1 before the first). Every constructor validates, so a board always
-    obeys the checks below; the same interface as :class:`engine.Board` (``legal_moves``,
-    ``play``, ``outcome``, ``is_over``, ``to_move``, ``to_string``/``from_string``).
+    obeys the checks below (:meth:`play` need not: a legal move keeps a board valid, and
+    :func:`place` says which small boards it decided). The same interface as
+    :class:`engine.Board` (``legal_moves``, ``play``, ``outcome``, ``is_over``, ``to_move``,
+    ``to_string``/``from_string``).
 
     Raises:
         InvalidBoard: (a ValueError) marks off the board or on one cell twice; impossible
@@ -88,6 +92,8 @@ class UltimateBoard:
     x: int = 0
     o: int = 0
     last: int = NO_MOVE
+    _decided: tuple[int, int, int] = field(default=(0, 0, 0), init=False, repr=False, compare=False)
+    """:func:`decided_boards` of the marks: counted once by a constructor, else by :meth:`play`."""
 
     size: ClassVar[int] = 9
     """The side of the grid a renderer draws (9×9 squares)."""
@@ -112,7 +118,7 @@ class UltimateBoard:
         mover = x if x_moved else o
         if not 0 <= last < CELLS or not mover >> last & 1:
             raise InvalidBoard(f"the last move {last} is not a mark of the side that moved last")
-        xw, ow, _ = decided_boards(x, o)
+        xw, ow, drawn = decided_boards(x, o)
         for b in range(9):
             if WINS[small(x, b)] and WINS[small(o, b)]:
                 raise InvalidBoard(f"small board {b} has lines for both X and O")
@@ -127,6 +133,7 @@ class UltimateBoard:
         pxw, pow_, _ = decided_boards(bx, bo)
         if WINS[pxw] or WINS[pow_]:
             raise InvalidBoard("a move was made after the game had been won")
+        object.__setattr__(self, "_decided", (xw, ow, drawn))
 
     # --- constructors and the storage string -----------------------------------------------
 
@@ -198,12 +205,12 @@ class UltimateBoard:
     def board_status(self, board: int) -> BoardStatus:
         """ "X" or "O" if that side won small board ``board``, "draw" if it is full without
         a line, None while it is open."""
-        bx, bo = small(self.x, board), small(self.o, board)
-        if WINS[bx]:
+        xw, ow, drawn = self._decided
+        if xw >> board & 1:
             return "X"
-        if WINS[bo]:
+        if ow >> board & 1:
             return "O"
-        return "draw" if bx | bo == FULL9 else None
+        return "draw" if drawn >> board & 1 else None
 
     def board_statuses(self) -> tuple[BoardStatus, ...]:
         """:meth:`board_status` of the nine small boards, in order."""
@@ -237,7 +244,7 @@ class UltimateBoard:
     def outcome(self) -> Outcome | None:
         """None while the game runs, else "X", "O" or "draw" (every small board decided
         without a line of them)."""
-        xw, ow, drawn = decided_boards(self.x, self.o)
+        xw, ow, drawn = self._decided
         if WINS[xw]:
             return "X"
         if WINS[ow]:
@@ -249,7 +256,7 @@ class UltimateBoard:
 
     def winning_boards(self) -> list[int] | None:
         """The small boards (0-8) of the line that won the game, or None."""
-        xw, ow, _ = decided_boards(self.x, self.o)
+        xw, ow, _ = self._decided
         line = LINE_OF[xw] or LINE_OF[ow]
         return list(SQUARES[line]) if line else None
 
@@ -281,15 +288,31 @@ class UltimateBoard:
             raise IllegalMove(f"cell {cell} is already taken")
         if self.is_over():
             raise IllegalMove("the game is over")
-        board = cell // 9
+        board, square = divmod(cell, 9)
         if board not in self.playable_boards():
             forced = self.forced_board
             where = f"small board {forced}" if forced is not None else "an open small board"
             raise IllegalMove(f"cell {cell} is in small board {board}; the move must be in {where}")
-        bit = 1 << cell
-        if self.to_move == "X":
-            return UltimateBoard(self.x | bit, self.o, cell)
-        return UltimateBoard(self.x, self.o | bit, cell)
+        xw, ow, drawn = self._decided
+        x_moves = self.to_move == "X"
+        mover, other = self.sides()
+        mine, won, done, _, _ = place(
+            small(mover, board), small(other, board), xw if x_moves else ow, xw | ow | drawn,
+            board, square,
+        )  # fmt: skip
+        mover |= mine << 9 * board
+        if x_moves:
+            return self._played(mover, self.o, cell, (won, ow, done & ~(won | ow)))
+        return self._played(self.x, mover, cell, (xw, won, done & ~(xw | won)))
+
+    @classmethod
+    def _played(cls, x: int, o: int, last: int, decided: tuple[int, int, int]) -> UltimateBoard:
+        """The board :meth:`play` made: a legal move from a valid board, so valid without
+        the constructor's checks, and ``decided`` carried by :func:`place`, not recounted."""
+        board = object.__new__(cls)
+        for name, value in (("x", x), ("o", o), ("last", last), ("_decided", decided)):
+            object.__setattr__(board, name, value)
+        return board
 
     def sides(self) -> tuple[int, int]:
         """``(mover, opponent)`` 81-bit masks."""

@@ -4,9 +4,9 @@ A search position is the side to move's squares per small board (``me``, a list 
 9-bit masks), the opponent's (``them``), the small boards each has won (``mine_won``,
 ``theirs_won``, 9-bit masks over the big grid), the boards decided either way or full
 (``done``) and the small board the side to move is sent to (``forced``, -1 for any). A
-move is applied to ``me`` in place and the two sides swap, so the hot loops allocate no
-board objects; :class:`engine.ultimate.UltimateBoard` is the checked value the rest of
-the program holds.
+move is applied to ``me`` in place (by :func:`engine.ultimate.transition.place`, the one
+move transition) and the two sides swap, so the hot loops allocate no board objects;
+:class:`engine.ultimate.UltimateBoard` is the checked value the rest of the program holds.
 """
 
 from __future__ import annotations
@@ -15,8 +15,9 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.ultimate.board import UltimateBoard, small
+from engine.ultimate.board import UltimateBoard, decided_boards, small
 from engine.ultimate.tables import COMPLETING, FULL9, SQUARES, WINS
+from engine.ultimate.transition import place
 
 WIN, LOSS, DRAW, ONGOING = 1, -1, 0, None
 
@@ -37,14 +38,12 @@ class Position:
         mover, other = board.sides()
         me = [small(mover, b) for b in range(9)]
         them = [small(other, b) for b in range(9)]
-        mine_won = sum(1 << b for b in range(9) if WINS[me[b]])
-        theirs_won = sum(1 << b for b in range(9) if WINS[them[b]])
-        done = mine_won | theirs_won
-        done |= sum(1 << b for b in range(9) if me[b] | them[b] == FULL9)
+        xw, ow, drawn = decided_boards(board.x, board.o)
+        mine_won, theirs_won = (xw, ow) if board.to_move == "X" else (ow, xw)
         forced = -1 if board.last < 0 else board.last % 9
-        if forced >= 0 and done >> forced & 1:
+        if forced >= 0 and (xw | ow | drawn) >> forced & 1:
             forced = -1
-        return cls(me, them, mine_won, theirs_won, done, forced)
+        return cls(me, them, mine_won, theirs_won, xw | ow | drawn, forced)
 
     def copy(self) -> Position:
         return Position(
@@ -59,16 +58,10 @@ class Position:
         """Play ``cell`` for the side to move, then hand the move over; True when that
         move won the game (the side now to move has lost)."""
         b, s = divmod(cell, 9)
-        mine = self.me[b] | 1 << s
-        self.me[b] = mine
-        won_game = False
-        if WINS[mine]:
-            self.mine_won |= 1 << b
-            self.done |= 1 << b
-            won_game = WINS[self.mine_won]
-        elif mine | self.them[b] == FULL9:
-            self.done |= 1 << b
-        self.forced = -1 if self.done >> s & 1 else s
+        me = self.me
+        me[b], self.mine_won, self.done, self.forced, won_game = place(
+            me[b], self.them[b], self.mine_won, self.done, b, s
+        )
         self.me, self.them = self.them, self.me
         self.mine_won, self.theirs_won = self.theirs_won, self.mine_won
         return won_game
@@ -118,8 +111,9 @@ def playout(
     while True:
         if forced >= 0:
             b = forced
-            empty = FULL9 & ~(me[b] | them[b])
-            if decisive and COMPLETING[mine_won] >> b & 1 and COMPLETING[me[b]] & empty:
+            mine, theirs = me[b], them[b]
+            empty = FULL9 & ~(mine | theirs)
+            if decisive and COMPLETING[mine_won] >> b & 1 and COMPLETING[mine] & empty:
                 return 1.0 if mover == 0 else 0.0
             squares = SQUARES[empty]
             s = squares[int(random() * len(squares))]
@@ -130,22 +124,18 @@ def playout(
                 for c in SQUARES[COMPLETING[mine_won] & ~done]:
                     if COMPLETING[me[c]] & ~them[c]:
                         return 1.0 if mover == 0 else 0.0
-            cells = [
-                c * 9 + q
-                for c in SQUARES[FULL9 & ~done]
-                for q in SQUARES[FULL9 & ~(me[c] | them[c])]
-            ]
-            b, s = divmod(cells[int(random() * len(cells))], 9)
-        mine = me[b] | 1 << s
-        me[b] = mine
-        if WINS[mine]:
-            mine_won |= 1 << b
-            done |= 1 << b
-            if WINS[mine_won]:
-                return 1.0 if mover == 0 else 0.0
-        elif mine | them[b] == FULL9:
-            done |= 1 << b
-        forced = -1 if done >> s & 1 else s
+            # the k-th legal cell, boards ascending, without listing the cells
+            boards = SQUARES[FULL9 & ~done]
+            empties = [SQUARES[FULL9 & ~(me[c] | them[c])] for c in boards]
+            k, i = int(random() * sum(map(len, empties))), 0
+            while k >= len(empties[i]):
+                k -= len(empties[i])
+                i += 1
+            b, s = boards[i], empties[i][k]
+            mine, theirs = me[b], them[b]
+        me[b], mine_won, done, forced, won_game = place(mine, theirs, mine_won, done, b, s)
+        if won_game:
+            return 1.0 if mover == 0 else 0.0
         me, them = them, me
         mine_won, theirs_won = theirs_won, mine_won
         mover ^= 1

@@ -15,13 +15,14 @@ search of ``_csearch.c`` (about 40 times as fast) when it was built, else
 from __future__ import annotations
 
 import math
-import random
 import time
+from collections.abc import Callable
+from random import Random
 from types import ModuleType
 from typing import Protocol
 
 from engine.ultimate.fast import Position, moves, playout
-from engine.ultimate.tables import FULL9, WINS
+from engine.ultimate.transition import place
 
 _csearch: ModuleType | None
 try:
@@ -66,14 +67,14 @@ def search(
     root: Node,
     position: Position,
     deadline: float | None,
-    rng: random.Random,
+    rand: Callable[[], float],
     iterations: int | None = None,
     exploration: float = EXPLORATION,
     decisive: bool = True,
 ) -> int:
     """Grow ``root`` (the tree of ``position``) until ``deadline`` (a ``time.perf_counter``
-    value), ``iterations`` playouts, or a proof of the root; return the iterations run."""
-    rand = rng.random
+    value), ``iterations`` playouts, or a proof of the root; return the iterations run.
+    ``rand`` draws the random numbers, in [0, 1)."""
     log, sqrt, clock = math.log, math.sqrt, time.perf_counter
     done_iterations = 0
     while root.proven is None and root.untried + root.children:
@@ -89,10 +90,7 @@ def search(
         while node.proven is None:
             untried = node.untried
             if untried:  # expand one untried move, at random
-                i = int(rand() * len(untried))
-                cell = untried[i]
-                untried[i] = untried[-1]
-                untried.pop()
+                cell = untried.pop(int(rand() * len(untried)))  # kept ascending, as in C
                 chosen = None
             else:  # select: UCB1 among the children not proved lost
                 scale = exploration * sqrt(log(node.visits))
@@ -105,16 +103,7 @@ def search(
                         chosen, best_score = c, score
                 cell = chosen.move
             b, s = divmod(cell, 9)
-            mine = me[b] | 1 << s
-            me[b] = mine
-            won_game = False
-            if WINS[mine]:
-                mine_won |= 1 << b
-                done |= 1 << b
-                won_game = WINS[mine_won]
-            elif mine | them[b] == FULL9:
-                done |= 1 << b
-            forced = -1 if done >> s & 1 else s
+            me[b], mine_won, done, forced, won_game = place(me[b], them[b], mine_won, done, b, s)
             me, them, mine_won, theirs_won = them, me, theirs_won, mine_won
             if chosen is not None:
                 node = chosen
@@ -125,7 +114,7 @@ def search(
                 child.proven = 1
             elif not child.untried:
                 child.proven = 0
-            node.children.append(child)
+            node.children.insert(0, child)  # newest first, as in C: the tie-break
             path.append(child)
             node = child
             if child.proven is None:
@@ -188,9 +177,17 @@ class Tree(Protocol):
         exploration: float = EXPLORATION,
         decisive: bool = True,
         solver: bool = True,
+        random: Callable[[], float] | None = None,
     ) -> int:
         """Grow the tree for ``seconds``, ``iterations`` playouts or until the root is
-        proved; the iterations run. ``solver`` False: plain UCT (compiled only)."""
+        proved; the iterations run. ``solver`` False: plain UCT (compiled only). ``random``:
+        the numbers in [0, 1) to draw instead of the seeded generator's (the same callable
+        grows the same tree in both; the compiled search then holds the GIL)."""
+        ...
+
+    def nodes(self) -> list[tuple[int, int, int, float, int | None]]:
+        """Every node as ``(parent, move, visits, wins, proven)``, parents first (the
+        root's parent and move are -1): the whole tree, to compare two."""
         ...
 
     def best_moves(self) -> list[int]: ...
@@ -227,11 +224,20 @@ class PythonTree:
         exploration: float = EXPLORATION,
         decisive: bool = True,
         solver: bool = True,
+        random: Callable[[], float] | None = None,
     ) -> int:
         """:func:`search`; ``solver`` is the compiled tree's only (always on here)."""
         deadline = None if seconds is None else time.perf_counter() + seconds
-        rng = random.Random(seed)
-        return search(self.root, self.position, deadline, rng, iterations, exploration, decisive)
+        draw = Random(seed).random if random is None else random
+        return search(self.root, self.position, deadline, draw, iterations, exploration, decisive)
+
+    def nodes(self) -> list[tuple[int, int, int, float, int | None]]:
+        order, rows = [self.root], [(-1, -1, self.root.visits, self.root.wins, self.root.proven)]
+        for i, node in enumerate(order):  # breadth first: parents before children
+            for c in node.children:
+                order.append(c)
+                rows.append((i, c.move, c.visits, c.wins, c.proven))
+        return rows
 
     def best_moves(self) -> list[int]:
         return best_moves(self.root)

@@ -22,7 +22,7 @@ from bot.core.repository import Transaction
 from bot.core.tournaments import pairing
 from bot.core.tournaments.models import Entrant, Format, Tournament
 from bot.core.tournaments.progress import Step
-from engine import UltimateBoard
+from bot.core.variants import variant_of
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +37,7 @@ class Setup:
     name: str
     format: Format
     size: int = 3
-    """The classic boards' size (ignored for ultimate, whose grid is fixed)."""
+    """The board's size, for a variant that has sizes (ignored for ultimate's fixed grid)."""
     variant: Variant = "classic"
     best_of: int = 1
     max_players: int = 16
@@ -50,7 +50,7 @@ class Setup:
 
 def check_setup(setup: Setup) -> None:
     """Raises: Refusal: a board size, match length or player limit out of range."""
-    size_ok = setup.variant == "ultimate" or setup.size in SIZES
+    size_ok = not variant_of(setup.variant).sized or setup.size in SIZES
     if not size_ok or setup.best_of not in (1, 3):
         raise Refusal("tournament.bad_setup")
     if not MIN_PLAYERS <= setup.max_players <= MAX_PLAYERS:
@@ -68,7 +68,7 @@ def new_tournament(
         id=0, guild_id=guild_id, channel_id=channel_id, message_id=None,
         organiser_id=organiser_id, name=setup.name.strip()[:80] or "Tournament",
         format=setup.format, rounds=rounds, best_of=setup.best_of,
-        size=UltimateBoard.size if setup.variant == "ultimate" else setup.size,
+        size=variant_of(setup.variant).shape(setup.size)[0],
         max_players=setup.max_players, signup_closes_at=closes, show_up=setup.show_up,
         status="signup", round=0, created_at=now, locale=locale, variant=setup.variant,
     )  # fmt: skip
