@@ -68,7 +68,8 @@ class InteractionsEndpoint:
         if kind == PING:
             return web.json_response({"type": PONG})
         try:
-            answer = await asyncio.wait_for(self.answer(interaction), DEADLINE)
+            async with asyncio.timeout(DEADLINE):  # no task of its own, as wait_for makes
+                answer = await self.answer(interaction)
         except TimeoutError:
             log.warning("interaction %s (type %s) had no answer within %.1f s",
                         interaction.get("id"), kind, DEADLINE)  # fmt: skip
