@@ -22,7 +22,7 @@ from bot.i18n.texts import catalogs, language_of, placeholders
 from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
-from bot.web.game_json import Person, coached, game_json, plain
+from bot.web.game_json import Person, game_json, plain
 from bot.web.live import LiveHub
 from bot.web.places import Places
 from bot.web.sessions import Session, Sessions
@@ -219,7 +219,6 @@ class ActivityApi:
         ply = (await _body(request)).get("ply")
         if type(ply) is not int:
             raise WebRefusal(400, "bad_request", "send the ply the hint is for")
-        await self._coached(session, game_id)
         update, hint = await self._ask(session, self.games.hint(game_id, ply, session.user_id))
         await self.show(update)  # the board says a hint was used
         return web.json_response(hint_json(update.game, hint, session.locale))
@@ -228,8 +227,6 @@ class ActivityApi:
         session, game_id = await self._game_of(request)
         game = await self._ask(session, self.records.review_target(
             session.guild_id, session.user_id, game_id))  # fmt: skip
-        if not coached(game):
-            raise WebRefusal(409, "no_coaching", text("web.ultimate.no_coaching", session.locale))
         return web.json_response(review_json(await self.records.analyze(game), session.locale))
 
     async def live(self, request: web.Request) -> web.StreamResponse:
@@ -240,12 +237,6 @@ class ActivityApi:
         return socket
 
     # --- internals -----------------------------------------------------------------------
-
-    async def _coached(self, session: Session, game_id: int) -> None:
-        """Raises: WebRefusal: 409 for a game hints and reviews cannot work out yet."""
-        update = await self.games.current(game_id)
-        if update is not None and not coached(update.game):
-            raise WebRefusal(409, "no_coaching", text("web.ultimate.no_coaching", session.locale))
 
     def _session(self, request: web.Request) -> Session:
         header = request.headers.get("Authorization", "")

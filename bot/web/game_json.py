@@ -10,7 +10,7 @@ from bot.core.models import Game, GameUpdate
 from bot.core.review import cell_name
 from bot.i18n import text
 from bot.web.ultimate_json import ultimate_json
-from engine import Board, UltimateBoard
+from engine import Board
 
 Person = tuple[str, str | None]
 """A member's name and avatar URL."""
@@ -50,10 +50,10 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
     actions: list[str] = []
     if you is not None and game.running:
         actions.append("resign")
-        if can_move and game.bot_side is not None and update.hints and coached(game):
+        if can_move and game.bot_side is not None and update.hints:
             actions.append("hint")
     elif you is not None:
-        actions += ["rematch", "review"] if coached(game) else ["rematch"]
+        actions += ["rematch", "review"]
     return {
         "id": str(game.id), "ply": game.ply, "variant": game.variant, "size": board.size,
         "running": game.running,
@@ -63,12 +63,6 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
         else None, "last_move": game.moves[-1] if game.moves else None, "actions": actions,
         "hinted": game.hinted, "ended": None if game.running else status(game, locale, players),
     } | shown  # fmt: skip
-
-
-def coached(game: Game) -> bool:
-    """Hints and reviews work out the classic boards exactly; an ultimate game has
-    neither yet, so the page offers neither (rather than something wrong)."""
-    return not isinstance(game.board, UltimateBoard)
 
 
 def classic_json(board: Board, locale: str, running: bool) -> dict[str, Any]:

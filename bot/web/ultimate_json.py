@@ -9,12 +9,19 @@ from typing import Any
 
 from bot.core.review import cell_name
 from bot.i18n import text
-from engine.ultimate.board import BoardStatus, UltimateBoard, board_square
+from engine.ultimate.board import BoardStatus, UltimateBoard, board_square, to_rowcol
 
 
 def board_name(board: int) -> str:
     """A small board's name in the big grid, as a square's in its board (B2 the centre)."""
     return cell_name(board, 3)
+
+
+def grid_name(cell: int) -> str:
+    """A square's name on the 9×9 grid, as chat's hints and reviews name it: columns A–I
+    from the left, rows 1–9 from the top (the centre square E5)."""
+    row, col = to_rowcol(cell)
+    return cell_name(row * 9 + col, 9)
 
 
 def ultimate_json(board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
