@@ -98,6 +98,7 @@ def game(
 def ultimate(
     game_id: str, moves: tuple[int, ...], *, you: str | None = "X",
     opponent: dict[str, Any] | None = None, deadline: float | None = None,
+    actions: list[str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """An ultimate Game as the server shows it after ``moves`` (cell numbers, board by
     board), its board fields made by the server's own bot/web/ultimate_json.py."""
@@ -114,8 +115,9 @@ def ultimate(
             {"name": name}, {"text": " wins with three boards in a row! ("}, {"mark": winner},
             {"text": ")"}]}  # fmt: skip
         shown["ended"] = shown["status"]
-    # no hint and no review: the server offers neither for ultimate yet
-    shown["actions"] = (["resign"] if running else ["rematch"]) if you else []
+    # a hint only against the bot: games here are against a member unless told
+    shown["actions"] = actions if actions is not None else (
+        (["resign"] if running else ["rematch", "review"]) if you else [])  # fmt: skip
     return shown | ultimate_json(board, "en", running) | {
         "variant": "ultimate", "size": 9, "ply": len(moves), "moves": list(moves),
         "last_move": board.last_move,
@@ -134,6 +136,13 @@ class StubActivityServer:
         self.runner: web.AppRunner | None = None
         self.port = 0
         self.review_steps: list[dict[str, Any]] = []
+        self.review_summary = "One mistake."
+        self.hint: dict[str, Any] = {
+            "text": "Hint for X, just for you:\nC3 — completes your line: you win.",
+            "parts": [{"text": "Hint for "}, {"mark": "X"},
+                      {"text": ", just for you:\nC3 — completes your line: you win."}],
+            "cells": [8],
+        }  # fmt: skip
         self.sessions = 0
         self.session = SESSION  # the one session token accepted now
 
@@ -243,12 +252,7 @@ class StubActivityServer:
             self.games[after["id"]] = after
             return web.json_response({"game": after})
         if kind == "hint":
-            return web.json_response({
-                "text": "Hint for X, just for you:\nC3 — completes your line: you win.",
-                "parts": [{"text": "Hint for "}, {"mark": "X"},
-                          {"text": ", just for you:\nC3 — completes your line: you win."}],
-                "cells": [8],
-            })  # fmt: skip
+            return web.json_response(self.hint)
         if kind == "resign":
             ended = copy.deepcopy(held)
             ended |= {"running": False, "to_move": None, "can_move": False,
@@ -266,7 +270,7 @@ class StubActivityServer:
         self._record(request)
         self._signed_in(request)
         return web.json_response({"steps": self.review_steps,
-                                  "summary": "One mistake."})  # fmt: skip
+                                  "summary": self.review_summary})  # fmt: skip
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         self._record(request)

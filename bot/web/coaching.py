@@ -34,7 +34,7 @@ page leaves out rather than show an empty box."""
 
 def hint_json(game: Game, hint: Hint | EngineHint, locale: str) -> dict[str, Any]:
     if isinstance(hint, EngineHint):
-        return _texts(_engine_hint_lines(hint, locale)) | {"cells": [hint.cell]}
+        return engine_hint_json(hint, locale)
     verdict = text(HINT_VERDICTS[hint.value], locale)
     lines = [text("web.hint.title", locale, mark=MARK_CUT[hint.mark])]
     for reason in REASONS:
@@ -47,8 +47,9 @@ def hint_json(game: Game, hint: Hint | EngineHint, locale: str) -> dict[str, Any
     return _texts(lines) | {"cells": list(hint.cells())}
 
 
-def _engine_hint_lines(hint: EngineHint, locale: str) -> list[str]:
-    """Chat's lines (bot/discord_ui/render_ultimate.py's hint_text), but the grid."""
+def engine_hint_json(hint: EngineHint, locale: str) -> dict[str, Any]:
+    """Ultimate's hint in chat's lines (render_ultimate.hint_text), but the grid: the
+    page lights the square on its own board."""
     lines = [text("web.hint.title", locale, mark=MARK_CUT[hint.mark]),
              text("ultimate.hint.square", locale, square=grid_name(hint.cell),
                   board=text(f"ultimate.board.{hint.cell // 9}", locale),
@@ -56,7 +57,7 @@ def _engine_hint_lines(hint: EngineHint, locale: str) -> list[str]:
     if hint.wins_game or hint.takes_board:
         lines.append(text("ultimate.hint.wins" if hint.wins_game else "ultimate.hint.takes",
                           locale))  # fmt: skip
-    return [*lines, *_engine_note(locale)]
+    return _texts([*lines, *_engine_note(locale)]) | {"cells": [hint.cell]}
 
 
 def _engine_note(locale: str) -> list[str]:
@@ -125,4 +126,5 @@ def _step(moves: tuple[int, ...], line: str, locale: str) -> dict[str, Any]:
     return _texts([line]) | {
         "ply": len(moves), "cells": shown["cells"], "best": [],
         "last_move": moves[-1] if moves else None, "board_statuses": shown["board_statuses"],
+        "winning_boards": shown["winning_boards"],
     }  # fmt: skip
