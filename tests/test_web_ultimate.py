@@ -281,8 +281,10 @@ async def test_the_page_starts_an_ultimate_game_against_the_bot_and_gets_a_hint(
     assert lines[0] == "Hint for X, just for you:"
     assert re.fullmatch(rf"{grid_name(cell)} in the {board} board is the engine's choice; it "
                         r"puts your chances there at about \d+%\.", lines[1])  # fmt: skip
-    assert lines[-2:] == ["This is the engine's judgement after a short search, not a proof: "
-                          "it can be wrong.", "Columns A–I from the left, rows 1–9 from the top."]
+    assert lines[-2:] == [
+        "This is the engine's judgement after a short search, not a proof: it can be wrong.",
+        "Columns A–I from the left, rows 1–9 from the top.",
+    ]
     assert hint["parts"][:2] == [{"text": "Hint for "}, {"mark": "X"}]
     assert "".join(p.get("text", p.get("mark", "")) for p in hint["parts"]) == hint["text"]
     assert not EMOJI.search(hint["text"])
