@@ -231,9 +231,10 @@ class ActivityApi:
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self.sessions.read(request.query.get("session"))
+        shown = request.query.get("game", "")
         socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096)
         await socket.prepare(request)
-        await self.hub.serve(socket, session)
+        await self.hub.serve(socket, session, int(shown) if _is_id(shown) else None)
         return socket
 
     # --- internals -----------------------------------------------------------------------
@@ -250,7 +251,7 @@ class ActivityApi:
         """
         session = self._session(request)
         raw = request.match_info["id"]
-        if not (raw.isascii() and raw.isdigit() and len(raw) < 20):
+        if not _is_id(raw):
             raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
         game_id = int(raw)
         channel = self._channels.get(game_id)
@@ -298,3 +299,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise WebRefusal(400, "bad_json", "the body is not a JSON object")
     return body
+
+
+def _is_id(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and len(raw) < 20
