@@ -145,6 +145,10 @@ class StubActivityServer:
         }  # fmt: skip
         self.sessions = 0
         self.session = SESSION  # the one session token accepted now
+        self.down = False
+        """The process behind the proxy is down: the API and the socket answer 502, as
+        Discord's proxy does, and ``refused`` counts the sockets refused."""
+        self.refused = 0
 
     def expire_session(self) -> None:
         """The session lapses (its hour is up): calls with it get 401 bad_session."""
@@ -172,7 +176,10 @@ class StubActivityServer:
 
     def _record(self, request: web.Request, body: Any = None) -> None:
         self.requests.append({"method": request.method, "path": request.path, "body": body,
-                              "auth": request.headers.get("Authorization")})  # fmt: skip
+                              "auth": request.headers.get("Authorization"),
+                              "query": dict(request.query)})  # fmt: skip
+        if self.down:
+            raise web.HTTPBadGateway()
 
     def _signed_in(self, request: web.Request) -> None:
         if request.headers.get("Authorization") != f"Bearer {self.session}":
@@ -273,6 +280,7 @@ class StubActivityServer:
                                   "summary": self.review_summary})  # fmt: skip
 
     async def live(self, request: web.Request) -> web.StreamResponse:
+        self.refused += self.down
         self._record(request)
         if request.query.get("session") != self.session:
             raise web.HTTPUnauthorized()
@@ -281,6 +289,9 @@ class StubActivityServer:
         self.connects += 1
         self.sockets.append(socket)
         try:
+            shown = self.games.get(request.query.get("game", ""))
+            if shown is not None and not shown["running"]:  # as bot/web/live.py does
+                await socket.send_json({"type": "game", "game": shown})
             await socket.send_json({"type": "games", "games": self._running()})
             async for message in socket:
                 if message.type == WSMsgType.TEXT:
