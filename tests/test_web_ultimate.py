@@ -11,7 +11,7 @@ a recorder: what a page sends goes through the same services as a chat click."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,8 +20,8 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from bot.core.engine_advice import REVIEW_TOP
-from bot.core.models import Challenge, Game, GameUpdate
+from bot.core.engine_advice import REVIEW_TOP, engine_review
+from bot.core.models import Challenge, GameUpdate
 from bot.core.records import RecordsService, Review
 from bot.core.rules import illegal_move
 from bot.i18n import text
@@ -33,7 +33,7 @@ from bot.web.service import make_app
 from bot.web.sessions import Session, Sessions
 from bot.web.ultimate_json import grid_name
 from engine import UltimateBoard
-from engine.ultimate.review import ReviewedMove, review_game
+from engine.ultimate.review import review_game
 
 from core_harness import BOT, CHANNEL, GUILD, Core, FakeClock, open_core
 
@@ -106,10 +106,13 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
     async def games_for(session: Session) -> list[dict[str, Any]]:
         return await api.games_for(session)
 
-    async def judge(game: Game) -> list[ReviewedMove]:
-        return review_game(game.moves, top=REVIEW_TOP, iterations=JUDGE_PLAYOUTS)
+    async def run(work: Callable[..., Any], *args: Any) -> Any:
+        """The reviews' runner, with a repeatable playout count instead of the clock."""
+        if work is engine_review:
+            return engine_review(*args, iterations=JUDGE_PLAYOUTS)
+        return work(*args)
 
-    records = RecordsService(core.repo, BOT, judge=judge)
+    records = RecordsService(core.repo, BOT, run)
     api = ActivityApi(games=core.games, lobby=core.lobby, records=records,
                       auth=Members(), sessions=sessions, show=show,  # type: ignore[arg-type]
                       hub=LiveHub(core.games.current, render, games_for),
