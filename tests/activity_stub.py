@@ -98,6 +98,7 @@ def game(
 def ultimate(
     game_id: str, moves: tuple[int, ...], *, you: str | None = "X",
     opponent: dict[str, Any] | None = None, deadline: float | None = None,
+    actions: list[str] | None = None,
 ) -> dict[str, Any]:  # fmt: skip
     """An ultimate Game as the server shows it after ``moves`` (cell numbers, board by
     board), its board fields made by the server's own bot/web/ultimate_json.py."""
@@ -114,8 +115,9 @@ def ultimate(
             {"name": name}, {"text": " wins with three boards in a row! ("}, {"mark": winner},
             {"text": ")"}]}  # fmt: skip
         shown["ended"] = shown["status"]
-    # no hint and no review: the server offers neither for ultimate yet
-    shown["actions"] = (["resign"] if running else ["rematch"]) if you else []
+    # a hint only against the bot: games here are against a member unless told
+    shown["actions"] = actions if actions is not None else (
+        (["resign"] if running else ["rematch", "review"]) if you else [])  # fmt: skip
     return shown | ultimate_json(board, "en", running) | {
         "variant": "ultimate", "size": 9, "ply": len(moves), "moves": list(moves),
         "last_move": board.last_move,
@@ -134,8 +136,19 @@ class StubActivityServer:
         self.runner: web.AppRunner | None = None
         self.port = 0
         self.review_steps: list[dict[str, Any]] = []
+        self.review_summary = "One mistake."
+        self.hint: dict[str, Any] = {
+            "text": "Hint for X, just for you:\nC3 — completes your line: you win.",
+            "parts": [{"text": "Hint for "}, {"mark": "X"},
+                      {"text": ", just for you:\nC3 — completes your line: you win."}],
+            "cells": [8],
+        }  # fmt: skip
         self.sessions = 0
         self.session = SESSION  # the one session token accepted now
+        self.down = False
+        """The process behind the proxy is down: the API and the socket answer 502, as
+        Discord's proxy does, and ``refused`` counts the sockets refused."""
+        self.refused = 0
 
     def expire_session(self) -> None:
         """The session lapses (its hour is up): calls with it get 401 bad_session."""
@@ -163,7 +176,10 @@ class StubActivityServer:
 
     def _record(self, request: web.Request, body: Any = None) -> None:
         self.requests.append({"method": request.method, "path": request.path, "body": body,
-                              "auth": request.headers.get("Authorization")})  # fmt: skip
+                              "auth": request.headers.get("Authorization"),
+                              "query": dict(request.query)})  # fmt: skip
+        if self.down:
+            raise web.HTTPBadGateway()
 
     def _signed_in(self, request: web.Request) -> None:
         if request.headers.get("Authorization") != f"Bearer {self.session}":
@@ -243,12 +259,7 @@ class StubActivityServer:
             self.games[after["id"]] = after
             return web.json_response({"game": after})
         if kind == "hint":
-            return web.json_response({
-                "text": "Hint for X, just for you:\nC3 — completes your line: you win.",
-                "parts": [{"text": "Hint for "}, {"mark": "X"},
-                          {"text": ", just for you:\nC3 — completes your line: you win."}],
-                "cells": [8],
-            })  # fmt: skip
+            return web.json_response(self.hint)
         if kind == "resign":
             ended = copy.deepcopy(held)
             ended |= {"running": False, "to_move": None, "can_move": False,
@@ -266,9 +277,10 @@ class StubActivityServer:
         self._record(request)
         self._signed_in(request)
         return web.json_response({"steps": self.review_steps,
-                                  "summary": "One mistake."})  # fmt: skip
+                                  "summary": self.review_summary})  # fmt: skip
 
     async def live(self, request: web.Request) -> web.StreamResponse:
+        self.refused += self.down
         self._record(request)
         if request.query.get("session") != self.session:
             raise web.HTTPUnauthorized()
@@ -277,6 +289,9 @@ class StubActivityServer:
         self.connects += 1
         self.sockets.append(socket)
         try:
+            shown = self.games.get(request.query.get("game", ""))
+            if shown is not None and not shown["running"]:  # as bot/web/live.py does
+                await socket.send_json({"type": "game", "game": shown})
             await socket.send_json({"type": "games", "games": self._running()})
             async for message in socket:
                 if message.type == WSMsgType.TEXT:

@@ -116,6 +116,42 @@ async def test_a_pushed_game_updates_the_board_and_a_lost_socket_comes_back(
     assert page.errors == []
 
 
+async def test_a_restarted_process_is_tried_each_second_and_the_game_ended_meanwhile_shows(
+    activity_client: ActivityClient, stub: StubActivityServer
+) -> None:
+    """The web process behind the page is killed and started again: the page tries again
+    within a second each time (not a doubling backoff, which waited up to 8 s by the time
+    a process was back), and the game it showed, which ended meanwhile and so left the
+    running games, is sent first as it reconnects, and shown ended."""
+    page = await open_page(activity_client, stub, [game("7", "XO.XO....")])
+    await page.activity.get_by_role("grid").wait_for()
+    await eventually(lambda: stub.connects == 1)
+    assert stub.intents("/live")[0]["query"]["game"] == "7"  # the game shown
+    stub.down = True
+    await stub.drop_sockets()
+    connection = page.activity.locator("#connection")
+    waits: list[str | None] = []
+    for tries in range(1, 6):  # each refused try: the page's wait before the next one
+        await eventually(lambda: stub.refused >= tries, timeout=10)  # noqa: B023
+        for _ in range(100):
+            wait = await connection.get_attribute("data-retry-ms")
+            if wait not in waits:
+                break
+            await page.page.wait_for_timeout(20)
+        waits.append(wait)
+    assert all(wait is not None and float(wait) <= 1000 for wait in waits), waits
+    # meanwhile the bot won the game (it left the running games); the process comes back
+    stub.games["7"] = game("7", "XO.XO..O.", to_move=None, running=False, win=(1, 4, 7),
+                           status="the bot (hard) wins!")  # fmt: skip
+    stub.down = False
+    await page.activity.get_by_role("button", name="B3, O").wait_for()
+    await page.activity.get_by_text("the bot (hard) wins!").wait_for()
+    await connection.wait_for(state="hidden")
+    assert await page.activity.locator(".actions button").all_inner_texts() == [
+        "Rematch", "Review"]  # fmt: skip
+    assert page.errors == []
+
+
 async def test_a_lapsed_session_signs_in_again_and_the_intent_goes_through(
     activity_client: ActivityClient, stub: StubActivityServer
 ) -> None:

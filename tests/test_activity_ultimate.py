@@ -3,9 +3,12 @@ web service (see test_activity_page.py): the 81 squares drawn as nine small boar
 boards to play in framed, won boards under one big mark, the last move marked; the arrows
 cross all 81 squares and Enter plays; a screen reader hears each square's board, place
 and content; the rules on the page; an ultimate game started from the form; a 360 px
-phone without sideways scroll and squares of 32 px at least.
+phone without sideways scroll and squares of 32 px at least; the engine's hint lit on the
+81 squares and its review stepped through, in chat's words (made by the server's own
+bot/web/coaching.py).
 
-``TTT_SCREENSHOTS=1`` writes docs/activity-ultimate-desktop.png, -phone.png and -won.png."""
+``TTT_SCREENSHOTS=1`` writes docs/activity-ultimate-desktop.png, -phone.png, -won.png,
+-hint.png and -review.png."""
 
 from __future__ import annotations
 
@@ -15,6 +18,13 @@ import time
 from pathlib import Path
 
 import pytest
+
+from bot.core import rules
+from bot.core.engine_advice import EngineHint
+from bot.core.records import Review
+from bot.web.coaching import review_json
+from bot.web.ultimate_json import hint_json as engine_hint_json
+from engine.ultimate.review import ReviewedMove
 
 from activity_frame.fixtures import PHONE, ActivityClient
 from activity_stub import (
@@ -186,3 +196,65 @@ async def test_ultimate_on_a_desktop_and_a_phone(
             assert await glued.evaluate("e => e.getClientRects().length") == 1
         await page.screenshot(folder / f"activity-ultimate-{name}.png")
         assert page.errors == []
+
+
+async def test_the_engines_hint_and_review_on_the_81_squares(
+    activity_client: ActivityClient, stub: StubActivityServer, tmp_path: Path
+) -> None:
+    folder = DOCS if os.environ.get("TTT_SCREENSHOTS") else tmp_path
+    # against the bot, X to move anywhere open; the engine's square wins the game
+    stub.hint = engine_hint_json(EngineHint("X", X_WINS[-1], 0.93, wins_game=True), "en")
+    page = await open_page(activity_client, stub, [ultimate("7", MIDGAME, actions=[
+        "resign", "hint"])], reduced_motion="reduce")  # fmt: skip
+    await page.activity.get_by_role("button", name="Hint").click()
+    hint = page.activity.locator("#hint-text")
+    await hint.get_by_text("the engine's choice").wait_for()
+    assert await hint.text_content() == (
+        "Hint for X, just for you:\nF1 in the top board is the engine's choice; it puts your "
+        "chances there at about 93%.\nIt wins the game at once.\nThis is the engine's "
+        "judgement after a short search, not a proof: it can be wrong.\nColumns A–I from the "
+        "left, rows 1–9 from the top.")  # fmt: skip
+    assert await hint.locator("svg.inline-mark.mark-X").count() == 1
+    lit = page.activity.locator(".board button.lit")
+    assert await lit.count() == 1 and await lit.get_attribute("data-cell") == "11"
+    assert await lit.get_attribute("aria-label") == "board B1, square C1, empty"
+    assert await lit.get_attribute("aria-describedby") == "hint-text"
+    await page.screenshot(folder / "activity-ultimate-hint.png")
+
+    # X plays it and wins; the review steps through the moves the engine found costly
+    judged = [ReviewedMove(17, "O", 74, 80, 0.45, 0.2),  # as the engine's judge gives them
+              ReviewedMove(6, "X", 15, 9, 0.66, 0.46)]  # fmt: skip
+    game = rules.new_game(guild_id=20, channel_id=10, size=3, now=0.0, player_x=1001,
+                          player_o=2002, variant="ultimate")  # fmt: skip
+    for cell in X_WINS:
+        game = game.with_move(cell, updated_at=0.0)
+    review = review_json(Review(game, [], judged=judged), "en")
+    stub.review_steps, stub.review_summary = review["steps"], review["summary"]
+    await page.activity.get_by_role("button", name="board B1, square C1, empty").click()
+    await page.activity.get_by_text("Alice wins with three boards in a row!").wait_for()
+    await page.page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})
+    await page.activity.get_by_role("button", name="Review").click()
+    text = page.activity.locator(".review-text")
+    steps = sorted(judged, key=lambda m: m.ply)
+    for index in range(len(steps) - 1, -1, -1):  # opened on the last, then back
+        move, step = steps[index], review["steps"][index]
+        await text.get_by_text(step["text"].split(" — ")[1]).wait_for()
+        assert await text.text_content() == step["text"]
+        assert await text.locator(f"svg.mark-{move.player}").count() == 1
+        lit = page.activity.locator(".board button.lit")
+        assert await lit.count() == 1
+        assert await lit.get_attribute("data-cell") == str(move.preferred)
+        assert await page.activity.locator(".cell.last").get_attribute("data-cell") == str(
+            move.move)  # fmt: skip
+        # the board after the move: its marks, and its won boards under their big mark
+        assert await page.activity.locator(".board button svg.mark").count() == move.ply + 1
+        assert await page.activity.locator(".region.won").count() == len(
+            [s for s in step["board_statuses"] if s in ("X", "O")])  # fmt: skip
+        if index == len(steps) - 1:  # after O's 74 (the 18th move): A1 and C1 won by X
+            assert await page.activity.locator(".region.won").count() == 2
+            assert "not a proof" in await page.activity.locator(".review-summary").inner_text()
+            assert await page.frame.evaluate("document.documentElement.scrollWidth") <= PHONE[0]
+            await page.screenshot(folder / "activity-ultimate-review.png")
+        if index:
+            await page.activity.get_by_role("button", name="‹ Previous").click()
+    assert page.errors == []

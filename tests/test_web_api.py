@@ -13,7 +13,15 @@ import pytest
 from bot.i18n import text
 from bot.web.sessions import Sessions
 
-from bot_harness import board_of, cell_id, eventually, running_bot, settings_for, with_marks
+from bot_harness import (
+    board_of,
+    cell_id,
+    eventually,
+    free_port,
+    running_bot,
+    settings_for,
+    with_marks,
+)
 from discord_emulator import DiscordEmulator
 from web_harness import bot_and_web_only, bot_with_web, next_game, sign_in
 
@@ -316,3 +324,32 @@ async def test_a_challenge_from_the_page_is_posted_in_the_chat(
         assert game["you"] in ("X", "O") and game["players"]["X"]["bot"] is False
         status, body = await page.post("/api/games", {"opponent_id": "bob"})
         assert (status, body["error"]) == (400, "bad_request")
+
+
+async def test_a_page_back_after_its_game_ended_is_sent_that_game_first(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """The web process restarts; meanwhile the page's game ends in the chat. It has left
+    the running games, so the page names it (``game``) as it reconnects and gets it first,
+    ended, rather than see it vanish."""
+    alice = emulator.create_user("alice")
+    database, port = tmp_path / "ttt.sqlite3", free_port()
+    async with bot_with_web(emulator, database, port) as (_bot, base, http):
+        board = (await emulator.invoke(alice, "ttt start", {"first": "me"})).message
+        page = await sign_in(emulator, http, base, alice)
+        (shown,) = await page.games()
+    async with bot_with_web(emulator, database, port) as (_bot, base, http):
+        resign = next(b for row in board["components"] for b in row.get("components", ())
+                      if b.get("label") == "Resign")  # fmt: skip
+        await emulator.click(alice, board, resign["custom_id"])  # in the chat
+        live = f"{base}/api/live?session={page.session}"
+        async with http.ws_connect(f"{live}&game={shown['id']}") as ws:
+            first = await ws.receive_json(timeout=10)
+            assert first["type"] == "game" and first["game"]["id"] == shown["id"]
+            assert not first["game"]["running"] and "resigned" in first["game"]["status"]
+            assert first["game"]["ply"] == shown["ply"] and first["game"]["actions"] == [
+                "rematch", "review"]  # fmt: skip
+            assert await ws.receive_json(timeout=10) == {"type": "games", "games": []}
+        for other in ("", "&game=999", "&game=x"):  # none shown, no such game, no id
+            async with http.ws_connect(f"{live}{other}") as ws:
+                assert await ws.receive_json(timeout=10) == {"type": "games", "games": []}

@@ -1,8 +1,9 @@
 """Ultimate tic-tac-toe on the Activity's web service: the Game JSON the page reads (the 81
 squares named by board and place, the boards to play in, the decided boards, the last move,
 the line of boards that won), a move outside the board to play refused with its reason
-and nothing changed, a start from the page, coaching offered only where it works, and
-the hint's and review's marks apart from their words (drawn by the page, not emoji).
+and nothing changed, a start from the page, the engine's hint and review
+in chat's words, and the hint's and review's marks apart from their words (drawn by the
+page, not emoji).
 
 The service runs over the core alone (SQLite, an injected clock) with the chat stood in by
 a recorder: what a page sends goes through the same services as a chat click."""
@@ -10,7 +11,7 @@ a recorder: what a page sends goes through the same services as a chat click."""
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,20 +20,29 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
+from bot.core.engine_advice import REVIEW_TOP, engine_review
 from bot.core.models import Challenge, GameUpdate
+from bot.core.records import RecordsService, Review
 from bot.core.rules import illegal_move
+from bot.i18n import text
 from bot.web.api import ActivityApi
+from bot.web.coaching import review_json
 from bot.web.live import LiveHub
 from bot.web.places import Place
 from bot.web.service import make_app
 from bot.web.sessions import Session, Sessions
+from bot.web.ultimate_json import grid_name
 from engine import UltimateBoard
+from engine.ultimate.review import review_game
 
-from core_harness import CHANNEL, GUILD, Core, FakeClock, open_core
+from core_harness import BOT, CHANNEL, GUILD, Core, FakeClock, open_core
 
 ALICE, BOB = 1001, 2002
 X_WINS = (4, 42, 58, 38, 18, 1, 15, 56, 24, 54, 0, 2, 21, 31, 41, 45, 8, 74, 13, 40, 11)
 """tests/test_core_ultimate.py's game: X wins across the top row of boards (0, 1, 2)."""
+JUDGE_PLAYOUTS = 300
+"""The engine's review here: a fixed number of playouts a position, seeded, so the test
+knows its verdicts (the bot's judge searches 0.2 s a position, with the same calls)."""
 EMOJI = re.compile("[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")
 
 
@@ -96,7 +106,14 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
     async def games_for(session: Session) -> list[dict[str, Any]]:
         return await api.games_for(session)
 
-    api = ActivityApi(games=core.games, lobby=core.lobby, records=core.records,
+    async def run(work: Callable[..., Any], *args: Any) -> Any:
+        """The reviews' runner, with a repeatable playout count instead of the clock."""
+        if work is engine_review:
+            return engine_review(*args, iterations=JUDGE_PLAYOUTS)
+        return work(*args)
+
+    records = RecordsService(core.repo, BOT, run)
+    api = ActivityApi(games=core.games, lobby=core.lobby, records=records,
                       auth=Members(), sessions=sessions, show=show,  # type: ignore[arg-type]
                       hub=LiveHub(core.games.current, render, games_for),
                       places=InServer())  # type: ignore[arg-type]  # fmt: skip
@@ -189,7 +206,7 @@ def test_the_refusal_names_the_board_only_for_an_empty_square_of_ultimate() -> N
     assert illegal_move(classic, 4).key == "move.taken"
 
 
-async def test_a_won_game_shows_its_line_of_boards_and_offers_no_review(
+async def test_a_won_game_shows_its_line_of_boards_and_the_engines_review(
     service: Service,
 ) -> None:
     game_id = await member_game(service)
@@ -202,25 +219,82 @@ async def test_a_won_game_shows_its_line_of_boards_and_offers_no_review(
     assert game["board_statuses"][:3] == ["X", "X", "X"] and game["board_statuses"][4] == "O"
     assert game["playable_boards"] == [] and game["where"] is None
     assert not any(c["legal"] for c in game["cells"])
-    assert game["actions"] == ["rematch"]  # no review: it cannot work ultimate out yet
-    status, body = await service.call("GET", f"/api/games/{game_id}/review", ALICE)
-    assert (status, body["error"]) == (409, "no_coaching")
-    assert body["reason"] == "Hints and reviews are not available for ultimate games yet."
+    assert game["actions"] == ["rematch", "review"]
+    status, review = await service.call("GET", f"/api/games/{game_id}/review", ALICE)
+    assert status == 200, review
+    # the engine's costliest moves (as chat lists them), in the order they were played
+    judged = sorted(review_game(X_WINS, top=REVIEW_TOP, iterations=JUDGE_PLAYOUTS),
+                    key=lambda m: m.ply)  # fmt: skip
+    assert judged and [s["ply"] for s in review["steps"]] == [m.ply + 1 for m in judged]
+    for step, move in zip(review["steps"], judged, strict=True):
+        assert step["text"] == (
+            f"{move.ply + 1}. {move.player} {grid_name(move.move)} — the engine preferred "
+            f"{grid_name(move.preferred)}; by its estimate the mover's chances fell from "
+            f"about {round(100 * move.before)}% to {round(100 * move.after)}%.")  # fmt: skip
+        assert step["parts"][:2] == [{"text": f"{move.ply + 1}. "}, {"mark": move.player}]
+        assert (step["best"], step["last_move"]) == ([move.preferred], move.move)
+        # the board after the move: the moves so far, the last one labelled as such
+        assert [i for i, c in enumerate(step["cells"]) if c["mark"]] == sorted(
+            X_WINS[: move.ply + 1])  # fmt: skip
+        assert step["cells"][move.move]["label"].endswith(", last move")
+        assert step["cells"][move.preferred]["mark"] is None
+        assert len(step["board_statuses"]) == 9
+    assert review["summary"] == ("This is the engine's judgement after a short search, not a "
+                                 "proof: it can be wrong.\nColumns A–I from the left, rows "
+                                 "1–9 from the top.")  # fmt: skip
+    assert not [s for s in review["steps"] if EMOJI.search(s["text"])]
+    assert not EMOJI.search(review["summary"])
+
+    # a game the engine finds no costly move in: its final board, said so
+    stored = await service.core.repo.get_game(int(game_id))
+    assert stored is not None
+    clean = review_json(Review(stored, [], judged=[]), "fr")
+    (step,) = clean["steps"]
+    assert step["text"] == "Le moteur n'a trouvé aucun coup qui ait beaucoup coûté à son joueur."
+    assert step["best"] == [] and step["last_move"] == X_WINS[-1] and step["ply"] == 21
+    assert clean["summary"].startswith("C'est le jugement du moteur")
 
 
-async def test_the_page_starts_an_ultimate_game_against_the_bot(service: Service) -> None:
+def test_a_square_is_named_on_the_9x9_grid_as_in_chat() -> None:
+    # cell numbers run board by board: 9 is board B1's first square, 40 the centre's centre
+    assert [grid_name(c) for c in (0, 8, 9, 40, 80, 27)] == ["A1", "C3", "D1", "E5", "I9", "A4"]
+
+
+async def test_the_page_starts_an_ultimate_game_against_the_bot_and_gets_a_hint(
+    service: Service,
+) -> None:
     status, body = await service.call("POST", "/api/games", ALICE,
                                       {"difficulty": "easy", "variant": "ultimate"})  # fmt: skip
     assert status == 200, body
     game = body["game"]
     assert (game["variant"], len(game["cells"]), game["you"]) == ("ultimate", 81, "X")
-    assert "hint" not in game["actions"]  # no hints for ultimate yet
+    assert game["actions"] == ["resign", "hint"]
     assert service.shown[-1].game.variant == "ultimate"  # posted in chat as /ttt start
-    status, body = await service.call("POST", f"/api/games/{game['id']}/hint", ALICE, {"ply": 0})
-    assert (status, body["error"]) == (409, "no_coaching")
     status, moved = await service.move(game["id"], ALICE, 40)  # the bot answers in board B2
     assert status == 200 and moved["game"]["ply"] == 2
     assert moved["game"]["cells"][moved["game"]["last_move"]]["board"] == 4
+    assert moved["game"]["actions"] == ["resign", "hint"]
+
+    status, hint = await service.call("POST", f"/api/games/{game['id']}/hint", ALICE, {"ply": 2})
+    assert status == 200, hint
+    (cell,) = hint["cells"]
+    assert moved["game"]["cells"][cell]["legal"]  # a square X may play now
+    board = text(f"ultimate.board.{cell // 9}", "en")
+    lines = hint["text"].split("\n")
+    assert lines[0] == "Hint for X, just for you:"
+    assert re.fullmatch(rf"{grid_name(cell)} in the {board} board is the engine's choice; it "
+                        r"puts your chances there at about \d+%\.", lines[1])  # fmt: skip
+    assert lines[-2:] == [
+        "This is the engine's judgement after a short search, not a proof: it can be wrong.",
+        "Columns A–I from the left, rows 1–9 from the top.",
+    ]
+    assert hint["parts"][:2] == [{"text": "Hint for "}, {"mark": "X"}]
+    assert "".join(p.get("text", p.get("mark", "")) for p in hint["parts"]) == hint["text"]
+    assert not EMOJI.search(hint["text"])
+    assert service.shown[-1].game.hinted  # the chat board says a hint was used
+    status, body = await service.call("POST", f"/api/games/{game['id']}/hint", ALICE,
+                                      {"ply": 2}, locale="de")  # fmt: skip
+    assert status == 200 and "kein Beweis" in body["text"]
     for wrong in ({"variant": "ultimate", "size": 3}, {"variant": "giant"}):
         status, body = await service.call("POST", "/api/games", ALICE, wrong)
         assert (status, body["error"]) == (400, "bad_request"), wrong

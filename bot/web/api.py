@@ -24,8 +24,9 @@ from bot.web.boards import BOARDS
 from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
-from bot.web.game_json import Person, coached, game_json, plain
+from bot.web.game_json import Person, game_json
 from bot.web.live import LiveHub
+from bot.web.page_text import plain
 from bot.web.places import Places
 from bot.web.sessions import Session, Sessions
 
@@ -220,7 +221,6 @@ class ActivityApi:
         ply = (await _body(request)).get("ply")
         if type(ply) is not int:
             raise WebRefusal(400, "bad_request", "send the ply the hint is for")
-        await self._coached(session, game_id)
         update, hint = await self._ask(session, self.games.hint(game_id, ply, session.user_id))
         await self.show(update)  # the board says a hint was used
         return web.json_response(hint_json(update.game, hint, session.locale))
@@ -229,24 +229,17 @@ class ActivityApi:
         session, game_id = await self._game_of(request)
         game = await self._ask(session, self.records.review_target(
             session.guild_id, session.user_id, game_id))  # fmt: skip
-        if not coached(game):
-            raise WebRefusal(409, "no_coaching", text("web.ultimate.no_coaching", session.locale))
         return web.json_response(review_json(await self.records.analyze(game), session.locale))
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self.sessions.read(request.query.get("session"))
+        shown = request.query.get("game", "")
         socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096)
         await socket.prepare(request)
-        await self.hub.serve(socket, session)
+        await self.hub.serve(socket, session, int(shown) if _is_id(shown) else None)
         return socket
 
     # --- internals -----------------------------------------------------------------------
-
-    async def _coached(self, session: Session, game_id: int) -> None:
-        """Raises: WebRefusal: 409 for a game hints and reviews cannot work out yet."""
-        update = await self.games.current(game_id)
-        if update is not None and not coached(update.game):
-            raise WebRefusal(409, "no_coaching", text("web.ultimate.no_coaching", session.locale))
 
     def _session(self, request: web.Request) -> Session:
         header = request.headers.get("Authorization", "")
@@ -260,7 +253,7 @@ class ActivityApi:
         """
         session = self._session(request)
         raw = request.match_info["id"]
-        if not (raw.isascii() and raw.isdigit() and len(raw) < 20):
+        if not _is_id(raw):
             raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
         game_id = int(raw)
         channel = self._channels.get(game_id)
@@ -308,3 +301,7 @@ async def _body(request: web.Request) -> dict[str, Any]:
     if not isinstance(body, dict):
         raise WebRefusal(400, "bad_json", "the body is not a JSON object")
     return body
+
+
+def _is_id(raw: str) -> bool:
+    return raw.isascii() and raw.isdigit() and len(raw) < 20

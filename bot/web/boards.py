@@ -29,6 +29,16 @@ class PageBoard(Protocol):
         """The texts the page needs for it (its name in the start form, its rules)."""
         ...
 
+    def hint_json(self, game: Any, hint: Any, locale: str) -> dict[str, Any]:
+        """Its hint (what its variant's hint gives) as the page shows it: ``text``,
+        ``parts`` and the ``cells`` to light."""
+        ...
+
+    def review_json(self, review: Any, locale: str) -> dict[str, Any]:
+        """Its finished game's review: ``steps`` (a text and the board after each) and a
+        ``summary``."""
+        ...
+
 
 BOARDS: dict[str, PageBoard] = {"classic": classic_json.PAGE, "ultimate": ultimate_json.PAGE}
 

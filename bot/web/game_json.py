@@ -9,18 +9,11 @@ from typing import Any
 from bot.core.models import Game, GameUpdate
 from bot.i18n import text
 from bot.web.boards import board_of
+from bot.web.page_text import CUT, MARK_CUT, parts_of, plain
 
 Person = tuple[str, str | None]
 """A member's name and avatar URL."""
 Names = Callable[[int], Awaitable[Person]]
-
-CUT = "\x00"
-"""Around a name or a mark in a status line being cut into parts (no catalog text has it)."""
-
-
-def plain(line: str) -> str:
-    """A catalog text without Discord's markdown (the page styles it itself)."""
-    return line.replace("**", "")
 
 
 def bot_name(game: Game, locale: str) -> str:
@@ -83,29 +76,6 @@ def status_parts(
     name = {mark: f"{CUT}n{mark}{CUT}" for mark in ("X", "O")}
     line = _status(game, locale, name, MARK_CUT)
     return parts_of(line, {mark: str(players[mark]["name"]) for mark in ("X", "O")})
-
-
-MARK_CUT = {mark: f"{CUT}m{mark}{CUT}" for mark in ("X", "O")}
-"""The marks as a text is cut for :func:`parts_of` (passed as a catalog text's ``mark``)."""
-
-
-def parts_of(line: str, names: dict[str, str] | None = None) -> list[dict[str, str]]:
-    """A line with :data:`MARK_CUT` marks (and names as ``CUT n<mark> CUT``) in parts."""
-    parts: list[dict[str, str]] = []
-    for i, piece in enumerate(line.split(CUT)):
-        if i % 2 == 0:
-            if piece:
-                parts.append({"text": piece})
-        elif piece[0] == "n" and names is not None:
-            parts.append({"name": names[piece[1]]})
-        else:
-            parts.append({"mark": piece[1]})
-    return parts
-
-
-def letters(line: str) -> str:
-    """A line with :data:`MARK_CUT` marks as plain text: each mark its letter."""
-    return "".join(piece[1:] if i % 2 else piece for i, piece in enumerate(line.split(CUT)))
 
 
 def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]) -> str:

@@ -60,12 +60,23 @@ class LiveHub:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def serve(self, socket: web.WebSocketResponse, session: Session) -> None:
-        """Send the channel's games, then each change, until the page goes."""
+    async def serve(
+        self, socket: web.WebSocketResponse, session: Session, shown: int | None = None
+    ) -> None:
+        """Send the channel's games, then each change, until the page goes. The game the
+        page shows (``shown``), when it has ended, goes first: it is no longer among the
+        running games, and a page that reconnects after it ended must see how."""
         pages = self._pages.setdefault(session.channel_id, set())
         page = (socket, session)
         pages.add(page)
         try:
+            ended = None if shown is None else await self.read(shown)
+            if (
+                ended is not None
+                and not ended.game.running
+                and (ended.game.channel_id == session.channel_id)
+            ):
+                await socket.send_json({"type": "game", "game": await self.render(ended, session)})
             await socket.send_json({"type": "games", "games": await self.games_for(session)})
             async for _ in socket:  # the page sends nothing but pings
                 pass

@@ -4,17 +4,29 @@ in and the line of boards that won. Everything here is asked of the board itself
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
+from bot.core.engine_advice import EngineHint
+from bot.core.models import Game
 from bot.core.review import cell_name
+from bot.core.variants import Review
 from bot.i18n import text
-from engine.ultimate.board import BoardStatus, UltimateBoard, board_square
+from bot.web.page_text import MARK_CUT, plain, texts
+from engine.ultimate.board import BoardStatus, UltimateBoard, board_square, to_rowcol
 
 
 def board_name(board: int) -> str:
     """A small board's name in the big grid, as a square's in its board (B2 the centre)."""
     return cell_name(board, 3)
+
+
+def grid_name(cell: int) -> str:
+    """A square's name on the 9×9 grid, as chat's hints and reviews name it: columns A–I
+    from the left, rows 1–9 from the top (the centre square E5)."""
+    row, col = to_rowcol(cell)
+    return cell_name(row * 9 + col, 9)
 
 
 def ultimate_json(board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
@@ -63,11 +75,64 @@ def square_label(locale: str, cell: int, mark: str | None, status: BoardStatus, 
     return ", ".join(words)
 
 
+EMOJI = re.compile("^[\u2600-\u27bf\U0001f000-\U0001faff]\ufe0f? *")
+"""An emoji opening a catalog text (the engine's warning): chat's decoration, which the
+page leaves out rather than show an empty box."""
+
+
+def hint_json(hint: EngineHint, locale: str) -> dict[str, Any]:
+    """Ultimate's hint in chat's lines (render_ultimate.hint_text), but the grid: the
+    page lights the square on its own board."""
+    lines = [text("web.hint.title", locale, mark=MARK_CUT[hint.mark]),
+             text("ultimate.hint.square", locale, square=grid_name(hint.cell),
+                  board=text(f"ultimate.board.{hint.cell // 9}", locale),
+                  percent=round(100 * hint.chances))]  # fmt: skip
+    if hint.wins_game or hint.takes_board:
+        lines.append(text("ultimate.hint.wins" if hint.wins_game else "ultimate.hint.takes",
+                          locale))  # fmt: skip
+    return texts([*lines, *_engine_note(locale)]) | {"cells": [hint.cell]}
+
+
+def _engine_note(locale: str) -> list[str]:
+    return [EMOJI.sub("", text("ultimate.engine_note", locale)),
+            text("hint.legend", locale, last="I", size=9)]  # fmt: skip
+
+
+def review_json(review: Review, locale: str) -> dict[str, Any]:
+    """An ultimate game's review in chat's words (render_ultimate.review_text): a step
+    for each costly move, the board after it with the engine's move lit; a game without
+    one shows its final board and says so."""
+    moves = review.game.moves
+    steps: list[dict[str, Any]] = []
+    for move in sorted(review.judged or (), key=lambda m: m.ply):
+        line = text("ultimate.review.move", locale, number=move.ply + 1,
+                    mark=MARK_CUT[move.player], square=grid_name(move.move),
+                    preferred=grid_name(move.preferred), before=round(100 * move.before),
+                    after=round(100 * move.after))  # fmt: skip
+        steps.append(_step(moves[: move.ply + 1], line, locale) | {"best": [move.preferred]})
+    if not steps:
+        steps.append(_step(moves, text("ultimate.review.clean", locale), locale))
+    return {"steps": steps, "summary": plain("\n".join(_engine_note(locale)))}
+
+
+def _step(moves: tuple[int, ...], line: str, locale: str) -> dict[str, Any]:
+    board = UltimateBoard()
+    for cell in moves:
+        board = board.play(cell)
+    shown = ultimate_json(board, locale, running=False)
+    return texts([line]) | {
+        "ply": len(moves), "cells": shown["cells"], "best": [],
+        "last_move": moves[-1] if moves else None, "board_statuses": shown["board_statuses"],
+        "winning_boards": shown["winning_boards"],
+    }  # fmt: skip
+
+
 class UltimatePage:
     """This module as ultimate's page board (see :class:`~bot.web.boards.PageBoard`)."""
 
-    coached = False
-    """An ultimate game has no hint or review on the page yet, rather than something wrong."""
+    coached = True
+    """Hints and reviews are the engine's judgement (bot.core.engine_advice), worded as
+    chat words them."""
 
     def board_json(self, board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
         return ultimate_json(board, locale, running)
@@ -79,6 +144,12 @@ class UltimatePage:
         return {"variant.ultimate": text("web.ultimate.name", locale),
                 "rules": text("web.ultimate.rules_title", locale),
                 "rules.ultimate": text("web.ultimate.rules", locale)}  # fmt: skip
+
+    def hint_json(self, game: Game, hint: EngineHint, locale: str) -> dict[str, Any]:
+        return hint_json(hint, locale)
+
+    def review_json(self, review: Review, locale: str) -> dict[str, Any]:
+        return review_json(review, locale)
 
 
 PAGE = UltimatePage()

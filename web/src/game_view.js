@@ -118,7 +118,9 @@ export class GameView {
       const step = review.steps[review.index];
       this.board.update({ size: game.size, cells: stepCells(step ?? {}), label: t("review"),
         playable: () => false, highlight: new Set(step?.best ?? []), describedBy: "review-text",
-        last: step?.last_move ?? null });
+        last: step?.last_move ?? null, regions: step?.board_statuses ? {
+          statuses: step.board_statuses, playable: [], winning: step.winning_boards ?? [] }
+          : null });
       highlight = null;
     } else {
       // The server says which squares may be played (`legal`); an older answer without

@@ -1,23 +1,41 @@
 // The live socket (`api/live`): the server sends the channel's games on connecting and each
 // game as it changes; the page sends only pings. A lost socket comes back with backoff,
 // and the full state it sends on connecting replaces whatever was missed meanwhile.
+//
+// A web process that restarts is back within seconds: for the first minute of an outage
+// the page tries at least once a second, so it is live again within a second of the
+// process (a doubling backoff had it wait up to 8 s by then). A longer outage backs off
+// to one try in 15 s.
 
-const FIRST_DELAY_MS = 500;
+const FIRST_DELAY_MS = 250;
+const FAST_DELAY_MS = 1000;
+const FAST_FOR_MS = 60000;
 const MAX_DELAY_MS = 15000;
+
+/** The wait before the next try: doubling from the first, at most a second for the first
+ * minute of an outage (`downMs`), then at most 15 s; half of it random, so the pages of
+ * a restarted process do not all come back at once. */
+export function retryDelay(attempts, downMs, random = Math.random) {
+  const cap = downMs < FAST_FOR_MS ? FAST_DELAY_MS : MAX_DELAY_MS;
+  const ceiling = Math.min(cap, FIRST_DELAY_MS * 2 ** attempts);
+  return ceiling / 2 + random() * (ceiling / 2);
+}
 /** A ping keeps proxies from closing an idle socket and shows a dead one sooner. */
 const PING_MS = 30000;
 
 export class LiveSocket {
   /**
    * @param {() => string} url the address to connect to (read again at each attempt)
-   * @param {{message: (data: object) => void, state: (s: string) => void,
+   * @param {{message: (data: object) => void, state: (s: string, retryMs?: number) => void,
    *          failed?: () => Promise<void>}} on
+   *   `state` says "reconnecting" with the wait before the next try;
    *   `failed` runs before retrying a socket that never opened (the session may be over)
    */
   constructor(url, on) {
     this.url = url;
     this.on = on;
     this.attempts = 0;
+    this.downSince = null; // when the socket was lost, while it is
     this.socket = null;
     this.timer = null;
     this.pinger = null;
@@ -55,6 +73,7 @@ export class LiveSocket {
     this.socket = socket;
     socket.addEventListener("open", () => {
       opened = true;
+      this.downSince = null;
       this.on.state("live");
       this.pinger = setInterval(() => {
         if (socket.readyState === WebSocket.OPEN) socket.send('{"type":"ping"}');
@@ -74,15 +93,15 @@ export class LiveSocket {
       clearInterval(this.pinger);
       if (this.socket === socket) this.socket = null;
       if (this.stopped) return;
-      this.on.state("reconnecting");
       this.retry(opened);
     });
   }
 
   retry(opened) {
-    const ceiling = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** this.attempts);
+    this.downSince ??= Date.now();
+    const delay = retryDelay(this.attempts, Date.now() - this.downSince);
     this.attempts += 1;
-    const delay = ceiling / 2 + Math.random() * (ceiling / 2);
+    this.on.state("reconnecting", delay);
     this.timer = setTimeout(async () => {
       this.timer = null;
       if (!opened && this.on.failed) {

@@ -105,6 +105,9 @@ function render() {
   const connection = { connecting: "connecting", reconnecting: "reconnecting" }[store.connection];
   setText($("connection"), connection ? store.t(connection) : "");
   $("connection").hidden = !connection;
+  // The wait before the next try, for the tests to read (nothing is shown).
+  if (store.retryMs !== null) $("connection").dataset.retryMs = String(store.retryMs);
+  else delete $("connection").dataset.retryMs;
   setText($("notice"), store.notice);
   setText($("alert"), store.alert);
   const main = $("main");
@@ -142,16 +145,19 @@ async function boot() {
   store.texts = texts ?? {};
   store.subscribe(render);
   store.setGames(games ?? []);
-  const live = new LiveSocket(() => api.liveUrl(), {
+  // The game shown goes with each connection: one that ended while the socket was down
+  // has left the channel's running games, and the server sends it first, ended.
+  const live = new LiveSocket(() => api.liveUrl(store.selected), {
     message: (data) => {
       if (data.type === "games" && Array.isArray(data.games)) store.setGames(data.games);
       else if (data.type === "game" && data.game) store.putGame(data.game);
     },
-    state: (connection) => store.set({ connection }),
+    state: (connection, retryMs) => store.set({ connection, retryMs: retryMs ?? null }),
     failed: async () => {
-      // A socket refused before opening: a lapsed session shows as a 401 here.
+      // A socket refused before opening: a lapsed session shows as a 401 here. The game
+      // shown stays for the socket to name: if it ended meanwhile, it sends it first.
       try {
-        store.setGames((await api.get("api/games")).games ?? []);
+        store.setGames((await api.get("api/games")).games ?? [], true);
       } catch (error) {
         if (error instanceof ApiError && error.status === 401) await discord.signIn();
         else throw error;

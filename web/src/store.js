@@ -20,6 +20,7 @@ export class Store {
     this.review = null; // {id, steps, summary, index}
     this.participants = [];
     this.connection = "connecting"; // "connecting" | "live" | "reconnecting"
+    this.retryMs = null; // reconnecting: the wait before the next try
     this.notice = ""; // a line from the server that something happened ("challenge sent")
     this.alert = ""; // a refusal's reason, or the server's word for a failure
     this.busy = false; // an intent is on its way
@@ -46,14 +47,18 @@ export class Store {
     return this.game();
   }
 
-  /** The channel's games, from `GET api/games` or the socket's `games`: the whole truth. */
-  setGames(games) {
+  /** The channel's games, from `GET api/games` or the socket's `games`: the whole truth.
+   * `keepShown`: the game shown stays even if it left the list (the socket about to
+   * connect sends how it ended). */
+  setGames(games, keepShown = false) {
     const held = new Map(this.games.map((g) => [g.id, g]));
     const next = games.map((g) => (isNewer(held.get(g.id), g) ? g : held.get(g.id)));
     // A finished game stays on screen for its player (rematch, review); a game that left
     // the list while this copy still says it runs ended unseen, so it goes.
     const shown = this.current;
-    if (shown && !next.some((g) => g.id === shown.id) && !shown.running) next.push(shown);
+    if (shown && !next.some((g) => g.id === shown.id) && (!shown.running || keepShown)) {
+      next.push(shown);
+    }
     this.games = next;
     if (this.selected !== null && !this.current) this.selected = null;
     if (this.selected === null && next.length === 1) this.selected = next[0].id;
