@@ -5,6 +5,7 @@ response to the spec and the 3-second deadline as it holds a REST callback."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 
@@ -121,3 +122,36 @@ async def test_a_process_without_the_gateway_plays_a_game_against_the_bot(
         (game,) = await bot.repo.running_games_in(int(board["channel_id"]))
         assert game.message_id == int(board["id"]) and game.ply == 2
     assert emulator.violations == []
+
+
+async def test_a_message_read_back_before_discord_made_it_is_read_again(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """Discord makes the message of an HTTP answer after the response; the bot's read of
+    it (for its id) may come first and be told Unknown Message. The game is not given
+    up for that: the read is tried again, and the board's message is the game's."""
+    alice = emulator.create_user("alice")
+    emulator.http_mode.apply_lag = 0.3
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3") as (bot, _base, _http):
+        start = await emulator.invoke(alice, "ttt start", {"first": "me"})
+        assert start.type == 4
+        board = start.message
+        reads = [r for r in start.answers if r.method == "GET"]
+        assert len(reads) >= 2, "the first read came before the message was made"
+        (game,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        await eventually_attached(bot, game.id, int(board["id"]))
+        click = await emulator.click(alice, board, cell_id(board, 4))
+        assert click.type == 7 and board_of(emulator.message(board["id"]))[4] == "X"
+    assert emulator.violations == []
+
+
+async def eventually_attached(bot, game_id: int, message_id: int) -> None:
+    async def attached() -> bool:
+        game = await bot.repo.get_game(game_id)
+        return game is not None and game.message_id == message_id
+
+    for _ in range(100):
+        if await attached():
+            return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"game {game_id} never got message {message_id}")

@@ -85,7 +85,9 @@ class CapturingAdapter(AsyncWebhookAdapter):
             route = Route("GET", ORIGINAL, webhook_id=data["application_id"],
                           webhook_token=data["token"])  # fmt: skip
             kept = {k: v for k, v in kwargs.items() if k in ("proxy", "proxy_auth")}
-            message = await super().request(route, session, **kept)
+            message = await self._read_back(route, session, kept)
+            if message is None:  # posted, but not to be read yet: no id to keep
+                return out
             interaction |= {"response_message_id": message["id"],
                             "response_message_loading": kind == 5,
                             "response_message_ephemeral": bool(message.get("flags", 0)
@@ -93,6 +95,27 @@ class CapturingAdapter(AsyncWebhookAdapter):
         elif kind == 7 and data.get("message"):
             interaction["response_message_id"] = data["message"]["id"]
         return out
+
+    async def _read_back(
+        self, route: Route, session: aiohttp.ClientSession, kept: dict[str, Any]
+    ) -> Any:
+        """``GET …/messages/@original``, tried again while Discord does not have it yet;
+        None if it never does (the message stays unknown to ttt, which then shows the
+        game through the interaction's token instead)."""
+        for pause in (*READ_BACK, None):
+            try:
+                return await super().request(route, session, **kept)
+            except discord.NotFound:
+                if pause is None:
+                    return None
+                await asyncio.sleep(pause)
+        return None
+
+
+READ_BACK = (0.05, 0.1, 0.2, 0.4, 0.8)
+"""Seconds between the tries to read back a message the answer made: Discord may take a
+moment after the response to make it (the emulator as well), and until then says
+Unknown Message; the answer was given all the same."""
 
 
 def _payload_json(multipart: list[dict[str, Any]]) -> dict[str, Any]:

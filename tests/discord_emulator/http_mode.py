@@ -38,6 +38,9 @@ class HttpMode:
         self._sending: set[asyncio.Task[None]] = set()
         self.answered: list[int] = []
         """The interactions answered in an HTTP response, in order."""
+        self.apply_lag = 0.0
+        """Seconds between an answer's arrival and its message existing: Discord makes it
+        after the response, and a read of it meanwhile is Unknown Message."""
 
     @property
     def public_key(self) -> str:
@@ -52,10 +55,15 @@ class HttpMode:
                 "X-Signature-Ed25519": self.sign(timestamp, body)}  # fmt: skip
 
     async def post_raw(self, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
-        """POST ``body`` with ``headers`` as given: the endpoint's status and JSON."""
+        """POST ``body`` with ``headers`` as given: the endpoint's status and JSON (its
+        text when it is not JSON)."""
         assert self.url is not None, "emu.use_http(url) first"
         async with self.session().post(self.url, data=body, headers=headers) as resp:
-            return resp.status, await resp.json(content_type=None)
+            raw = await resp.read()
+            try:
+                return resp.status, json.loads(raw)
+            except ValueError:  # not the bot's answer (a proxy's error page, say)
+                return resp.status, raw.decode(errors="replace")
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -92,6 +100,8 @@ class HttpMode:
             emu.violation(f"{rec.describe()}: the endpoint could not be reached: {exc}")
             return
         self.answered.append(rec.id)
+        if self.apply_lag:
+            await asyncio.sleep(self.apply_lag)
         path = f"/interactions/{rec.id}/{rec.token}/callback"
         emu.requests.append(RequestRecord("POST", path, answer, {}))
         try:
