@@ -19,6 +19,13 @@ WAIT = 60.0
 NGINX = shutil.which("nginx") or "/usr/sbin/nginx"
 
 
+def nginx_missing() -> str | None:
+    """Why nginx cannot run here (Debian's package: ``apt-get install nginx``), or None."""
+    if Path(NGINX).is_file() and os.access(NGINX, os.X_OK):
+        return None
+    return "no nginx (apt-get install nginx): the load balancer's tests need it"
+
+
 def nginx_config(upstreams: list[int], port: int, prefix: Path) -> Path:
     """deploy/nginx.conf with its upstream lines and its port rewritten for this test."""
     text = (ROOT / "deploy" / "nginx.conf").read_text()
