@@ -52,11 +52,13 @@ class BotOpponent:
         built, so their next 3×3 moves run inline."""
 
     async def move(
-        self, board: Board | UltimateBoard, difficulty: str, *, within: float | None = None
-    ) -> int:
+        self, board: Board | UltimateBoard, difficulty: str, *, within: float | None = None,
+        game: int | None = None,
+    ) -> int:  # fmt: skip
         """The cell the bot plays. A search past the think time, or past ``within``
         seconds when given (someone waits for an answer), falls back to a quick move
-        (logged), so a game never waits on the engine.
+        (logged), so a game never waits on the engine. ``game`` (its id, once stored)
+        lets the engine pool search it where its last search's tree is kept.
 
         Raises:
             ValueError: unknown difficulty. IllegalMove: the game is over.
@@ -64,10 +66,11 @@ class BotOpponent:
         think = self.think_time
         try:
             if within is None:
-                return await self._search(board, difficulty, think)
+                return await self._search(board, difficulty, think, game)
             # the worker is given no longer than the caller waits, so it stops with it
             budget = min(think, max(MIN_WAIT, within))
-            return await asyncio.wait_for(self._search(board, difficulty, budget), budget)
+            search = self._search(board, difficulty, budget, game)
+            return await asyncio.wait_for(search, budget)
         except TimeoutError:
             log.warning("%s took longer than %.1f s; playing a quick move", difficulty,
                         think if within is None else min(think, within))  # fmt: skip
@@ -82,8 +85,9 @@ class BotOpponent:
         return await choose_move_async(board, "easy", seed=self.rng.getrandbits(64))
 
     async def reply_within(
-        self, board: Board | UltimateBoard, difficulty: str, seconds: float
-    ) -> asyncio.Future[int]:
+        self, board: Board | UltimateBoard, difficulty: str, seconds: float, *,
+        game: int | None = None,
+    ) -> asyncio.Future[int]:  # fmt: skip
         """:meth:`move`, started and waited for up to ``seconds``: the future is done if
         the cell came in time. A warm agent on a small board chooses it here and now, in
         a future done at once: no task to schedule and no timer to wait on, on each click.
@@ -91,7 +95,7 @@ class BotOpponent:
         chosen = self._chosen_inline(board, difficulty)
         if chosen is not None:
             return chosen
-        reply = asyncio.ensure_future(self.move(board, difficulty))
+        reply = asyncio.ensure_future(self.move(board, difficulty, game=game))
         await asyncio.wait({reply}, timeout=seconds)
         return reply
 
@@ -115,10 +119,14 @@ class BotOpponent:
             return None
         return chosen
 
-    async def _search(self, board: Board | UltimateBoard, difficulty: str, think: float) -> int:
+    async def _search(
+        self, board: Board | UltimateBoard, difficulty: str, think: float, game: int | None
+    ) -> int:
         if self.pool is not None and board.cell_count > SMALL_BOARD_CELLS:
             seed = self.rng.getrandbits(64)
-            return await self.pool.choose(board, difficulty, seed=seed, time_budget=think)
+            return await self.pool.choose(
+                board, difficulty, seed=seed, time_budget=think, game=game
+            )
         if not variant_of(board.variant).keeps_agents:  # no pool (tests): one for this move
             seed = self.rng.getrandbits(64)
             return await choose_move_async(board, difficulty, seed=seed, time_budget=think)

@@ -137,7 +137,8 @@ class GameService:
             else:
                 wait = self.patience if answer_by is None else answer_by - self.clock()
                 reply = await self.opponent.reply_within(
-                    moved.board, self.level(moved), max(0.0, min(self.patience, wait)))  # fmt: skip
+                    moved.board, self.level(moved), max(0.0, min(self.patience, wait)),
+                    game=game_id)  # fmt: skip
                 if reply.done() and reply.exception() is None:  # both moves, one write
                     replied = await self.advance(moved, reply.result())
                     game = await self._store_click(replied, game.ply, message_id)
@@ -278,7 +279,7 @@ class GameService:
                 return None
             level = self.level(game)
             game = await self._store_reply(game, asyncio.ensure_future(
-                self.opponent.move(game.board, level)))  # fmt: skip
+                self.opponent.move(game.board, level, game=game_id)))  # fmt: skip
         self.alarm.note(game.turn_deadline)
         return await self.update(game)
 

@@ -111,6 +111,8 @@ class UltimateHard(UltimateAgent):
         """Playouts take a move that wins the game (measured stronger; see mcts)."""
         self.last_search = 0
         """Playouts of the last move (for the bench)."""
+        self.last_kept = 0
+        """Visits the last move's search started from: a kept tree's, 0 for a new tree."""
         self.compiled = True
         """Search with the compiled tree when it was built (False: the Python one)."""
         self._tree: tuple[UltimateBoard, mcts.Tree] | None = None
@@ -130,6 +132,7 @@ class UltimateHard(UltimateAgent):
     def candidates(self, board: UltimateBoard) -> list[int]:
         start = time.perf_counter()
         tree = self._root(board)
+        self.last_kept = tree.visits
         seconds = None
         if self.clock or self.iterations is None:
             spent = time.perf_counter() - start
@@ -140,6 +143,12 @@ class UltimateHard(UltimateAgent):
         )
         self._tree = (board, tree)
         return tree.best_moves()
+
+    @property
+    def kept_visits(self) -> int:
+        """The root visits of the tree kept for the next move (0: none kept), a bound on
+        its nodes: a search adds at most one node an iteration."""
+        return self._tree[1].visits if self._tree is not None and self.keep_tree else 0
 
 
 class UltimateUnbeatable(UltimateHard):

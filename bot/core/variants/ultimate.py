@@ -18,7 +18,9 @@ class Ultimate:
     name: Variant = "ultimate"
     sized = False
     keeps_agents = False
-    """Its agents search a fresh tree each move, in the engine's pool (or a thread)."""
+    """No agent of the bot's own: its moves are searched in the engine's pool, whose
+    worker keeps each game's tree from one move to the next (engine/pool_worker.py); with
+    no pool (tests), by an agent made for the move."""
 
     def shape(self, size: int) -> tuple[int, int]:
         return UltimateBoard.size, 3  # three in a row, in a small board and across them
