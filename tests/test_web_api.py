@@ -186,7 +186,7 @@ async def test_an_entry_point_the_app_handles_launches_the_activity(
 
 
 async def test_the_live_board_button_opens_the_activity(
-    emulator: DiscordEmulator, tmp_path
+    emulator: DiscordEmulator, transport: str, tmp_path
 ) -> None:
     """Every board carries Live board where the page is served; a click asks Discord to
     launch the Activity (LAUNCH_ACTIVITY) in the channel, for the member who clicked."""
