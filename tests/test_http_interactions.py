@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator
 
 from bot_harness import board_of, cell_id, with_marks
 from discord_emulator import DiscordEmulator
@@ -60,7 +61,7 @@ async def test_forged_stale_and_oversized_requests_are_refused_and_change_nothin
     alice = emulator.create_user("alice")
     mode = emulator.http_mode
     async with bot_with_web(emulator, tmp_path / "ttt.sqlite3",
-                            public_key=emulator.public_key) as (bot, base, _):  # fmt: skip
+                            public_key=emulator.public_key) as (bot, base, http):  # fmt: skip
         mode.url = f"{base}/interactions"
         # a /ttt start as Discord would send it, sent by the test itself
         payload = emulator.command_payload(alice, "ttt start", {"first": "me"})
@@ -88,6 +89,16 @@ async def test_forged_stale_and_oversized_requests_are_refused_and_change_nothin
         for what, (sent, headers) in cases.items():
             status, answer = await mode.post_raw(sent, headers)
             assert (status, answer["error"]) == (401, "bad_signature"), what
+        # a signed body that arrives in pieces (chunked, with pauses) is read whole
+        padded = b'{"type": 1, "pad": "' + b"x" * 40_000 + b'"}'
+
+        async def pieces() -> AsyncIterator[bytes]:
+            for at in range(0, len(padded), 4096):
+                yield padded[at : at + 4096]
+                await asyncio.sleep(0.005)
+
+        async with http.post(mode.url, data=pieces(), headers=mode.headers(padded)) as res:
+            assert (res.status, await res.json()) == (200, {"type": 1})
         huge = b'{"type": 2, "pad": "' + b"x" * 300_000 + b'"}'
         status, answer = await mode.post_raw(huge, mode.headers(huge))
         assert (status, answer["error"]) == (413, "too_large")

@@ -49,10 +49,8 @@ class InteractionsEndpoint:
         self.answer = answer
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        if (request.content_length or 0) > MAX_INTERACTION:
-            return _refusal(413, "too_large", f"the body is over {MAX_INTERACTION} bytes")
-        body = await request.content.read(MAX_INTERACTION + 1)
-        if len(body) > MAX_INTERACTION:
+        body = await _body(request)
+        if body is None:
             return _refusal(413, "too_large", f"the body is over {MAX_INTERACTION} bytes")
         headers = request.headers
         refused = self.verifier.refusal(
@@ -79,6 +77,21 @@ class InteractionsEndpoint:
         await response.write_eof()
         answer.delivered.set()
         return response
+
+
+async def _body(request: web.Request) -> bytes | None:
+    """The raw body, read to its end however it arrives (in one piece or many), or None
+    once it is over :data:`MAX_INTERACTION` (what is left is not read)."""
+    if (request.content_length or 0) > MAX_INTERACTION:
+        return None
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := await request.content.read(64 * 1024):  # what is there, up to that
+        size += len(chunk)
+        if size > MAX_INTERACTION:
+            return None
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _response(answer: Answer) -> web.StreamResponse:
