@@ -21,6 +21,7 @@ import yarl
 from bot import logs
 from bot.app import TTTBot, make_bot
 from bot.core.repository import DatabaseError, Repository
+from bot.discord_ui import http_answers
 from bot.health import HealthError
 from bot.settings import Settings
 from bot.storage import SqliteRepository
@@ -104,6 +105,10 @@ def serve(settings: Settings, settings_source: str) -> int:
     the one line that says what stopped the start)."""
     logs.setup(settings.log_level, settings.log_format)
     point_at(settings)
+    if settings.public_key is not None and (lacking := http_answers.internals_problems()):
+        print(f"ttt-bot: DISCORD_PUBLIC_KEY is set, but discord.py {discord.__version__} lacks "
+              f"what answering over HTTP needs: {'; '.join(lacking)}", file=sys.stderr)  # fmt: skip
+        return 1
     try:
         asyncio.run(run(settings, settings_source))
     except (DatabaseError, HealthError) as exc:

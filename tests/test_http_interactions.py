@@ -10,6 +10,10 @@ import json
 import time
 from collections.abc import AsyncIterator
 
+from discord.state import ConnectionState
+
+from bot.discord_ui import http_answers
+
 from bot_harness import board_of, cell_id, with_marks
 from discord_emulator import DiscordEmulator
 from web_harness import bot_over_http, bot_with_web
@@ -166,3 +170,17 @@ async def eventually_attached(bot, game_id: int, message_id: int) -> None:
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"game {game_id} never got message {message_id}")
+
+
+def test_the_internals_answering_over_http_leans_on_are_checked(monkeypatch) -> None:
+    """A discord.py whose internals changed stops the start with one line (runner.py)
+    rather than failing every interaction: the check sees a changed parameter."""
+    assert http_answers.internals_problems() == []
+
+    def parse(self: object, payload: dict) -> None:
+        """discord.py's parser with its parameter renamed."""
+
+    monkeypatch.setattr(ConnectionState, "parse_interaction_create", parse)
+    assert http_answers.internals_problems() == [
+        "ConnectionState.parse_interaction_create takes no data"
+    ]

@@ -20,6 +20,7 @@ more than the read.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +28,30 @@ from typing import Any
 import aiohttp
 import discord
 from discord.http import Route
+from discord.state import ConnectionState
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
+
+from bot.discord_ui.internals import Used, problems
+
+USED: tuple[Used, ...] = (
+    ("the webhook adapter's request", lambda: AsyncWebhookAdapter.request,
+     frozenset({"route", "session", "payload", "multipart", "params"})),
+    ("Route", lambda: Route.__init__,
+     frozenset({"method", "path", "webhook_id", "webhook_token"})),
+    ("ConnectionState.parse_interaction_create",
+     lambda: ConnectionState.parse_interaction_create, frozenset({"data"})),
+)  # fmt: skip
+"""The discord.py internals this module leans on, and the parameters it passes them."""
+
+
+def internals_problems() -> list[str]:
+    """What this discord.py lacks of them (checked at start-up when interactions come
+    over HTTP: without them none could be answered)."""
+    found = problems(USED)
+    if not isinstance(async_context, contextvars.ContextVar):
+        found.append("async_context is no longer a context variable")
+    return found
+
 
 CALLBACK = "/interactions/{webhook_id}/{webhook_token}/callback"
 ORIGINAL = "/webhooks/{webhook_id}/{webhook_token}/messages/@original"

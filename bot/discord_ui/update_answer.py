@@ -19,13 +19,13 @@ and clicks are answered by ``edit_message`` as before.
 
 from __future__ import annotations
 
-import inspect
 import logging
-from collections.abc import Callable
 from typing import Any
 
 import discord
 from discord.http import Route
+
+from bot.discord_ui.internals import Used, problems
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,7 @@ try:
 except ImportError:  # pragma: no cover - another discord.py
     async_context = interaction_message_response_params = None  # type: ignore[assignment]
 
-USED: tuple[tuple[str, Callable[[], Any], frozenset[str]], ...] = (
+USED: tuple[Used, ...] = (
     ("interaction_message_response_params", lambda: interaction_message_response_params,
      frozenset({"type", "content", "view", "previous_allowed_mentions", "allowed_mentions"})),
     ("the webhook adapter's request", lambda: type(async_context.get()).request,
@@ -42,8 +42,7 @@ USED: tuple[tuple[str, Callable[[], Any], frozenset[str]], ...] = (
     ("Route", lambda: Route.__init__,
      frozenset({"method", "path", "webhook_id", "webhook_token"})),
 )  # fmt: skip
-"""Each callable used here, and the parameters it is passed (by name: a keyword-only or
-positional-or-keyword parameter of that name, or ``**kwargs``, must take each)."""
+"""Each callable used here, and the parameters it is passed."""
 
 SLOTS = ((discord.InteractionResponse, "_response_type"),
          (discord.Interaction, "_session"), (discord.Interaction, "_state"))  # fmt: skip
@@ -52,30 +51,7 @@ SLOTS = ((discord.InteractionResponse, "_response_type"),
 def internals_problems() -> list[str]:
     """What this discord.py lacks of the internals :func:`update_message` uses: one line
     each (empty when all is there, with the parameters it passes)."""
-    problems = []
-    for name, get, params in USED:
-        try:
-            signature = inspect.signature(get())
-        except Exception as exc:  # missing, or no longer a callable
-            problems.append(f"{name}: {type(exc).__name__}: {exc}")
-            continue
-        taken = signature.parameters
-        kinds = (inspect.Parameter.KEYWORD_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
-        # ``**kwargs`` takes any other keyword (Route's path parameters, webhook_id and
-        # webhook_token, are passed so)
-        anything = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in taken.values())
-        lacking = sorted(
-            p for p in params
-            if not (p in taken and taken[p].kind in kinds) and not (anything and p not in taken)
-        )  # fmt: skip
-        if lacking:
-            problems.append(f"{name} takes no {', '.join(lacking)}")
-    problems += [
-        f"{cls.__name__}.{slot} is gone"
-        for cls, slot in SLOTS
-        if slot not in getattr(cls, "__slots__", ())
-    ]
-    return problems
+    return problems(USED, SLOTS)
 
 
 _problems = internals_problems()
