@@ -26,6 +26,7 @@ from bot.core.policy import SERVER_SETTINGS
 from bot.discord_ui import custom_ids
 from bot.settings import Settings
 from bot.storage import PostgresRepository, SqliteRepository
+from engine import Board
 
 from discord_emulator import DiscordEmulator, buttons
 from discord_emulator.interactions import WAIT_CEILING
@@ -278,3 +279,19 @@ async def accepted_member_game(
     res = await emu.click(opponent, res.message, accept["custom_id"])
     assert res.type == 7, res
     return res.message
+
+
+async def easy_bot_game(emu: DiscordEmulator, channel: Any, member: Any) -> str:
+    """``member`` plays the bot (easy) in ``channel``, always the first empty square,
+    until the game ends: its board message's id."""
+    res = await emu.invoke(member, "ttt start", {"first": "me", "difficulty": "easy"},
+                           channel=channel)  # fmt: skip
+    message = res.message
+    for _ in range(5):
+        current = emu.message(message["id"])
+        board = Board.from_string(board_of(current))
+        if board.is_over():
+            break
+        res = await emu.click(member, current, cell_id(current, board.legal_moves()[0]))
+        assert res.type == 7, res
+    return str(message["id"])

@@ -16,7 +16,6 @@ from test_engine_pool import alive
 
 from bot.core.models import Game
 from bot.storage import PostgresRepository
-from engine import Board
 
 from bot_harness import (
     BUSY_DEADLINE,
@@ -25,6 +24,7 @@ from bot_harness import (
     board_of,
     bot_process_env,
     cell_id,
+    easy_bot_game,
     eventually,
     with_marks,
 )
@@ -85,21 +85,6 @@ async def member_duel(emu: DiscordEmulator, guild, a, b) -> None:
     assert res.ephemeral
 
 
-async def bot_game(emu: DiscordEmulator, guild, member) -> str:
-    """member plays the bot (easy) in the server's second channel until the game ends."""
-    res = await emu.invoke(member, "ttt start", {"first": "me", "difficulty": "easy"},
-                           channel=guild.channels[1])  # fmt: skip
-    message = res.message
-    for _ in range(5):
-        current = emu.message(message["id"])
-        board = Board.from_string(board_of(current))
-        if board.is_over():
-            break
-        res = await emu.click(member, current, cell_id(current, board.legal_moves()[0]))
-        assert res.type == 7, res
-    return str(message["id"])
-
-
 async def test_three_processes_share_the_shards_and_the_games(
     emulator: DiscordEmulator, pg_database: str, tmp_path: Path
 ) -> None:
@@ -142,7 +127,9 @@ async def test_three_processes_share_the_shards_and_the_games(
         await asyncio.gather(
             *(member_duel(emulator, g, people[g.id][2], people[g.id][0]) for g in everywhere)
         )
-        await asyncio.gather(*(bot_game(emulator, g, people[g.id][1]) for g in everywhere))
+        await asyncio.gather(
+            *(easy_bot_game(emulator, g.channels[1], people[g.id][1]) for g in everywhere)
+        )
 
         # an idle 3×3 duel on shard 2, and a 5×5 game there whose engine worker is
         # stopped: the member's move is stored and shown, the bot is mid-search...

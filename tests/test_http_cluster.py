@@ -20,7 +20,6 @@ import aiohttp
 import pytest
 
 from bot.storage import PostgresRepository
-from engine import Board
 
 from bot_harness import (
     BUSY_DEADLINE,
@@ -29,6 +28,7 @@ from bot_harness import (
     board_of,
     bot_process_env,
     cell_id,
+    easy_bot_game,
     free_port,
 )
 from discord_emulator import DiscordEmulator
@@ -86,19 +86,6 @@ async def duel(emu: DiscordEmulator, channel, a, b, *, until: int = 5) -> dict:
     return emu.message(board["id"])
 
 
-async def bot_game(emu: DiscordEmulator, channel, member) -> None:
-    res = await emu.invoke(member, "ttt start", {"first": "me", "difficulty": "easy"},
-                           channel=channel)  # fmt: skip
-    message = res.message
-    for _ in range(5):
-        current = emu.message(message["id"])
-        board = Board.from_string(board_of(current))
-        if board.is_over():
-            return
-        res = await emu.click(member, current, cell_id(current, board.legal_moves()[0]))
-        assert res.type == 7, res
-
-
 async def test_three_processes_behind_nginx_answer_every_click_once(
     emulator: DiscordEmulator, pg_database: str, tmp_path: Path
 ) -> None:
@@ -134,7 +121,7 @@ async def test_three_processes_behind_nginx_answer_every_click_once(
             halfway = await asyncio.gather(
                 *(duel(emulator, g.channels[0], people[g.id][0], people[g.id][1], until=3)
                   for g in guilds),
-                *(bot_game(emulator, g.channels[1], people[g.id][2]) for g in guilds),
+                *(easy_bot_game(emulator, g.channels[1], people[g.id][2]) for g in guilds),
             )  # fmt: skip
             before = answered_by(log)
             assert {addrs[-1] for addrs, _ in before} == {f"127.0.0.1:{p}" for p in ports}
@@ -148,7 +135,7 @@ async def test_three_processes_behind_nginx_answer_every_click_once(
                     res = await emulator.click(player, current, cell_id(current, cell))
                     assert res.type == 7 and not res.ephemeral, res
                 assert f"<@{a.id}> wins" in emulator.message(board["id"])["content"]
-            await asyncio.gather(*(bot_game(emulator, g.channels[2], people[g.id][1])
+            await asyncio.gather(*(easy_bot_game(emulator, g.channels[2], people[g.id][1])
                                    for g in guilds))  # fmt: skip
             after = answered_by(log)[len(before) :]
         slowest = max((r.response_at or r.created) - r.created
