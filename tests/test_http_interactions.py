@@ -11,10 +11,13 @@ import time
 from collections.abc import AsyncIterator
 
 from discord.state import ConnectionState
+from nacl.signing import SigningKey
 
 from bot.discord_ui import http_answers
+from bot.web import interactions
+from bot.web.signature import Verifier
 
-from bot_harness import board_of, cell_id, with_marks
+from bot_harness import accepted_member_game, board_of, cell_id, with_marks
 from discord_emulator import DiscordEmulator
 from web_harness import bot_over_http, bot_with_web
 
@@ -184,3 +187,57 @@ def test_the_internals_answering_over_http_leans_on_are_checked(monkeypatch) -> 
     assert http_answers.internals_problems() == [
         "ConnectionState.parse_interaction_create takes no data"
     ]
+
+
+def test_the_timestamp_may_be_five_minutes_off_and_must_be_whole_seconds() -> None:
+    """The replay window, on an injected clock: 300 s either way, not a second more; a
+    signed timestamp that is not whole seconds is refused too."""
+    key = SigningKey.generate()
+    now = 1_800_000_000.0
+    verifier = Verifier(key.verify_key.encode().hex(), clock=lambda: now)
+    body = b'{"type": 1}'
+
+    def refusal(timestamp: str) -> str | None:
+        signature = key.sign(timestamp.encode() + body).signature.hex()
+        return verifier.refusal(signature, timestamp, body)
+
+    assert refusal(str(int(now) - 300)) is None and refusal(str(int(now) + 300)) is None
+    assert (
+        refusal(str(int(now) - 301))
+        == refusal(str(int(now) + 301))
+        == ("the timestamp is too old or in the future")
+    )
+    for odd in ("nan", "1.8e9", "-1", "１８００００００００"):
+        assert refusal(odd) == "the timestamp is not a number of seconds", odd
+
+
+async def test_an_answer_that_could_not_be_written_lets_the_game_go_on(
+    emulator: DiscordEmulator, tmp_path, monkeypatch
+) -> None:
+    """The connection is gone when the answer is ready (Discord gave up at its 3 s, say):
+    the click that made it is told it expired, and nothing waits for ever holding the
+    game's lock: the next click on that game is answered."""
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3") as (bot, _base, _http):
+        board = await accepted_member_game(emulator, alice, bob)
+        writes = interactions._response
+
+        def gone(answer: object) -> object:
+            monkeypatch.setattr(interactions, "_response", writes)  # this answer only
+            raise ConnectionResetError("the client went away")
+
+        monkeypatch.setattr(interactions, "_response", gone)
+        lost = await emulator.click(alice, board, cell_id(board, 4))
+        assert lost.type is None  # never answered: the member saw it fail
+        assert any("the endpoint answered 503" in v for v in emulator.violations)
+        emulator.violations.clear()
+        (game,) = await bot.repo.running_games_in(int(board["channel_id"]))
+        # the move was stored, as a click answered too late is, and shown by an edit of
+        # the board's message; the game goes on
+        await with_marks(emulator, board, 1)
+        current = emulator.message(board["id"])
+        ply = game.ply
+        nxt = await emulator.click(bob if ply % 2 else alice, current,
+                                   cell_id(current, 0))  # fmt: skip
+        assert nxt.type == 7, nxt
+    assert emulator.violations == []

@@ -20,8 +20,10 @@ more than the read.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import contextvars
 import json
+import logging
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -32,6 +34,8 @@ from discord.state import ConnectionState
 from discord.webhook.async_ import AsyncWebhookAdapter, async_context
 
 from bot.discord_ui.internals import Used, problems
+
+log = logging.getLogger(__name__)
 
 USED: tuple[Used, ...] = (
     ("the webhook adapter's request", lambda: AsyncWebhookAdapter.request,
@@ -67,6 +71,7 @@ class Answer:
     payload: dict[str, Any] | None
     multipart: list[dict[str, Any]] | None = None
     delivered: asyncio.Event = field(default_factory=asyncio.Event)
+    written: bool = False
 
 
 class CapturingAdapter(AsyncWebhookAdapter):
@@ -77,6 +82,8 @@ class CapturingAdapter(AsyncWebhookAdapter):
         super().__init__()
         self.interaction = interaction
         self.answered = answered
+        self._sent: dict[str, Any] | None = None
+        """The callback taken as the response."""
 
     async def request(self, route: Route, session: aiohttp.ClientSession, *,
                       payload: dict[str, Any] | None = None,
@@ -91,10 +98,15 @@ class CapturingAdapter(AsyncWebhookAdapter):
                                          params=params, **kwargs)  # fmt: skip
         answer = Answer(payload, multipart)
         self.answered.set_result(answer)
-        await answer.delivered.wait()
+        with contextlib.suppress(TimeoutError):  # the endpoint always says; a bound anyway
+            async with asyncio.timeout(DELIVERY):
+                await answer.delivered.wait()
+        if not answer.written:  # as Discord refuses a callback after its 3 s
+            raise discord.NotFound(_Refused(), {"code": 10062, "message": "Unknown interaction"})
         if not params or not params.get("with_response"):
             return None
         body = payload if payload is not None else _payload_json(multipart or [])
+        self._sent = body
         return await self._result(int(body["type"]), session, kwargs)
 
     async def _result(
@@ -105,7 +117,8 @@ class CapturingAdapter(AsyncWebhookAdapter):
         data = self.interaction
         interaction: dict[str, Any] = {"id": str(data["id"]), "type": data["type"]}
         out: dict[str, Any] = {"interaction": interaction}
-        if kind in MESSAGE_MADE:
+        flags = int(((self._sent or {}).get("data") or {}).get("flags") or 0)
+        if kind in MESSAGE_MADE and not flags & EPHEMERAL:  # only a public one's id is kept
             route = Route("GET", ORIGINAL, webhook_id=data["application_id"],
                           webhook_token=data["token"])  # fmt: skip
             kept = {k: v for k, v in kwargs.items() if k in ("proxy", "proxy_auth")}
@@ -133,6 +146,10 @@ class CapturingAdapter(AsyncWebhookAdapter):
                 if pause is None:
                     return None
                 await asyncio.sleep(pause)
+            except discord.HTTPException:  # the answer was given: only its id is missing
+                log.warning("could not read back the message of interaction %s",
+                            self.interaction.get("id"), exc_info=True)  # fmt: skip
+                return None
         return None
 
 
@@ -148,6 +165,19 @@ def _payload_json(multipart: list[dict[str, Any]]) -> dict[str, Any]:
     return loaded
 
 
+DELIVERY = 10.0
+"""Seconds an answer waits to hear whether it was written (the endpoint tells at once;
+this bounds it, so that nothing waits for ever holding a game's lock)."""
+
+
+class _Refused:
+    """What :class:`discord.NotFound` reads of a response, for an answer that was never
+    written: Discord's own refusal of a callback too late."""
+
+    status = 404
+    reason = "Not Found"
+
+
 class HttpAnswers:
     """The endpoint's ``answer``: an interaction's payload in, its callback out."""
 
@@ -161,4 +191,11 @@ class HttpAnswers:
             self.client._connection.parse_interaction_create(interaction)  # type: ignore[arg-type]
         finally:
             async_context.reset(token)
-        return await answered
+        try:
+            return await asyncio.shield(answered)
+        except asyncio.CancelledError:  # the endpoint gave up: an answer taken meanwhile
+            if answered.done() and not answered.cancelled():  # is never written
+                answered.result().delivered.set()
+            else:  # a later one goes to Discord, which refuses it as too late
+                answered.cancel()
+            raise

@@ -38,6 +38,9 @@ class Answer(Protocol):
     payload: dict[str, Any] | None
     multipart: list[dict[str, Any]] | None
     delivered: asyncio.Event
+    written: bool
+    """Set before :attr:`delivered`: whether the response reached the connection (False:
+    the connection was gone, or the answer came too late to be sent)."""
 
 
 Answerer = Callable[[dict[str, Any]], Awaitable[Answer]]
@@ -72,10 +75,13 @@ class InteractionsEndpoint:
             log.warning("interaction %s (type %s) had no answer within %.1f s",
                         interaction.get("id"), kind, DEADLINE)  # fmt: skip
             return _refusal(503, "no_answer", "the interaction had no answer in time")
-        response = _response(answer)
-        await response.prepare(request)
-        await response.write_eof()
-        answer.delivered.set()
+        try:
+            response = _response(answer)
+            await response.prepare(request)
+            await response.write_eof()
+            answer.written = True
+        finally:  # whatever happened, whoever answered is told: it may hold a game's lock
+            answer.delivered.set()
         return response
 
 

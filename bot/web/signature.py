@@ -31,9 +31,14 @@ class Verifier:
         self._max_skew = max_skew
 
     def refusal(self, signature: str | None, timestamp: str | None, body: bytes) -> str | None:
-        """Why the request is refused, or None when Discord signed it, lately."""
+        """Why the request is refused, or None when Discord signed it, lately. The
+        timestamp's age is checked first: a stale request costs no verification."""
         if not signature or not timestamp:
             return "the signature headers are missing"
+        if not (timestamp.isascii() and timestamp.isdigit()):  # whole seconds, as Discord sends
+            return "the timestamp is not a number of seconds"
+        if abs(self._clock() - int(timestamp)) > self._max_skew:
+            return "the timestamp is too old or in the future"
         try:
             signed = bytes.fromhex(signature)
         except ValueError:
@@ -42,10 +47,4 @@ class Verifier:
             self._key.verify(timestamp.encode() + body, signed)
         except (BadSignatureError, ValueError):  # ValueError: not 64 bytes
             return "the signature does not match"
-        try:
-            at = float(timestamp)
-        except ValueError:
-            return "the timestamp is not a number"
-        if abs(self._clock() - at) > self._max_skew:
-            return "the timestamp is too old or in the future"
         return None
