@@ -125,6 +125,8 @@ async def test_refusals_are_4xx_with_a_reason_and_leak_nothing(
         assert (await post(move, json_body={"ply": "0", "cell": 4}))[1]["error"] == "bad_request"
         assert (await post("/api/games/999999/move", json_body={"ply": 0, "cell": 4}))[0] == 404
         assert (await post("/api/games/x1/move", json_body={"ply": 0, "cell": 4}))[0] == 404
+        too_big = "/api/games/9999999999999999999/move"  # 19 digits, past a 64-bit id
+        assert (await post(too_big, json_body={"ply": 0, "cell": 4}))[0] == 404
         off_board = (await post(move, json_body={"ply": 0, "cell": 99}))[1]["error"]
         assert off_board in ("taken", "bad_request")
         assert (await post(move, json_body={"ply": 3, "cell": 4}))[1]["error"] == "stale"

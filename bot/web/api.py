@@ -304,4 +304,5 @@ async def _body(request: web.Request) -> dict[str, Any]:
 
 
 def _is_id(raw: str) -> bool:
-    return raw.isascii() and raw.isdigit() and len(raw) < 20
+    """Digits that fit the store's 64-bit ids (a longer number is no id of ours)."""
+    return raw.isascii() and raw.isdigit() and len(raw) < 20 and int(raw) < 2**63

@@ -70,7 +70,12 @@ class LiveHub:
         page = (socket, session)
         pages.add(page)
         try:
-            ended = None if shown is None else await self.read(shown)
+            ended = None
+            if shown is not None:
+                try:
+                    ended = await self.read(shown)
+                except Exception as exc:  # the database does not answer: the list still goes
+                    log.debug("live: shown game %s not read (%s)", shown, exc)
             if (
                 ended is not None
                 and not ended.game.running
