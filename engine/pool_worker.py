@@ -84,10 +84,7 @@ def _evict(current: tuple[int, str, int | None]) -> None:
         return sum(getattr(agent, "kept_visits", 0) for agent in _games.values())
 
     while len(_games) > 1 and (len(_games) > KEPT_GAMES or nodes() > KEPT_NODES):
-        oldest = next(iter(_games))
-        if oldest == current:
-            break
-        del _games[oldest]
+        del _games[next(iter(_games))]  # never ``current``: it is last, and one is kept
 
 
 def choose(

@@ -61,7 +61,7 @@ GAME_CHOICES: list[app_commands.Choice[str]] = [
 """What a game or a tournament plays, or whose records: the classic boards or ultimate."""
 
 
-def variant_of(choice: app_commands.Choice[str] | None) -> Variant:
+def chosen_variant(choice: app_commands.Choice[str] | None) -> Variant:
     """The game a ``game`` option chose (the classic boards when left out)."""
     return next((v for v in VARIANTS if choice is not None and choice.value == v), "classic")
 
@@ -125,7 +125,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             interaction, name=title, format=format.value,  # type: ignore[arg-type]
             size=size.value if size else 3, best_of=best_of.value if best_of else 1,
             max_players=max_players, signup_minutes=signup_minutes, rounds=rounds or 0,
-            show_up_minutes=show_up_minutes, variant=variant_of(game),
+            show_up_minutes=show_up_minutes, variant=chosen_variant(game),
         )  # fmt: skip
 
     @tournament.command(name=name("start"), description=L("cmd.tournament.start"))
@@ -199,7 +199,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             first.value if first else "random",  # type: ignore[arg-type]
             size.value if size else None,
             open_challenge=open_challenge,
-            variant=variant_of(game),
+            variant=chosen_variant(game),
         )
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
@@ -228,7 +228,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         self, interaction: discord.Interaction, member: discord.User | None = None,
         game: app_commands.Choice[str] | None = None,
     ) -> None:  # fmt: skip
-        await self._records.on_stats(interaction, member, variant_of(game))
+        await self._records.on_stats(interaction, member, chosen_variant(game))
 
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     @server_only
@@ -238,7 +238,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def leaderboard(
         self, interaction: discord.Interaction, game: app_commands.Choice[str] | None = None
     ) -> None:
-        await self._records.on_leaderboard(interaction, variant_of(game))
+        await self._records.on_leaderboard(interaction, chosen_variant(game))
 
     @app_commands.command(name=name("history"), description=L("cmd.history"))
     @app_commands.rename(member=name("member"))

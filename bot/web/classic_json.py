@@ -80,9 +80,6 @@ def review_json(review: Review, locale: str) -> dict[str, Any]:
 class ClassicPage:
     """This module as the classic boards' page board (see :class:`~bot.web.boards.PageBoard`)."""
 
-    coached = True
-    """Hints and reviews work out the classic boards exactly."""
-
     def board_json(self, board: Board, locale: str, running: bool) -> dict[str, Any]:
         return classic_json(board, locale, running)
 

@@ -40,10 +40,10 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
     actions: list[str] = []
     if you is not None and game.running:
         actions.append("resign")
-        if can_move and game.bot_side is not None and update.hints and coached(game):
+        if can_move and game.bot_side is not None and update.hints:
             actions.append("hint")
     elif you is not None:
-        actions += ["rematch", "review"] if coached(game) else ["rematch"]
+        actions += ["rematch", "review"]
     return {
         "id": str(game.id), "ply": game.ply, "variant": game.variant, "size": board.size,
         "running": game.running,
@@ -53,12 +53,6 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
         else None, "last_move": game.moves[-1] if game.moves else None, "actions": actions,
         "hinted": game.hinted, "ended": None if game.running else status(game, locale, players),
     } | shown  # fmt: skip
-
-
-def coached(game: Game) -> bool:
-    """Whether the page offers hints and reviews of the game (its board says: see
-    :attr:`bot.web.boards.PageBoard.coached`)."""
-    return board_of(game.variant).coached
 
 
 def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:

@@ -130,10 +130,6 @@ def _step(moves: tuple[int, ...], line: str, locale: str) -> dict[str, Any]:
 class UltimatePage:
     """This module as ultimate's page board (see :class:`~bot.web.boards.PageBoard`)."""
 
-    coached = True
-    """Hints and reviews are the engine's judgement (bot.core.engine_advice), worded as
-    chat words them."""
-
     def board_json(self, board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
         return ultimate_json(board, locale, running)
 

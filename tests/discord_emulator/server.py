@@ -132,10 +132,10 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
         self.http_mode = HttpMode(self)
+        """Interactions POSTed to the bot's endpoint instead of the gateway: ``use_http``."""
         self.transport = "gateway"
         """How bots started by the tests' harness take interactions: "gateway" or "http"
         (no gateway connection; the ``transport`` fixture sets it)."""
-        """Interactions POSTed to the bot's endpoint instead of the gateway: ``use_http``."""
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.guild = self.create_guild("Test Guild")
