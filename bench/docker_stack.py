@@ -19,15 +19,18 @@ of the others; then everything torn down (``down -v``). Prints how long each ste
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import functools
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
@@ -43,6 +46,26 @@ PG_PORT = 55432
 HEALTH_PORTS = (18080, 18081, 18082)
 TURN = 8  # seconds a member has per move
 GRACE = 20  # compose.yaml's stop_grace_period
+
+
+LOCK = Path(tempfile.gettempdir()) / "ttt-docker-stack.lock"
+R = TypeVar("R")
+
+
+def one_stack_at_a_time(
+    run: Callable[[], Coroutine[Any, Any, R]],
+) -> Callable[[], Coroutine[Any, Any, R]]:
+    """``run`` once no other stack runs on this machine (``pytest -m docker`` runs the
+    two stacks' tests on two workers): each makes the .env its compose file needs from
+    the example when there is none and removes it at the end, under the other's feet."""
+
+    @functools.wraps(run)
+    async def alone() -> R:
+        with LOCK.open("a") as lock:  # closing it lets the next one in
+            await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)
+            return await run()
+
+    return alone
 
 
 def docker_missing() -> str | None:
@@ -109,12 +132,13 @@ COMPILED_CHECK = (
 
 
 class Stack:
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, file: str = "compose.yaml", project: str = PROJECT) -> None:
         self.override = folder / "override.json"  # JSON is YAML
+        self.file, self.project = file, project
         self.made_env = False
 
     def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-        command = ["docker-compose", "-p", PROJECT, "-f", str(ROOT / "compose.yaml"),
+        command = ["docker-compose", "-p", self.project, "-f", str(ROOT / self.file),
                    "-f", str(self.override), *args]  # fmt: skip
         done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
         if done.returncode != 0:
@@ -161,6 +185,7 @@ async def play_the_bot(emu: DiscordEmulator, guild, member) -> None:
     assert Board.from_string(board_of(emu.message(message["id"]))).is_over()
 
 
+@one_stack_at_a_time
 async def run_stack() -> Report:
     """Everything above; raises on the first thing that is not as it should be."""
     report, clock = Report(), time.monotonic

@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import multiprocessing
+import os
 import random
 import signal
 import statistics
@@ -57,8 +58,9 @@ class SharedQueuePool:
         self.last_chosen: Chosen | None = None
         self.workers = workers
         self._executor = ProcessPoolExecutor(
-            workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker
-        )
+            workers, mp_context=multiprocessing.get_context("spawn"), initializer=start_worker,
+            initargs=(os.getpid(),),
+        )  # fmt: skip
 
     async def warm_up(self) -> None:
         loop = asyncio.get_running_loop()

@@ -120,8 +120,11 @@ class HealthServer:
         return f"http://{self.host}:{self.port}/healthz, /readyz, /metrics{extra}"
 
     async def stop(self) -> None:
-        if self._runner is not None:
-            await self._runner.cleanup()
+        # taken before the wait: a second stop (the signal's close, then the client's own
+        # on the way out) must not clean the same runner up at the same time
+        runner, self._runner = self._runner, None
+        if runner is not None:
+            await runner.cleanup()
 
     async def healthz(self, request: web.Request) -> web.Response:
         return web.Response(text="ok\n")

@@ -72,16 +72,19 @@ made together (this and answering late clicks at once); see the README."""
 PR_SET_PDEATHSIG = 1
 
 
-def start_worker() -> None:
-    """In each new worker: a lower priority, and on Linux a SIGTERM when the parent dies
-    (killed, say), so no worker outlives it and keeps a core busy as an orphan."""
+def start_worker(parent: int) -> None:
+    """In each new worker of the process ``parent`` (its pid): a lower priority, and on
+    Linux a SIGTERM when the parent dies (killed, say), so no worker outlives it and keeps
+    a core busy as an orphan."""
     with contextlib.suppress(OSError):
         os.nice(NICENESS)
     if sys.platform.startswith("linux"):
         with contextlib.suppress(OSError, AttributeError):
             libc = ctypes.CDLL(None, use_errno=True)
             libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-            if os.getppid() == 1:  # the parent died before prctl took effect
+            # The parent died before prctl took effect: the worker was handed on to
+            # another. Not "the parent is 1": in a container the bot itself is pid 1.
+            if os.getppid() != parent:
                 os._exit(0)
 
 
@@ -115,7 +118,7 @@ class EnginePool:
         # in whatever state they were in. One process each, so the pool picks the worker.
         return ProcessPoolExecutor(
             max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-            initializer=start_worker,
+            initializer=start_worker, initargs=(os.getpid(),),
         )  # fmt: skip
 
     async def warm_up(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -114,3 +115,29 @@ def test_no_worker_outlives_a_killed_parent(tmp_path: Path) -> None:
     finally:
         if parent.poll() is None:
             parent.kill()
+
+
+def test_workers_live_when_the_parent_is_pid_1(tmp_path: Path) -> None:
+    """The bot as a container runs it: the first process of its PID namespace. Its
+    workers were once taken for orphans (their parent "was" init) and exited at start,
+    so every move fell back to the quick one in-process."""
+    unshare = shutil.which("unshare")
+    if unshare is None or os.geteuid() != 0:
+        pytest.skip("a PID namespace of its own needs unshare, as root")
+    script = (
+        "import asyncio, os\n"
+        "from engine import EnginePool\n"
+        "async def main():\n"
+        "    pool = EnginePool(workers=1)\n"
+        "    try:\n"
+        "        print(os.getpid(), await pool.run(sum, [1, 2]), pool.restarts)\n"
+        "    finally:\n"
+        "        pool.close()\n"
+        "asyncio.run(main())\n"
+    )
+    done = subprocess.run(
+        [unshare, "--pid", "--fork", "--mount-proc", sys.executable, "-c", script],
+        cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "3", "0"], done.stderr  # pid 1; answered; no restart

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import signal
 
 import aiohttp
 import pytest
@@ -13,6 +14,7 @@ from bot_harness import (
     TOKEN,
     BotProcess,
     board_of,
+    bot_process_env,
     cell_id,
     eventually,
     free_port,
@@ -95,3 +97,32 @@ async def test_healthz_answers_while_discord_does_not(tmp_path) -> None:
     finally:
         await bot.stop()
         silent.close()
+
+
+@pytest.mark.slow
+async def test_a_process_without_gateway_is_ready_and_stops_cleanly(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """TTT_GATEWAY=off with a health port, as compose.http.yaml runs it: ready once signed
+    in, and SIGTERM ends it with 0 (its two closes, the signal's and the client's own on
+    the way out, once stopped the health server together: exit 1)."""
+    health = free_port()
+    env = bot_process_env(
+        emulator, tmp_path / "ttt.sqlite3", TTT_GATEWAY="off",
+        DISCORD_PUBLIC_KEY=emulator.public_key, TTT_WEB_PORT=str(free_port()),
+        TTT_HEALTH_PORT=str(health),
+    )  # fmt: skip
+    bot = BotProcess(env, tmp_path)
+    try:
+
+        async def ready() -> bool:
+            assert bot.proc.poll() is None, bot.stderr
+            with contextlib.suppress(aiohttp.ClientError):
+                return await get(health, "/readyz") == (200, "ready\n")
+            return False
+
+        await eventually(ready, "/readyz ready", every=0.05)
+        assert emulator.ready_count == 0  # no gateway connection to be ready for
+    finally:
+        code = await bot.stop(signal.SIGTERM)
+    assert code == 0, bot.stderr
