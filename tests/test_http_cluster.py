@@ -1,7 +1,8 @@
 """Three ttt processes with no gateway connection (TTT_GATEWAY=off) on one PostgreSQL,
 behind a real nginx with the repository's configuration (deploy/nginx.conf): the
 emulator POSTs every interaction to nginx, which hands each to any process; one process
-is SIGKILLed mid-game, and every later click is answered by another, applied once.
+is SIGKILLed mid-game (between two clicks, nothing of it in flight), and every later
+click is answered by another, applied once.
 
 The emulator gives an answer :data:`bot_harness.BUSY_DEADLINE` seconds here, not
 Discord's 3: this test checks correctness (every click answered, applied exactly once,
