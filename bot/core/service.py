@@ -1,5 +1,7 @@
 """The one place that decides a running game: turns (the member's move and the bot's reply
-in one call), resigning, timeouts, abandoning; starts are the :class:`~bot.core.lobby.Lobby`'s.
+in one call) and hints here, resigning, stopping, timeouts and abandoning in its base
+class (:mod:`bot.core.endings`), the running games last stored in :mod:`bot.core.recent_games`;
+starts are the :class:`~bot.core.lobby.Lobby`'s.
 
 Every method validates, updates state, stores it, and returns what to show. A request that
 cannot be honoured raises :class:`Refusal` with a catalog key; nothing is changed then.
@@ -12,19 +14,20 @@ import asyncio
 import logging
 import random
 import time
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import replace
 from typing import Literal
 
 from bot.core import moves, rules
 from bot.core.alarm import DeadlineAlarm
+from bot.core.endings import GameEndings
 from bot.core.engine_advice import EngineHint
 from bot.core.hints import Hint
 from bot.core.locks import LockRegistry
 from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
+from bot.core.recent_games import RecentGames
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from bot.core.variants import Advisor, advise_here, variant_of
@@ -36,10 +39,11 @@ First = Literal["random", "me", "opponent"]
 Clock = Callable[[], float]
 ShowEarly = Callable[[GameUpdate], Awaitable[None]]
 
-RECENT_GAMES = 10_000  # running games remembered as last stored: a click needs no read
 
+class GameService(GameEndings):
+    """A game's moves and hints, each one call that checks, stores and returns what to
+    show; its endings (resign, stop, time out, abandon) are :class:`GameEndings`'."""
 
-class GameService:
     def __init__(
         self, repo: Repository, policies: PolicyBook, opponent: BotOpponent, *,
         bot_user_id: int, clock: Clock = time.time, rng: random.Random | None = None,
@@ -58,7 +62,7 @@ class GameService:
         self.locks = locks or LockRegistry()
         self.alarm = alarm or DeadlineAlarm()
         """Told of every deadline stored, to wake the timekeeper when one is sooner."""
-        self._recent: OrderedDict[int, Game] = OrderedDict()
+        self._recent = RecentGames()
         self.live_board = live_board  # the Activity is served: boards offer it
 
     async def current(self, game_id: int) -> GameUpdate | None:
@@ -80,18 +84,14 @@ class GameService:
         (after a change made around the service, such as the board posted again)."""
         game = await self.repo.get_game(game_id)
         if game is None:
-            self._recent.pop(game_id, None)
+            self._recent.forget(game_id)
             return None
         return self._stored(game)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
-        shown = game.with_changes(message_id=message_id)
-        if (known := self._recent.get(game.id)) is not None:  # as a rule ``game`` itself
-            self._recent[game.id] = (
-                shown if known is game else known.with_changes(message_id=message_id)
-            )
-        return shown
+        self._recent.message_attached(game, message_id)
+        return game.with_changes(message_id=message_id)
 
     async def claim_game_message(self, game: Game, message_id: int) -> bool:
         """Make ``message_id`` the board of a game posted without an interaction (a
@@ -191,8 +191,8 @@ class GameService:
     async def _clicked_game(self, game_id: int, ply: int, message_id: int | None) -> Game:
         """The running game a click was made on: as this process last stored it if that
         is the position and board clicked, else as stored."""
-        recent = self._recent.get(game_id)
-        if recent is not None and recent.ply == ply and recent.message_id in (None, message_id):
+        recent = self._recent.clicked(game_id, ply, message_id)
+        if recent is not None:
             return recent
         return await self._running_game(game_id, message_id)
 
@@ -206,7 +206,7 @@ class GameService:
         try:
             return self._stored(await self.repo.save_game(game, clicked_ply, message_id))
         except BaseException as exc:  # a conflict, or stored or not (OutcomeUnknown):
-            self._recent.pop(game.id, None)  # the next click reads what is
+            self._recent.forget(game.id)  # the next click reads what is
             if not isinstance(exc, Conflict):
                 raise
             await self._running_game(game.id, message_id)  # the refusal that says why
@@ -222,12 +222,8 @@ class GameService:
 
     def _stored(self, game: Game) -> Game:
         """Remember ``game`` as this process last saw it stored (running games only)."""
-        self._recent.pop(game.id, None)
-        if game.running:
-            self._recent[game.id] = game
-            if len(self._recent) > RECENT_GAMES:
-                self._recent.popitem(last=False)
-        elif game.ending is not None and log.isEnabledFor(logging.INFO):
+        self._recent.remember(game)
+        if game.ending is not None and log.isEnabledFor(logging.INFO):
             ending = game.ending
             log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", game.id,
                      ending.reason, f", {ending.winner} wins" if ending.winner else "",
@@ -283,121 +279,16 @@ class GameService:
         self.alarm.note(game.turn_deadline)
         return await self.update(game)
 
-    async def resign(
-        self, user_id: int, *, game_id: int | None = None, channel_id: int | None = None,
-        message_id: int | None = None,
-    ) -> GameUpdate:  # fmt: skip
-        """End the user's game as a loss, by game id (button, on the message
-        ``message_id``) or channel (command).
-
-        Raises:
-            Refusal: no such running game, the user does not play in it, or the button's
-                board was posted again since.
-        """
-        if game_id is None:
-            games = await self.repo.running_games_in(channel_id or 0)
-            mine = [g for g in games if g.mark_of(user_id)]
-            if not mine:
-                raise Refusal("resign.none")
-            game_id = mine[0].id
-
-        def resigned(game: Game) -> Game:
-            mark = game.mark_of(user_id)
-            if mark is None:
-                raise Refusal("move.not_player")
-            return rules.ended(game, "resign", mark, self.clock())
-
-        game = await self._end(game_id, resigned, message_id)
-        return await self.update(game)
-
-    async def stop(
-        self, moderator_id: int, channel_id: int, *, may_moderate: bool,
-        member_id: int | None = None,
-    ) -> GameUpdate:  # fmt: skip
-        """A moderator ends a running game in the channel: no result, nobody rated. With
-        several running there, ``member_id`` says whose.
-
-        Raises:
-            Refusal: not a moderator (``may_moderate``: Manage Messages), no such game, or
-                several and no way to tell which.
-        """
-        if not may_moderate:
-            raise Refusal("stop.not_moderator")
-        games = await self.repo.running_games_in(channel_id)
-        if member_id is not None:
-            games = [g for g in games if member_id in (g.player_x, g.player_o)]
-        if not games:
-            raise Refusal("stop.none" if member_id is None else "stop.member_none",
-                          member_id=member_id)  # fmt: skip
-        if len(games) > 1:
-            raise Refusal("stop.which", games=games, count=len(games))
-        if games[0].mark_of(moderator_id) is not None:  # no way out of a loss unrated
-            raise Refusal("stop.own_game")
-        game = await self._end(
-            games[0].id, lambda game: rules.stopped(game, moderator_id, self.clock())
-        )
-        return await self.update(game)
-
-    async def time_out(self, game_id: int) -> GameUpdate | None:
-        """End a game whose mover let the turn deadline pass; None if it moved or ended
-        meanwhile."""
-        now = self.clock()
-        async with self.locks.game(game_id):
-            game = await self.repo.get_game(game_id)
-            if game is None or not game.running or (game.turn_deadline or now) > now:
-                return None
-            ended = rules.ended(game, "timeout", game.board.to_move, now)
-            try:
-                game = await self._save(game, ended)
-            except Conflict:  # moved or ended meanwhile, by another process
-                return None
-        return await self.update(game)
-
-    async def abandon(self, game_id: int) -> Game | None:
-        """End a running game with no result: its message is gone (deleted, or it could
-        never be posted). Returns the ended game, or None if it was already over."""
-        async with self.locks.game(game_id):
-            game = await self.repo.get_game(game_id)
-            if game is None or not game.running:
-                return None
-            try:
-                game = await self._save(game, rules.ended(game, "abandoned", None, self.clock()))
-            except Conflict:  # ended meanwhile, by another process
-                return None
-        log.info("game %s abandoned: its message is gone", game_id)
-        return game
-
     def level(self, game: Game) -> str:
         """The bot's difficulty in ``game``."""
         return game.difficulty or self.policies.defaults.default_difficulty
-
-    async def _end(
-        self, game_id: int, ending: Callable[[Game], Game], message_id: int | None = None
-    ) -> Game:
-        """Store ``ending(game)`` for the running game, read again if a move elsewhere
-        landed between the read and the write (a move keeps the game running, so the
-        ending still applies to what follows it).
-
-        Raises:
-            Refusal: the game is over or unknown (or ``ending`` refuses).
-            Conflict: three moves in a row got in first.
-        """
-        async with self.locks.game(game_id):
-            for attempt in range(3):
-                game = await self._running_game(game_id, message_id)
-                try:
-                    return await self._save(game, ending(game))
-                except Conflict:
-                    if attempt == 2:
-                        raise
-        raise AssertionError("unreachable")
 
     async def _running_game(self, game_id: int, message_id: int | None = None) -> Game:
         game = await self.repo.get_game(game_id)
         if game is None:
             raise Refusal("game.unknown")
         if not game.running:
-            self._recent.pop(game_id, None)
+            self._recent.forget(game_id)
             raise Refusal("move.over")
         self._stored(game)
         if message_id is not None and game.message_id not in (None, message_id):
@@ -413,5 +304,5 @@ class GameService:
         try:
             return self._stored(await self.repo.save_game(after, expected_ply=before.ply))
         except BaseException:
-            self._recent.pop(before.id, None)  # see _store_click
+            self._recent.forget(before.id)  # see _store_click
             raise
