@@ -25,12 +25,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import shutil
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -45,15 +42,21 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench"), str(ROOT)]
 from docker_stack import (  # noqa: E402
     COMPILED_CHECK,
     Stack,
+    built_stack,
     docker_missing,
     one_stack_at_a_time,
     play_the_bot,
+    run_main,
     until,
 )
 
-from bot.storage import PostgresRepository  # noqa: E402
-
-from bot_harness import BUSY_DEADLINE, accepted_member_game, board_of, cell_id  # noqa: E402
+from bot_harness import (  # noqa: E402
+    BUSY_DEADLINE,
+    accepted_member_game,
+    board_of,
+    cell_id,
+    stored_games,
+)
 from discord_emulator import DiscordEmulator, default_spec_path  # noqa: E402
 from nginx_harness import answered_by, nginx_config  # noqa: E402
 
@@ -208,14 +211,9 @@ async def click(emu: DiscordEmulator, member, board: dict, cell: int) -> None:
     assert res.type == 7 and not res.ephemeral, res
 
 
-async def stored_games(dsn: str, emu: DiscordEmulator) -> int:
+async def finished_games(dsn: str, emu: DiscordEmulator) -> int:
     """The games PostgreSQL holds, each checked finished and shown as stored."""
-    repo = PostgresRepository(dsn, pool_size=1)
-    await repo.open()
-    try:
-        games = [g for g in [await repo.get_game(i) for i in range(1, 50)] if g is not None]
-    finally:
-        await repo.close()
+    games = await stored_games(dsn)
     for game in games:
         assert not game.running, game
         assert board_of(emu.message(game.message_id)) == game.board.to_string(), game
@@ -231,105 +229,80 @@ async def run_http_stack() -> HttpReport:
     ports = Ports.free()
     guild = emu.guild
     channel = emu.create_channel(guild, "duels")
-    env_file = ROOT / ".env"
-    with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp)
-        stack = Stack(folder, "compose.http.yaml", PROJECT)
-        await emu.start()
-        try:
-            conf = nginx_config(list(ports.web.values()), ports.nginx, folder)
-            stack.override.write_text(json.dumps(override(emu, ports, conf)))
-            if not env_file.exists():  # compose.http.yaml reads .env: made from the example
-                shutil.copy(ROOT / ".env.example", env_file)
-                stack.made_env = True
-            began = clock()
-            await asyncio.to_thread(stack.compose, "build", "-q")
-            report.steps["docker-compose build"] = clock() - began
-            began = clock()
-            await asyncio.to_thread(stack.compose, "up", "-d", "postgres", *PROCESSES)
-            # nginx by `run`, which leaves out the published port (8080:8080): compose
-            # refuses a port binding beside network_mode host, and an override can add
-            # to a service's ports but not take them away
-            await asyncio.to_thread(stack.compose, "run", "-d", "--no-deps", "nginx")
-            await serving(emu, ports)
-            report.steps["up -d until every process serves"] = clock() - began
-            assert emu.ready_count == 0, "a gateway-less process connected to the gateway"
-            emu.use_http(f"http://127.0.0.1:{ports.nginx}/interactions")
-            search = await asyncio.to_thread(
-                stack.compose, "exec", "-T", PROCESSES[0], "python", "-c", COMPILED_CHECK
-            )
-            report.compiled_search = "compiled" in search.stdout
-            began = clock()
-            for i in range(len(PROCESSES)):  # nginx takes turns: each process answers some
-                await play_the_bot(emu, guild, emu.create_user(f"member-{i}", guilds=[guild]))
-                report.games_played += 1
-            report.steps["a game against the bot per process"] = clock() - began
-            report.answered_before = {n for addrs, _ in nginx_log(stack, folder, ports)
-                                      for n in addrs[-1:]}  # fmt: skip
-            began = clock()
-            services = ["postgres", *PROCESSES]
 
-            def healthy() -> bool:
-                report.health = {s: stack.inspect(s)["Health"]["Status"] for s in services}
-                return all(status == "healthy" for status in report.health.values())
+    def overridden(folder: Path) -> dict:
+        conf = nginx_config(list(ports.web.values()), ports.nginx, folder)
+        return override(emu, ports, conf)
 
-            await until(healthy, 90, "every container healthy")
-            report.ready = {n: probe(ports.health[n], "/readyz") for n in PROCESSES}
-            report.steps["until every container is healthy"] = clock() - began
-            # a duel, three moves in when ttt-http-2 stops, finished on the other two
-            a, b = (emu.create_user(f"duel-{i}", guilds=[guild]) for i in range(2))
-            board = await accepted_member_game(emu, a, b, channel=channel)
-            for player, cell in ((a, 0), (b, 3), (a, 1)):
-                await click(emu, player, board, cell)
-            before = len(nginx_log(stack, folder, ports))
-            began = clock()
-            await asyncio.to_thread(stack.compose, "stop", "-t", str(GRACE), STOPPED)
-            report.stop_seconds = clock() - began
-            state = stack.inspect(STOPPED)
-            report.stop_exit_code = state["ExitCode"]
-            if report.stop_exit_code != 0 or report.stop_seconds >= GRACE:
-                raise AssertionError(f"{STOPPED} stopped with {state}")
-            began = clock()
-            for player, cell in ((b, 4), (a, 2)):
-                await click(emu, player, board, cell)
-            assert f"<@{a.id}> wins" in emu.message(board["id"])["content"]
+    async with built_stack(emu, "compose.http.yaml", PROJECT, overridden,
+                           report.steps) as stack:  # fmt: skip
+        folder = stack.override.parent
+        began = clock()
+        await asyncio.to_thread(stack.compose, "up", "-d", "postgres", *PROCESSES)
+        # nginx by `run`, which leaves out the published port (8080:8080): compose
+        # refuses a port binding beside network_mode host, and an override can add
+        # to a service's ports but not take them away
+        await asyncio.to_thread(stack.compose, "run", "-d", "--no-deps", "nginx")
+        await serving(emu, ports)
+        report.steps["up -d until every process serves"] = clock() - began
+        assert emu.ready_count == 0, "a gateway-less process connected to the gateway"
+        emu.use_http(f"http://127.0.0.1:{ports.nginx}/interactions")
+        search = await asyncio.to_thread(
+            stack.compose, "exec", "-T", PROCESSES[0], "python", "-c", COMPILED_CHECK
+        )
+        report.compiled_search = "compiled" in search.stdout
+        began = clock()
+        for i in range(len(PROCESSES)):  # nginx takes turns: each process answers some
+            await play_the_bot(emu, guild, emu.create_user(f"member-{i}", guilds=[guild]))
             report.games_played += 1
-            await play_the_bot(emu, guild, emu.create_user("after-the-stop", guilds=[guild]))
-            report.games_played += 1
-            report.steps[f"the duel finished, a game, without {STOPPED}"] = clock() - began
-            report.after_stop = nginx_log(stack, folder, ports)[before:]
-            dsn = f"postgresql://ttt:ttt@127.0.0.1:{ports.postgres}/ttt"
-            report.games_stored = await stored_games(dsn, emu)
-            report.slowest_answer = max((r.response_at or r.created) - r.created
-                                        for r in emu.interactions.values())  # fmt: skip
-            logs = stack.compose("logs", "--no-color", *PROCESSES).stdout
-            report.worker_deaths = logs.count("an engine worker died")
-            if emu.violations:
-                raise AssertionError(f"emulator violations: {emu.violations}")
-        except BaseException as exc:
-            exc.add_note(stack.logs())
-            raise
-        finally:
-            emu.use_http(None)
-            began = clock()
-            stack.compose("down", "-v", "--remove-orphans", timeout=300)
-            report.steps["down -v"] = clock() - began
-            if stack.made_env:
-                env_file.unlink(missing_ok=True)
-            await emu.stop()
+        report.steps["a game against the bot per process"] = clock() - began
+        report.answered_before = {n for addrs, _ in nginx_log(stack, folder, ports)
+                                  for n in addrs[-1:]}  # fmt: skip
+        began = clock()
+        services = ["postgres", *PROCESSES]
+
+        def healthy() -> bool:
+            report.health = {s: stack.inspect(s)["Health"]["Status"] for s in services}
+            return all(status == "healthy" for status in report.health.values())
+
+        await until(healthy, 90, "every container healthy")
+        report.ready = {n: probe(ports.health[n], "/readyz") for n in PROCESSES}
+        report.steps["until every container is healthy"] = clock() - began
+        # a duel, three moves in when ttt-http-2 stops, finished on the other two
+        a, b = (emu.create_user(f"duel-{i}", guilds=[guild]) for i in range(2))
+        board = await accepted_member_game(emu, a, b, channel=channel)
+        for player, cell in ((a, 0), (b, 3), (a, 1)):
+            await click(emu, player, board, cell)
+        before = len(nginx_log(stack, folder, ports))
+        began = clock()
+        await asyncio.to_thread(stack.compose, "stop", "-t", str(GRACE), STOPPED)
+        report.stop_seconds = clock() - began
+        state = stack.inspect(STOPPED)
+        report.stop_exit_code = state["ExitCode"]
+        if report.stop_exit_code != 0 or report.stop_seconds >= GRACE:
+            raise AssertionError(f"{STOPPED} stopped with {state}")
+        began = clock()
+        for player, cell in ((b, 4), (a, 2)):
+            await click(emu, player, board, cell)
+        assert f"<@{a.id}> wins" in emu.message(board["id"])["content"]
+        report.games_played += 1
+        await play_the_bot(emu, guild, emu.create_user("after-the-stop", guilds=[guild]))
+        report.games_played += 1
+        report.steps[f"the duel finished, a game, without {STOPPED}"] = clock() - began
+        report.after_stop = nginx_log(stack, folder, ports)[before:]
+        dsn = f"postgresql://ttt:ttt@127.0.0.1:{ports.postgres}/ttt"
+        report.games_stored = await finished_games(dsn, emu)
+        report.slowest_answer = max((r.response_at or r.created) - r.created
+                                    for r in emu.interactions.values())  # fmt: skip
+        logs = stack.compose("logs", "--no-color", *PROCESSES).stdout
+        report.worker_deaths = logs.count("an engine worker died")
+        if emu.violations:
+            raise AssertionError(f"emulator violations: {emu.violations}")
     return report
 
 
 def main() -> int:
-    missing = docker_missing()
-    if missing:
-        print(f"docker_http_stack: {missing}", file=sys.stderr)
-        return 2
-    began = time.monotonic()
-    report = asyncio.run(run_http_stack())
-    print("\n".join(report.lines()))
-    print(f"in all: {time.monotonic() - began:.1f} s")
-    return 0
+    return run_main("docker_http_stack", run_http_stack)
 
 
 if __name__ == "__main__":

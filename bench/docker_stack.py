@@ -19,6 +19,7 @@ of the others; then everything torn down (``down -v``). Prints how long each ste
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import functools
 import json
@@ -27,7 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
@@ -161,6 +162,40 @@ class Stack:
             return str(exc)
 
 
+@contextlib.asynccontextmanager
+async def built_stack(
+    emu: DiscordEmulator, file: str, project: str, overrides: Callable[[Path], dict],
+    steps: dict[str, float],
+) -> AsyncIterator[Stack]:  # fmt: skip
+    """``file``'s images built, with ``overrides(folder)`` (JSON) over it, and the
+    emulator started; afterwards every container and volume gone (``down -v``), the
+    ``.env`` this made from the example removed, and the emulator stopped. What failed in
+    between gets the containers' last log lines as a note."""
+    env_file, clock = ROOT / ".env", time.monotonic
+    with tempfile.TemporaryDirectory() as tmp:
+        stack = Stack(Path(tmp), file, project)
+        await emu.start()
+        try:
+            stack.override.write_text(json.dumps(overrides(Path(tmp))))
+            if not env_file.exists():  # the compose files read .env: made from the example
+                shutil.copy(ROOT / ".env.example", env_file)
+                stack.made_env = True
+            began = clock()
+            await asyncio.to_thread(stack.compose, "build", "-q")
+            steps["docker-compose build"] = clock() - began
+            yield stack
+        except BaseException as exc:
+            exc.add_note(stack.logs())
+            raise
+        finally:
+            began = clock()
+            stack.compose("down", "-v", "--remove-orphans", timeout=300)
+            steps["down -v"] = clock() - began
+            if stack.made_env:
+                env_file.unlink(missing_ok=True)
+            await emu.stop()
+
+
 async def until(check: Callable[[], bool], seconds: float, what: str) -> float:
     began = time.monotonic()
     while not check():
@@ -195,84 +230,68 @@ async def run_stack() -> Report:
     while len(guilds) < SHARDS:
         guild = emu.create_guild(f"server {len(guilds)}")
         guilds.setdefault(emu.gateway.shard_of(guild.id), guild)
-    env_file = ROOT / ".env"
-    with tempfile.TemporaryDirectory() as tmp:
-        stack = Stack(Path(tmp))
-        await emu.start()
-        try:
-            stack.override.write_text(json.dumps(override(emu)))
-            if not env_file.exists():  # compose.yaml reads .env: made from the example
-                shutil.copy(ROOT / ".env.example", env_file)
-                stack.made_env = True
-            began = clock()
-            await asyncio.to_thread(stack.compose, "build", "-q")
-            report.steps["docker-compose build"] = clock() - began
-            began = clock()
-            await asyncio.to_thread(stack.compose, "up", "-d")
-            await until(lambda: emu.ready_count >= SHARDS, 120, "three shards READY")
-            report.steps["up -d until every shard is READY"] = clock() - began
-            # ultimate's search runs compiled in the image (built in its build stage)
-            report.compiled_search = (
-                "compiled"
-                in stack.compose("exec", "-T", "bot-0", "python", "-c", COMPILED_CHECK).stdout
-            )
-            began = clock()
-            for shard, guild in sorted(guilds.items()):
-                member = emu.create_user(f"member-{shard}", guilds=[guild])
-                await play_the_bot(emu, guild, member)
-                report.games_played += 1
-            report.steps["a game against the bot per shard"] = clock() - began
-            began = clock()
-            services = ["postgres", *(f"bot-{s}" for s in range(SHARDS))]
-
-            def healthy() -> bool:
-                report.health = {s: stack.inspect(s)["Health"]["Status"] for s in services}
-                return all(status == "healthy" for status in report.health.values())
-
-            await until(healthy, 60, "every container healthy")
-            report.steps["until every container is healthy"] = clock() - began
-            # a duel on shard 2, waiting on its turn while that process stops
-            guild = guilds[2]
-            a, b = (emu.create_user(f"duel-{i}", guilds=[guild]) for i in range(2))
-            board = await accepted_member_game(emu, a, b, channel=guild.channels[0])
-            began = clock()
-            await asyncio.to_thread(stack.compose, "stop", "-t", str(GRACE), "bot-2")
-            report.stop_seconds = clock() - began
-            state = stack.inspect("bot-2")
-            report.stop_exit_code = state["ExitCode"]
-            if report.stop_exit_code != 0 or report.stop_seconds >= GRACE:
-                raise AssertionError(f"bot-2 stopped with {state}")
-            began = clock()
-            await until(lambda: "ran out of time" in emu.message(board["id"])["content"],
-                        TURN + 60, "the stopped shard's turn timeout shown by another")  # fmt: skip
-            report.steps["its timeout shown by another process"] = clock() - began
+    async with built_stack(emu, "compose.yaml", PROJECT, lambda _: override(emu),
+                           report.steps) as stack:  # fmt: skip
+        began = clock()
+        await asyncio.to_thread(stack.compose, "up", "-d")
+        await until(lambda: emu.ready_count >= SHARDS, 120, "three shards READY")
+        report.steps["up -d until every shard is READY"] = clock() - began
+        # ultimate's search runs compiled in the image (built in its build stage)
+        report.compiled_search = (
+            "compiled"
+            in stack.compose("exec", "-T", "bot-0", "python", "-c", COMPILED_CHECK).stdout
+        )
+        began = clock()
+        for shard, guild in sorted(guilds.items()):
+            member = emu.create_user(f"member-{shard}", guilds=[guild])
+            await play_the_bot(emu, guild, member)
             report.games_played += 1
-            if emu.violations:
-                raise AssertionError(f"emulator violations: {emu.violations}")
-        except BaseException as exc:
-            exc.add_note(stack.logs())
-            raise
-        finally:
-            began = clock()
-            with_stack_down = stack.compose("down", "-v", "--remove-orphans", timeout=300)
-            report.steps["down -v"] = clock() - began
-            del with_stack_down
-            if stack.made_env:
-                env_file.unlink(missing_ok=True)
-            await emu.stop()
+        report.steps["a game against the bot per shard"] = clock() - began
+        began = clock()
+        services = ["postgres", *(f"bot-{s}" for s in range(SHARDS))]
+
+        def healthy() -> bool:
+            report.health = {s: stack.inspect(s)["Health"]["Status"] for s in services}
+            return all(status == "healthy" for status in report.health.values())
+
+        await until(healthy, 60, "every container healthy")
+        report.steps["until every container is healthy"] = clock() - began
+        # a duel on shard 2, waiting on its turn while that process stops
+        guild = guilds[2]
+        a, b = (emu.create_user(f"duel-{i}", guilds=[guild]) for i in range(2))
+        board = await accepted_member_game(emu, a, b, channel=guild.channels[0])
+        began = clock()
+        await asyncio.to_thread(stack.compose, "stop", "-t", str(GRACE), "bot-2")
+        report.stop_seconds = clock() - began
+        state = stack.inspect("bot-2")
+        report.stop_exit_code = state["ExitCode"]
+        if report.stop_exit_code != 0 or report.stop_seconds >= GRACE:
+            raise AssertionError(f"bot-2 stopped with {state}")
+        began = clock()
+        await until(lambda: "ran out of time" in emu.message(board["id"])["content"],
+                        TURN + 60, "the stopped shard's turn timeout shown by another")  # fmt: skip
+        report.steps["its timeout shown by another process"] = clock() - began
+        report.games_played += 1
+        if emu.violations:
+            raise AssertionError(f"emulator violations: {emu.violations}")
     return report
 
 
-def main() -> int:
+def run_main(name: str, run: Callable[[], Awaitable[Any]]) -> int:
+    """A stack script's command: ``run()`` where Docker answers, its report printed."""
     missing = docker_missing()
     if missing:
-        print(f"docker_stack: {missing}", file=sys.stderr)
+        print(f"{name}: {missing}", file=sys.stderr)
         return 2
     began = time.monotonic()
-    report = asyncio.run(run_stack())
+    report = asyncio.run(run())
     print("\n".join(report.lines()))
     print(f"in all: {time.monotonic() - began:.1f} s")
     return 0
+
+
+def main() -> int:
+    return run_main("docker_stack", run_stack)
 
 
 if __name__ == "__main__":

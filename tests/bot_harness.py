@@ -22,6 +22,7 @@ import yarl
 from discord.http import Route
 
 from bot.app import TTTBot, make_bot
+from bot.core.models import Game
 from bot.core.policy import SERVER_SETTINGS
 from bot.discord_ui import custom_ids
 from bot.settings import Settings
@@ -295,3 +296,14 @@ async def easy_bot_game(emu: DiscordEmulator, channel: Any, member: Any) -> str:
         res = await emu.click(member, current, cell_id(current, board.legal_moves()[0]))
         assert res.type == 7, res
     return str(message["id"])
+
+
+async def stored_games(dsn: str) -> list[Game]:
+    """Every game a PostgreSQL database holds (ids from 1, as a test's few games have)."""
+    repo = PostgresRepository(dsn, pool_size=1)
+    await repo.open()
+    try:
+        games = [await repo.get_game(i) for i in range(1, 1000)]
+        return [g for g in games if g is not None]
+    finally:
+        await repo.close()

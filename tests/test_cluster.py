@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from test_engine_pool import alive
 
-from bot.core.models import Game
 from bot.storage import PostgresRepository
 
 from bot_harness import (
@@ -26,6 +25,7 @@ from bot_harness import (
     cell_id,
     easy_bot_game,
     eventually,
+    stored_games,
     with_marks,
 )
 from core_harness import independent_elo
@@ -46,17 +46,6 @@ def guilds_per_shard(emu: DiscordEmulator, each: int) -> dict[int, list]:
         guild = emu.create_guild(f"server {sum(len(g) for g in found.values())}")
         found[emu.gateway.shard_of(guild.id)].append(guild)
     return {shard: guilds[:each] for shard, guilds in found.items()}
-
-
-async def all_games(dsn: str) -> list[Game]:
-    repo = PostgresRepository(dsn, pool_size=1)
-    await repo.open()
-    try:
-        ids = range(1, 1000)
-        games = [await repo.get_game(i) for i in ids]
-        return [g for g in games if g is not None]
-    finally:
-        await repo.close()
 
 
 def engine_workers(pid: int) -> list[int]:
@@ -152,7 +141,7 @@ async def test_three_processes_share_the_shards_and_the_games(
         free = board_of(board).index(".")
         res = await emulator.click(people[target.id][2], board, cell_id(board, free))
         assert res.type == 7 and board_of(res.message).count("X") == 2  # shown early
-        (stored,) = [g for g in await all_games(pg_database) if g.message_id == int(big_id)]
+        (stored,) = [g for g in await stored_games(pg_database) if g.message_id == int(big_id)]
         assert stored.ply == 3 and stored.running and stored.turn_deadline is None
         # ...when its process dies. The stopped worker cannot act on the SIGTERM its
         # parent's death sends it until resumed, and it holds the process's stderr: left
@@ -191,7 +180,7 @@ async def test_three_processes_share_the_shards_and_the_games(
     assert "slash commands: synced" in logs[0]
     assert all("left to the process running shard 0" in log for log in logs[1:])
 
-    games = await all_games(pg_database)
+    games = await stored_games(pg_database)
     assert len(games) == 3 * SHARDS * PER_SHARD + 2
     assert all(not g.running for g in games)  # every game finished, none lost
     for game in games:  # and every message shows its stored moves

@@ -20,8 +20,6 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from bot.storage import PostgresRepository
-
 from bot_harness import (
     BUSY_DEADLINE,
     BotProcess,
@@ -31,6 +29,7 @@ from bot_harness import (
     cell_id,
     easy_bot_game,
     free_port,
+    stored_games,
 )
 from discord_emulator import DiscordEmulator
 from discord_emulator.interactions import WAIT_CEILING
@@ -152,12 +151,7 @@ async def test_three_processes_behind_nginx_answer_every_click_once(
     assert all(addrs[-1] != dead for addrs, _ in after)
     assert any(dead in addrs for addrs, _ in after), "nginx tried the dead process"
     # every game finished, each board as stored: each click applied once
-    repo = PostgresRepository(pg_database, pool_size=1)
-    await repo.open()
-    try:
-        games = [g for g in [await repo.get_game(i) for i in range(1, 100)] if g is not None]
-    finally:
-        await repo.close()
+    games = await stored_games(pg_database)
     assert len(games) == 3 * SERVERS and not any(g.running for g in games)
     for game in games:
         assert board_of(emulator.message(game.message_id)) == game.board.to_string(), game
