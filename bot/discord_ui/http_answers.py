@@ -82,8 +82,6 @@ class CapturingAdapter(AsyncWebhookAdapter):
         super().__init__()
         self.interaction = interaction
         self.answered = answered
-        self._sent: dict[str, Any] | None = None
-        """The callback taken as the response."""
 
     async def request(self, route: Route, session: aiohttp.ClientSession, *,
                       payload: dict[str, Any] | None = None,
@@ -106,18 +104,18 @@ class CapturingAdapter(AsyncWebhookAdapter):
         if not params or not params.get("with_response"):
             return None
         body = payload if payload is not None else _payload_json(multipart or [])
-        self._sent = body
-        return await self._result(int(body["type"]), session, kwargs)
+        return await self._result(body, session, kwargs)
 
     async def _result(
-        self, kind: int, session: aiohttp.ClientSession, kwargs: dict[str, Any]
+        self, sent: dict[str, Any], session: aiohttp.ClientSession, kwargs: dict[str, Any]
     ) -> dict[str, Any]:
-        """What ``?with_response=1`` would have returned: the interaction, and the message
-        the answer made (read back from Discord)."""
+        """What ``?with_response=1`` would have returned for the callback ``sent``: the
+        interaction, and the message the answer made (read back from Discord)."""
+        kind = int(sent["type"])
         data = self.interaction
         interaction: dict[str, Any] = {"id": str(data["id"]), "type": data["type"]}
         out: dict[str, Any] = {"interaction": interaction}
-        flags = int(((self._sent or {}).get("data") or {}).get("flags") or 0)
+        flags = int((sent.get("data") or {}).get("flags") or 0)
         if kind in MESSAGE_MADE and not flags & EPHEMERAL:  # only a public one's id is kept
             route = Route("GET", ORIGINAL, webhook_id=data["application_id"],
                           webhook_token=data["token"])  # fmt: skip
