@@ -11,6 +11,7 @@ import time
 from collections.abc import AsyncIterator
 
 from discord.state import ConnectionState
+from discord.webhook.async_ import async_context
 from nacl.signing import SigningKey
 
 from bot.discord_ui import http_answers
@@ -240,4 +241,30 @@ async def test_an_answer_that_could_not_be_written_lets_the_game_go_on(
         nxt = await emulator.click(bob if ply % 2 else alice, current,
                                    cell_id(current, 0))  # fmt: skip
         assert nxt.type == 7, nxt
+    assert emulator.violations == []
+
+
+async def test_an_http_answer_shares_the_process_rate_limit_locks(
+    emulator: DiscordEmulator, tmp_path, monkeypatch
+) -> None:
+    """The adapter an interaction over HTTP answers through waits on the same rate-limit
+    locks as every other webhook request of the process (a timer editing the same message
+    through the interaction's token, say), as discord.py's one adapter does over the
+    gateway: a table of its own would let the two race a 429."""
+    shared = async_context.get()
+    seen: list[object] = []
+    request = http_answers.CapturingAdapter.request
+
+    async def recording(self: http_answers.CapturingAdapter, *args: object, **kwargs: object):
+        seen.append(self._locks)
+        return await request(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(http_answers.CapturingAdapter, "request", recording)
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3"):
+        board = await accepted_member_game(emulator, alice, bob)
+        click = await emulator.click(alice, board, cell_id(board, 4))
+        assert click.type == 7
+    assert len(seen) >= 3  # the start, the accept, the click
+    assert all(locks is shared._locks for locks in seen)
     assert emulator.violations == []

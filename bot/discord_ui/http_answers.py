@@ -24,6 +24,7 @@ import contextlib
 import contextvars
 import json
 import logging
+import weakref
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -54,6 +55,8 @@ def internals_problems() -> list[str]:
     found = problems(USED)
     if not isinstance(async_context, contextvars.ContextVar):
         found.append("async_context is no longer a context variable")
+    elif not isinstance(getattr(async_context.get(), "_locks", None), weakref.WeakValueDictionary):
+        found.append("the webhook adapter keeps its rate limits' locks elsewhere")
     return found
 
 
@@ -78,8 +81,14 @@ class CapturingAdapter(AsyncWebhookAdapter):
     """The webhook adapter of one interaction that came over HTTP: its first callback is
     the HTTP response; every other request is sent."""
 
-    def __init__(self, interaction: dict[str, Any], answered: asyncio.Future[Answer]) -> None:
-        super().__init__()
+    def __init__(
+        self, interaction: dict[str, Any], answered: asyncio.Future[Answer],
+        shared: AsyncWebhookAdapter,
+    ) -> None:  # fmt: skip
+        # no super().__init__(): the rate limits' locks are ``shared``'s, the adapter every
+        # other webhook request of the process goes through (as over the gateway), not a
+        # table of this interaction's own that a timer's edit of the same message misses
+        self._locks = shared._locks
         self.interaction = interaction
         self.answered = answered
 
@@ -184,7 +193,7 @@ class HttpAnswers:
 
     async def __call__(self, interaction: dict[str, Any]) -> Answer:
         answered: asyncio.Future[Answer] = asyncio.get_running_loop().create_future()
-        token = async_context.set(CapturingAdapter(interaction, answered))
+        token = async_context.set(CapturingAdapter(interaction, answered, async_context.get()))
         try:  # the tasks discord.py starts for it are made here, with the adapter set
             self.client._connection.parse_interaction_create(interaction)  # type: ignore[arg-type]
         finally:
