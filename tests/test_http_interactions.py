@@ -268,3 +268,28 @@ async def test_an_http_answer_shares_the_process_rate_limit_locks(
     assert len(seen) >= 3  # the start, the accept, the click
     assert all(locks is shared._locks for locks in seen)
     assert emulator.violations == []
+
+
+async def test_an_answer_with_a_picture_is_posted_and_the_request_answered_202(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """Discord fails an interaction whose HTTP response is multipart/form-data (files:
+    discord-api-docs#5933, and the emulator holds to it), so ``/ttt stats`` with its
+    rating chart POSTs its callback to the REST API, as over the gateway, and answers the
+    request 202 with no body, as Discord's documentation says; the chart is there."""
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3"):
+        message = await accepted_member_game(emulator, alice, bob)
+        for i, cell in enumerate((0, 3, 1, 4, 2)):  # alice wins the top row
+            message = (await emulator.click((alice, bob)[i % 2], message,
+                                            cell_id(message, cell))).message  # fmt: skip
+        assert "wins** with three in a row" in message["content"], message["content"]
+        stats = await emulator.invoke(alice, "ttt stats")
+        assert stats.type == 4 and stats.ephemeral
+        assert stats.record.id not in emulator.http_mode.answered  # not in the response
+        callback = f"/interactions/{stats.record.id}/{stats.record.token}/callback"
+        assert [r.method for r in emulator.requests if r.path == callback] == ["POST"]
+        (attachment,) = stats.message["attachments"]
+        assert attachment["filename"] == "rating.png"
+        assert emulator.attachment(stats.message, "rating.png").startswith(b"\x89PNG")
+    assert emulator.violations == []

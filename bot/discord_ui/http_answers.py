@@ -7,7 +7,9 @@ same ``parse_interaction_create`` the gateway's INTERACTION_CREATE reaches, with
 variable set to :class:`CapturingAdapter`, which every task discord.py starts for it
 inherits: the command tree, the router and the controllers run unchanged, and the first
 callback they POST becomes the endpoint's response instead of a request. Everything else
-(follow-ups, ``@original`` edits, a second callback) goes to Discord as before.
+(follow-ups, ``@original`` edits, a second callback) goes to Discord as before, and so
+does a callback with files: Discord fails a multipart response (discord-api-docs#5933),
+so it is POSTed and the endpoint answers 202, as Discord documents for that case.
 
 discord.py asks for the callback's result (``?with_response=1``) when it sends a message
 (``send_message``, ``defer``): the message Discord made of an HTTP response is read back
@@ -22,7 +24,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import contextvars
-import json
 import logging
 import weakref
 from dataclasses import dataclass, field
@@ -72,7 +73,7 @@ class Answer:
     """A callback taken instead of sent (``bot.web.interactions.Answer``)."""
 
     payload: dict[str, Any] | None
-    multipart: list[dict[str, Any]] | None = None
+    """The callback, for the response; None once POSTed to the REST API instead."""
     delivered: asyncio.Event = field(default_factory=asyncio.Event)
     written: bool = False
 
@@ -103,7 +104,9 @@ class CapturingAdapter(AsyncWebhookAdapter):
         if not ours or self.answered.done():
             return await super().request(route, session, payload=payload, multipart=multipart,
                                          params=params, **kwargs)  # fmt: skip
-        answer = Answer(payload, multipart)
+        if multipart:  # files: Discord fails a multipart response (discord-api-docs#5933)
+            return await self._post(route, session, multipart, params, kwargs)
+        answer = Answer(payload)
         self.answered.set_result(answer)
         with contextlib.suppress(TimeoutError):  # the endpoint always says; a bound anyway
             async with asyncio.timeout(DELIVERY):
@@ -112,8 +115,23 @@ class CapturingAdapter(AsyncWebhookAdapter):
             raise discord.NotFound(_Refused(), {"code": 10062, "message": "Unknown interaction"})
         if not params or not params.get("with_response"):
             return None
-        body = payload if payload is not None else _payload_json(multipart or [])
-        return await self._result(body, session, kwargs)
+        assert payload is not None
+        return await self._result(payload, session, kwargs)
+
+    async def _post(
+        self, route: Route, session: aiohttp.ClientSession, multipart: list[dict[str, Any]],
+        params: dict[str, Any] | None, kwargs: dict[str, Any],
+    ) -> Any:  # fmt: skip
+        """The callback sent as over the gateway (its result, the message made, comes
+        back with it); the endpoint then answers 202 with no body, as Discord documents
+        for an interaction answered this way. Whatever the request's fate, the endpoint
+        is told: an error is the controller's to handle, as over the gateway."""
+        try:
+            return await super().request(route, session, multipart=multipart, params=params,
+                                         **kwargs)  # fmt: skip
+        finally:
+            if not self.answered.done():  # done: the endpoint gave up on it meanwhile
+                self.answered.set_result(Answer(None))
 
     async def _result(
         self, sent: dict[str, Any], session: aiohttp.ClientSession, kwargs: dict[str, Any]
@@ -164,12 +182,6 @@ READ_BACK = (0.05, 0.1, 0.2, 0.4, 0.8)
 """Seconds between the tries to read back a message the answer made: Discord may take a
 moment after the response to make it (the emulator as well), and until then says
 Unknown Message; the answer was given all the same."""
-
-
-def _payload_json(multipart: list[dict[str, Any]]) -> dict[str, Any]:
-    part = next(p for p in multipart if p["name"] == "payload_json")
-    loaded: dict[str, Any] = json.loads(part["value"])
-    return loaded
 
 
 DELIVERY = 10.0

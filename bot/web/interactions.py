@@ -4,7 +4,9 @@ interaction here, signed, and takes the HTTP response as the interaction's answe
 The raw bytes are checked first (size, then signature, then the timestamp's age):
 nothing is parsed, stored or logged before the signature holds. A PING is answered here;
 every other interaction goes to ``answer``, the same router the gateway's events reach,
-whose answer (the callback discord.py would have POSTed) is this response's body.
+whose answer (the callback discord.py would have POSTed) is this response's body; one
+with files is POSTed after all (Discord takes no multipart response), and the response
+is then the 202 Discord's documentation asks for.
 """
 
 from __future__ import annotations
@@ -15,7 +17,6 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
-import aiohttp
 from aiohttp import web
 
 from bot.web.signature import Verifier
@@ -31,12 +32,12 @@ DEADLINE = 2.9
 
 
 class Answer(Protocol):
-    """An interaction's callback as the router made it: its JSON, or the parts of a
-    multipart body (JSON and files), and the event to set once it is written, since only
-    then does Discord hold what it created."""
+    """An interaction's callback as the router made it: its JSON for the response, or
+    None when the callback went to Discord's REST API instead (one with files: Discord
+    fails a multipart response), which Discord documents as answered by a 202 with no
+    body. The event is set once the response is written."""
 
     payload: dict[str, Any] | None
-    multipart: list[dict[str, Any]] | None
     delivered: asyncio.Event
     written: bool
     """Set before :attr:`delivered`: whether the response reached the connection (False:
@@ -101,12 +102,9 @@ async def _body(request: web.Request) -> bytes | None:
 
 
 def _response(answer: Answer) -> web.StreamResponse:
-    if not answer.multipart:
-        return web.json_response(answer.payload)
-    form = aiohttp.FormData(quote_fields=False)  # as discord.py sends files with a callback
-    for part in answer.multipart:
-        form.add_field(**part)
-    return web.Response(body=form())
+    if answer.payload is None:  # the callback was POSTed: "respond ... with a 202 and no body"
+        return web.Response(status=202)
+    return web.json_response(answer.payload)
 
 
 def _refusal(status: int, code: str, reason: str) -> web.Response:

@@ -2,7 +2,9 @@
 each interaction POSTed to the bot's endpoint, signed with Ed25519 over the timestamp and
 the raw body, and the HTTP response taken as its initial callback (validated against the
 spec like a callback POSTed to the REST API, and held to the same 3-second deadline, from
-when the interaction was created to when its response arrived).
+when the interaction was created to when its response arrived). As Discord, it takes
+JSON there, never multipart/form-data (files fail: discord-api-docs#5933); an endpoint
+that POSTed the callback to the REST API itself answers 202 with no body.
 
 ``emu.use_http(url)`` turns it on; ``emu.public_key`` is the key the bot checks with. The
 forgeries Discord's documentation says an endpoint must refuse are sent raw with
@@ -22,7 +24,6 @@ from nacl.signing import SigningKey
 from . import interactions as ix
 from .errors import ApiError
 from .rest import RequestRecord
-from .state import UPLOADS, Upload
 from .validation import BodyError
 
 if TYPE_CHECKING:
@@ -91,11 +92,21 @@ class HttpMode:
         try:
             async with self.session().post(self.url, data=body, headers=self.headers(body)) as resp:
                 arrived = time.monotonic()
+                if resp.status == 202:  # answered by a callback POSTed meanwhile
+                    self._check_answered_by_request(rec, await resp.read())
+                    return
                 if resp.status != 200:
                     text = await resp.text()
                     emu.violation(f"{rec.describe()}: the endpoint answered {resp.status}: {text}")
                     return
-                answer, files = await _read(resp)
+                if resp.content_type == "multipart/form-data":
+                    emu.violation(
+                        f"{rec.describe()}: its HTTP answer is multipart/form-data, which "
+                        "Discord fails (discord-api-docs#5933): files go in a callback "
+                        "POSTed to the REST API, the request answered 202 with no body"
+                    )
+                    return
+                answer = await resp.json()
         except aiohttp.ClientError as exc:
             emu.violation(f"{rec.describe()}: the endpoint could not be reached: {exc}")
             return
@@ -105,9 +116,7 @@ class HttpMode:
         path = f"/interactions/{rec.id}/{rec.token}/callback"
         emu.requests.append(RequestRecord("POST", path, answer, {}))
         try:
-            emu.rest._validate("POST", path, answer, None, files)
-            if files and isinstance(answer, dict) and isinstance(answer.get("data"), dict):
-                answer["data"][UPLOADS] = {f.field: f for f in files}
+            emu.rest._validate("POST", path, answer, None, [])
             await ix.handle_callback(emu, str(rec.id), rec.token, answer, False,
                                      received_at=arrived)  # fmt: skip
         except ApiError as err:
@@ -115,21 +124,14 @@ class HttpMode:
         except BodyError as err:
             emu.violation(f"{rec.describe()}: its HTTP answer: invalid body: {err.summary}")
 
-
-async def _read(resp: aiohttp.ClientResponse) -> tuple[Any, list[Upload]]:
-    """The answer's JSON, and its files when it came as multipart/form-data."""
-    if resp.content_type != "multipart/form-data":
-        return await resp.json(), []
-    body: Any = None
-    files: list[Upload] = []
-    reader = aiohttp.MultipartReader.from_response(resp)
-    async for part in reader:
-        if not isinstance(part, aiohttp.BodyPartReader):
-            continue
-        if part.name == "payload_json":
-            body = json.loads(await part.text())
-        else:
-            name = part.filename or str(part.name)
-            files.append(Upload(str(part.name), name, bytes(await part.read()),
-                                part.headers.get("Content-Type")))  # fmt: skip
-    return body, files
+    def _check_answered_by_request(self, rec: ix.InteractionRecord, body: bytes) -> None:
+        """A 202: Discord's documented answer of an endpoint that POSTed the interaction's
+        callback itself ("respond to the original HTTP request with a 202 and no body"),
+        which must have come first."""
+        if body:
+            self.emu.violation(f"{rec.describe()}: the endpoint answered 202 with a body")
+        if rec.response_type is None:
+            self.emu.violation(
+                f"{rec.describe()}: the endpoint answered 202, but no callback was POSTed "
+                "before it: the interaction has no answer"
+            )
