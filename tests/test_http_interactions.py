@@ -293,3 +293,21 @@ async def test_an_answer_with_a_picture_is_posted_and_the_request_answered_202(
         assert attachment["filename"] == "rating.png"
         assert emulator.attachment(stats.message, "rating.png").startswith(b"\x89PNG")
     assert emulator.violations == []
+
+
+async def test_an_endpoint_that_takes_any_signature_is_caught_as_discord_would(
+    emulator: DiscordEmulator, tmp_path, monkeypatch
+) -> None:
+    """Before the first interaction the emulator checks the URL as the Developer Portal
+    does (a PING answered PONG, one signed with another key refused with a 401): an
+    endpoint that let a forgery through would be removed by Discord, and is reported."""
+    monkeypatch.setattr(Verifier, "refusal", lambda self, signature, timestamp, body: None)
+    alice = emulator.create_user("alice")
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3"):
+        url = emulator.http_mode.url
+        await emulator.invoke(alice, "ttt help")
+    assert [v for v in emulator.violations if "Discord would remove this URL" in v] == [
+        f"{url}: a PING signed with another key was answered 200, not 401:"
+        " Discord would remove this URL"
+    ]
+    emulator.violations.clear()

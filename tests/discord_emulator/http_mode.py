@@ -30,6 +30,11 @@ if TYPE_CHECKING:
     from .server import DiscordEmulator
 
 
+USER_AGENT = "Discord-Interactions/1.0 (+https://discord.com)"
+"""What Discord's requests to an endpoint say they are (not in its documentation: as seen
+in requests captured from it)."""
+
+
 class HttpMode:
     def __init__(self, emu: DiscordEmulator) -> None:
         self.emu = emu
@@ -39,6 +44,9 @@ class HttpMode:
         self._sending: set[asyncio.Task[None]] = set()
         self.answered: list[int] = []
         """The interactions answered in an HTTP response, in order."""
+        self._checked: str | None = None
+        """The URL that passed the Developer Portal's check (:meth:`_portal_check`)."""
+        self._checking = asyncio.Lock()
         self.apply_lag = 0.0
         """Seconds between an answer's arrival and its message existing: Discord makes it
         after the response, and a read of it meanwhile is Unknown Message."""
@@ -52,7 +60,8 @@ class HttpMode:
 
     def headers(self, body: bytes, *, at: float | None = None) -> dict[str, str]:
         timestamp = str(int(time.time() if at is None else at))
-        return {"Content-Type": "application/json", "X-Signature-Timestamp": timestamp,
+        return {"Content-Type": "application/json", "User-Agent": USER_AGENT,
+                "X-Signature-Timestamp": timestamp,
                 "X-Signature-Ed25519": self.sign(timestamp, body)}  # fmt: skip
 
     async def post_raw(self, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
@@ -88,6 +97,8 @@ class HttpMode:
         """POST the interaction, then apply the response as its callback."""
         emu = self.emu
         assert self.url is not None
+        if self._checked != self.url:
+            await self._portal_check(self.url)
         body = json.dumps(rec.payload).encode()
         try:
             async with self.session().post(self.url, data=body, headers=self.headers(body)) as resp:
@@ -106,6 +117,10 @@ class HttpMode:
                         "POSTed to the REST API, the request answered 202 with no body"
                     )
                     return
+                if resp.content_type != "application/json":
+                    emu.violation(f"{rec.describe()}: its HTTP answer is {resp.content_type}, "
+                                  "not JSON")  # fmt: skip
+                    return
                 answer = await resp.json()
         except aiohttp.ClientError as exc:
             emu.violation(f"{rec.describe()}: the endpoint could not be reached: {exc}")
@@ -123,6 +138,31 @@ class HttpMode:
             emu.violation(f"{rec.describe()}: its HTTP answer: {err.violation or err.to_json()}")
         except BodyError as err:
             emu.violation(f"{rec.describe()}: its HTTP answer: invalid body: {err.summary}")
+
+    async def _portal_check(self, url: str) -> None:
+        """What the Developer Portal does before it saves an Interactions Endpoint URL, and
+        Discord again now and then after: a signed PING must be answered PONG, and one
+        signed with another key refused with a 401. An endpoint failing either is not
+        saved (or is removed, its owner told)."""
+        async with self._checking:
+            if self._checked == url:
+                return
+            ping = b'{"type": 1}'
+            status, body = await self.post_raw(ping, self.headers(ping))
+            if (status, body) != (200, {"type": 1}):
+                self.emu.violation(f"{url}: a signed PING was answered {status} {body!r}, not "
+                                   "a PONG: Discord would not save this URL")  # fmt: skip
+            forged = self.headers(ping)
+            forged["X-Signature-Ed25519"] = (
+                SigningKey.generate()
+                .sign(forged["X-Signature-Timestamp"].encode() + ping)
+                .signature.hex()
+            )
+            status, _ = await self.post_raw(ping, forged)
+            if status != 401:
+                self.emu.violation(f"{url}: a PING signed with another key was answered "
+                                   f"{status}, not 401: Discord would remove this URL")  # fmt: skip
+            self._checked = url
 
     def _check_answered_by_request(self, rec: ix.InteractionRecord, body: bytes) -> None:
         """A 202: Discord's documented answer of an endpoint that POSTed the interaction's
