@@ -311,3 +311,32 @@ async def test_an_endpoint_that_takes_any_signature_is_caught_as_discord_would(
         " Discord would remove this URL"
     ]
     emulator.violations.clear()
+
+
+def test_a_wrong_clock_is_told_to_the_owner_a_forgery_is_not(caplog) -> None:
+    """This machine's clock 400 s ahead: every request Discord signs is refused as stale,
+    and Discord would soon remove the endpoint's URL, so the log says the clock may be
+    wrong (once a minute at most). A stale request not signed by Discord says nothing."""
+    key = SigningKey.generate()
+    now = [1_800_000_000.0]
+    verifier = Verifier(key.verify_key.encode().hex(), clock=lambda: now[0])
+    body = b'{"type": 2}'
+    sent = str(int(now[0]) - 400)
+
+    def signed_by(signer: SigningKey) -> str:
+        return signer.sign(sent.encode() + body).signature.hex()
+
+    with caplog.at_level("WARNING", logger="bot.web.signature"):
+        forged = verifier.refusal(signed_by(SigningKey.generate()), sent, body)
+        assert forged == "the timestamp is too old or in the future"
+        assert caplog.records == []
+        for _ in range(3):  # a burst: one line
+            assert verifier.refusal(signed_by(key), sent, body) == forged
+        now[0] += 61
+        sent = str(int(now[0]) - 400)
+        assert verifier.refusal(signed_by(key), sent, body) == forged
+    assert [r.getMessage() for r in caplog.records] == [
+        "refused an interaction Discord signed +400 s ago (more than 300 s): if this "
+        "repeats, this machine's clock is wrong (check its time sync), and Discord will "
+        "remove the Interactions Endpoint URL"
+    ] * 2

@@ -8,15 +8,22 @@ framing Discord documents (``X-Signature-Timestamp`` + body, signed).
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable
 
 from nacl.exceptions import BadSignatureError
 from nacl.signing import VerifyKey
 
+log = logging.getLogger(__name__)
+
 MAX_SKEW = 300.0
 """Seconds a request's timestamp may lie from the clock, either way: a request signed
 longer ago (or later) is a replay or a forgery, whatever its signature says."""
+
+
+DOUBT_EVERY = 60.0
+"""Seconds between two warnings that the clock may be wrong."""
 
 
 class Verifier:
@@ -29,22 +36,42 @@ class Verifier:
         self._key = VerifyKey(bytes.fromhex(public_key))  # settings checked it
         self._clock = clock
         self._max_skew = max_skew
+        self._doubted_at = -DOUBT_EVERY
 
     def refusal(self, signature: str | None, timestamp: str | None, body: bytes) -> str | None:
         """Why the request is refused, or None when Discord signed it, lately. The
-        timestamp's age is checked first: a stale request costs no verification."""
+        timestamp's age is checked first; a stale request is verified only to tell a
+        clock that is wrong (Discord did sign it) from a forgery."""
         if not signature or not timestamp:
             return "the signature headers are missing"
         if not (timestamp.isascii() and timestamp.isdigit()):  # whole seconds, as Discord sends
             return "the timestamp is not a number of seconds"
-        if abs(self._clock() - int(timestamp)) > self._max_skew:
+        now = self._clock()
+        if abs(now - int(timestamp)) > self._max_skew:
+            if self._signed(signature, timestamp, body):
+                self._clock_doubted(now - int(timestamp), now)
             return "the timestamp is too old or in the future"
-        try:
-            signed = bytes.fromhex(signature)
-        except ValueError:
-            return "the signature is not hex"
-        try:
-            self._key.verify(timestamp.encode() + body, signed)
-        except (BadSignatureError, ValueError):  # ValueError: not 64 bytes
+        if not self._signed(signature, timestamp, body):
             return "the signature does not match"
         return None
+
+    def _signed(self, signature: str, timestamp: str, body: bytes) -> bool:
+        try:
+            self._key.verify(timestamp.encode() + body, bytes.fromhex(signature))
+        except (BadSignatureError, ValueError):  # ValueError: not hex, or not 64 bytes
+            return False
+        return True
+
+    def _clock_doubted(self, skew: float, now: float) -> None:
+        """A stale request Discord did sign: a replay, or this machine's clock is off, and
+        then every interaction is refused and Discord soon removes the endpoint's URL.
+        Said to the owner, once a minute at most (a replayed flood costs a verification
+        each, no more log lines)."""
+        if now - self._doubted_at < DOUBT_EVERY:
+            return
+        self._doubted_at = now
+        log.warning(
+            "refused an interaction Discord signed %+.0f s ago (more than %.0f s): if this "
+            "repeats, this machine's clock is wrong (check its time sync), and Discord will "
+            "remove the Interactions Endpoint URL", skew, self._max_skew,
+        )  # fmt: skip
