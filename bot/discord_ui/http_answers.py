@@ -74,6 +74,8 @@ class Answer:
 
     payload: dict[str, Any] | None
     """The callback, for the response; None once POSTed to the REST API instead."""
+    posting: asyncio.Future[Any] | None = None
+    """That POST, with no payload."""
     delivered: asyncio.Event = field(default_factory=asyncio.Event)
     written: bool = False
 
@@ -86,9 +88,10 @@ class CapturingAdapter(AsyncWebhookAdapter):
         self, interaction: dict[str, Any], answered: asyncio.Future[Answer],
         shared: AsyncWebhookAdapter,
     ) -> None:  # fmt: skip
-        # no super().__init__(): the rate limits' locks are ``shared``'s, the adapter every
-        # other webhook request of the process goes through (as over the gateway), not a
-        # table of this interaction's own that a timer's edit of the same message misses
+        super().__init__()
+        # the rate limits' locks are ``shared``'s, the adapter every other webhook request
+        # of the process goes through (as over the gateway), not a table of this
+        # interaction's own that a timer's edit of the same message would miss
         self._locks = shared._locks
         self.interaction = interaction
         self.answered = answered
@@ -123,15 +126,16 @@ class CapturingAdapter(AsyncWebhookAdapter):
         params: dict[str, Any] | None, kwargs: dict[str, Any],
     ) -> Any:  # fmt: skip
         """The callback sent as over the gateway (its result, the message made, comes
-        back with it); the endpoint then answers 202 with no body, as Discord documents
-        for an interaction answered this way. Whatever the request's fate, the endpoint
-        is told: an error is the controller's to handle, as over the gateway."""
-        try:
-            return await super().request(route, session, multipart=multipart, params=params,
-                                         **kwargs)  # fmt: skip
-        finally:
-            if not self.answered.done():  # done: the endpoint gave up on it meanwhile
-                self.answered.set_result(Answer(None))
+        back with it). The endpoint is handed the request at once, not held to its own
+        deadline while the files go up, and answers 202 with no body once the callback
+        went, as Discord documents for an interaction answered this way (a 503 if it
+        failed). An error is the controller's to handle, as over the gateway."""
+        posting = asyncio.ensure_future(
+            super().request(route, session, multipart=multipart, params=params, **kwargs)
+        )
+        if not self.answered.done():  # done: the endpoint gave up on it meanwhile
+            self.answered.set_result(Answer(None, posting=posting))
+        return await posting
 
     async def _result(
         self, sent: dict[str, Any], session: aiohttp.ClientSession, kwargs: dict[str, Any]

@@ -33,11 +33,13 @@ DEADLINE = 2.9
 
 class Answer(Protocol):
     """An interaction's callback as the router made it: its JSON for the response, or
-    None when the callback went to Discord's REST API instead (one with files: Discord
+    None when the callback goes to Discord's REST API instead (one with files: Discord
     fails a multipart response), which Discord documents as answered by a 202 with no
     body. The event is set once the response is written."""
 
     payload: dict[str, Any] | None
+    posting: asyncio.Future[Any] | None
+    """With no payload: the callback's POST to the REST API, under way."""
     delivered: asyncio.Event
     written: bool
     """Set before :attr:`delivered`: whether the response reached the connection (False:
@@ -77,7 +79,7 @@ class InteractionsEndpoint:
                         interaction.get("id"), kind, DEADLINE)  # fmt: skip
             return _refusal(503, "no_answer", "the interaction had no answer in time")
         try:
-            response = _response(answer)
+            response = _response(answer) if answer.posting is None else await _posted(answer)
             await response.prepare(request)
             await response.write_eof()
             answer.written = True
@@ -102,9 +104,18 @@ async def _body(request: web.Request) -> bytes | None:
 
 
 def _response(answer: Answer) -> web.StreamResponse:
-    if answer.payload is None:  # the callback was POSTed: "respond ... with a 202 and no body"
-        return web.Response(status=202)
     return web.json_response(answer.payload)
+
+
+async def _posted(answer: Answer) -> web.StreamResponse:
+    """For a callback POSTed to the REST API: "respond to the original HTTP request with a
+    202 and no body" once it went (however long its files took); a 503 if it failed."""
+    assert answer.posting is not None
+    try:
+        await asyncio.shield(answer.posting)  # the controller awaits it too
+    except Exception:  # the controller's to handle (and log), as over the gateway
+        return _refusal(503, "no_answer", "the interaction's callback could not be sent")
+    return web.Response(status=202)
 
 
 def _refusal(status: int, code: str, reason: str) -> web.Response:

@@ -19,7 +19,8 @@ log = logging.getLogger(__name__)
 
 MAX_SKEW = 300.0
 """Seconds a request's timestamp may lie from the clock, either way: a request signed
-longer ago (or later) is a replay or a forgery, whatever its signature says."""
+longer ago (or later) is a replay or a forgery, whatever its signature says, or this
+machine's clock is wrong (then told in the log)."""
 
 
 DOUBT_EVERY = 60.0
@@ -44,12 +45,12 @@ class Verifier:
         clock that is wrong (Discord did sign it) from a forgery."""
         if not signature or not timestamp:
             return "the signature headers are missing"
-        if not (timestamp.isascii() and timestamp.isdigit()):  # whole seconds, as Discord sends
-            return "the timestamp is not a number of seconds"
+        if not (timestamp.isascii() and timestamp.isdigit() and len(timestamp) <= 12):
+            return "the timestamp is not a number of seconds"  # whole ones, as Discord sends
         now = self._clock()
         if abs(now - int(timestamp)) > self._max_skew:
             if self._signed(signature, timestamp, body):
-                self._clock_doubted(now - int(timestamp), now)
+                self._clock_doubted(int(timestamp) - now, now)
             return "the timestamp is too old or in the future"
         if not self._signed(signature, timestamp, body):
             return "the signature does not match"
@@ -71,7 +72,8 @@ class Verifier:
             return
         self._doubted_at = now
         log.warning(
-            "refused an interaction Discord signed %+.0f s ago (more than %.0f s): if this "
+            "refused an interaction Discord signed with a timestamp %+.0f s from this "
+            "machine's clock (more than %.0f s either way): if this "
             "repeats, this machine's clock is wrong (check its time sync), and Discord will "
             "remove the Interactions Endpoint URL", skew, self._max_skew,
         )  # fmt: skip

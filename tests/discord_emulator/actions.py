@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from typing import TYPE_CHECKING, Any
 
 from .commands import (
@@ -217,6 +218,9 @@ class InteractionActions:
         self: DiscordEmulator, rec: InteractionRecord, wait_final: bool
     ) -> InteractionResult:
         over_http = self.http_mode.url is not None
+        if over_http:
+            await self.http_mode.portal_check()
+            rec.created = time.monotonic()  # its 3 s start now, as its deadline's timer
         if not over_http and self.gateway.session_for(rec.guild_id) is None:
             raise RuntimeError(
                 f"no bot session for guild {rec.guild_id}'s shard: the bot has not identified "
