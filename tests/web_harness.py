@@ -50,6 +50,11 @@ class Page:
     @contextlib.asynccontextmanager
     async def live(self) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
         async with self.http.ws_connect(f"{self.base}/api/live?session={self.session}") as ws:
+            # the channel's games come once the service listens for this page: a move made
+            # before that (the handshake done, the page not yet registered) is in the list,
+            # not pushed, and a test waiting for its push would wait in vain
+            first = await ws.receive_json(timeout=10)
+            assert first["type"] == "games", first
             yield ws
 
 
