@@ -360,5 +360,5 @@ async def test_a_picture_slower_to_post_than_the_deadline_still_gets_its_202(
         emulator.faults.hold("POST", r"^/interactions/\d+/[^/]+/callback$", 1.0)
         stats = await emulator.invoke(alice, "ttt stats")
         assert stats.type == 4 and stats.message["attachments"]
-        await asyncio.sleep(0.5)  # the 202, after the held callback
+        await emulator.http_mode.delivered()  # the 202, after the held callback
     assert emulator.violations == []

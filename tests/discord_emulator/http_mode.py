@@ -87,6 +87,12 @@ class HttpMode:
             await self._session.close()
             self._session = None
 
+    async def delivered(self) -> None:
+        """Until every interaction POSTed has its response read and judged (a 202 may
+        come well after the callback that answered it)."""
+        if self._sending:
+            await asyncio.wait(set(self._sending))
+
     def send(self, rec: ix.InteractionRecord) -> None:
         """Deliver ``rec`` in the background, as Discord does when a member acts."""
         task = asyncio.create_task(self.deliver(rec))
