@@ -10,8 +10,8 @@ one think time, less deeply, instead of one after another.
 A game's moves go to the worker that searched its last one, where its tree is, unless
 that worker is busier than another: then to the idler one, since a search that waits
 for its worker loses think time it would not get back, and a kept tree carries only a
-part of one move's search (see the README). Each worker is an executor of its own, so a
-worker that dies is replaced alone, and the others keep their trees.
+part of one move's search (see docs/engine/ultimate.md). Each worker is an executor of
+its own, so a worker that dies is replaced alone, and the others keep their trees.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ NICENESS = 10
 searches use what the event loop leaves, so a flood of big-board moves never delays an
 answer to Discord. At 10 a busy worker weighs about a ninth of the event loop with the
 kernel's scheduler (at 5 it weighed a third). bench/flood.py measures the two changes
-made together (this and answering late clicks at once); see the README."""
+made together (this and answering late clicks at once): see docs/develop/benchmarks.md."""
 PR_SET_PDEATHSIG = 1
 
 

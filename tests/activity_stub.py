@@ -1,6 +1,6 @@
-"""A stand-in for the Activity's web service (docs/activity-api.md) for the page's browser
-tests: it serves the built page (bot/web/static) under / and /.proxy/, answers the API
-with canned games, records every request, and pushes on the live socket when told."""
+"""A stand-in for the Activity's web service (docs/develop/activity-api.md) for the page's
+browser tests: it serves the built page (bot/web/static) under / and /.proxy/, answers the
+API with canned games, records every request, and pushes on the live socket when told."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """The sample pictures the tests compare with their references, and the command that
-redraws the references (and the README's copies) after a deliberate change:
+redraws the references (and the documentation's copies, in docs/images/) after a
+deliberate change:
 
     .venv/bin/python tests/sample_pictures.py
 """
@@ -16,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bot.pictures import BracketMatch, draw_bracket, draw_rating_chart, draw_table
 
 REFERENCES = Path(__file__).with_name("data") / "pictures"
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "images"
 NAMES = ["Amélie", "Björn", "Chloé", "Dmitri", "Eşref", "Fátima", "Grégoire", "Hélène",
          "Iñaki", "Jürgen", "Kasia", "Léa", "Mårten", "Noémie", "Oğuz", "Paulo"]  # fmt: skip
 
@@ -58,8 +59,8 @@ def main() -> None:
         data = draw()
         (REFERENCES / f"{name}.png").write_bytes(data)
         print(f"{REFERENCES / name}.png: {len(data)} bytes")
-    for name in ("bracket", "chart"):  # shown in the README
-        DOCS.mkdir(exist_ok=True)
+    for name in ("bracket", "chart"):  # shown in the docs (play/tournaments.md, records.md)
+        DOCS.mkdir(parents=True, exist_ok=True)
         (DOCS / f"{name}.png").write_bytes(SAMPLES[name]())
 
 

@@ -4,7 +4,7 @@ with an ellipsis), nothing is wider than the screen, and the status line and the
 cards draw the marks and the bot as the board does, with no emoji (a system without a
 colour emoji font would show empty boxes).
 
-``TTT_SCREENSHOTS=1`` writes docs/activity-phone-long-names.png."""
+``TTT_SCREENSHOTS=1`` writes docs/images/activity-phone-long-names.png."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from bot.web.game_json import bot_name, status, status_parts
 from activity_frame.fixtures import PHONE, ActivityClient
 from activity_stub import StubActivityServer, game, open_page
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "images"
 LONG_WORD = "Maximilianvonhabsburgerlothring"[:31] + "X"  # 32 characters, no space
 LONG_WORDS = "Doña Esperanza de la Santísima Trinidad Fernández"
 EMOJI = re.compile("[\u2190-\u2bff\u2600-\u27bf\U0001f000-\U0001faff\ufe0f]")

@@ -7,7 +7,7 @@ phone without sideways scroll and squares of 32 px at least; the engine's hint l
 81 squares and its review stepped through, in chat's words (made by the server's own
 bot/web/coaching.py).
 
-``TTT_SCREENSHOTS=1`` writes docs/activity-ultimate-desktop.png, -phone.png, -won.png,
+``TTT_SCREENSHOTS=1`` writes docs/images/activity-ultimate-desktop.png, -phone.png, -won.png,
 -hint.png and -review.png."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from activity_stub import (
     ultimate,
 )  # fmt: skip
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "images"
 X_WINS = (4, 42, 58, 38, 18, 1, 15, 56, 24, 54, 0, 2, 21, 31, 41, 45, 8, 74, 13, 40, 11)
 """tests/test_core_ultimate.py's game: X wins across the top row of boards (0, 1, 2)."""
 MIDGAME = X_WINS[:20]

@@ -2,7 +2,7 @@
 list of the channel's games, the start form and a challenge, hint, resign, review and
 rematch, and how it looks on a desktop and a 360 px phone.
 
-``TTT_SCREENSHOTS=1`` writes the screenshots into docs/ (activity-desktop.png and
+``TTT_SCREENSHOTS=1`` writes the screenshots into docs/images/ (activity-desktop.png and
 activity-phone.png); otherwise into the test's temporary folder."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from activity_stub import (
     open_page,
 )  # fmt: skip
 
-DOCS = Path(__file__).resolve().parents[1] / "docs"
+DOCS = Path(__file__).resolve().parents[1] / "docs" / "images"
 
 pytestmark = pytest.mark.browser
 

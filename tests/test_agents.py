@@ -123,8 +123,9 @@ def test_unbeatable_wins_as_often_as_any_never_losing_player_can(hero, expected)
     assert _best_never_losing_chance(hero) == expected
 
 
-# The README's table: win / draw / loss in % against a uniformly random opponent, by
-# exhaustive expectation, as X and as O. Every row is asserted, not only unbeatable's.
+# The ladder's table (docs/engine/ladder.md): win / draw / loss in % against a uniformly
+# random opponent, by exhaustive expectation, as X and as O. Every row is asserted, not
+# only unbeatable's.
 CHANCE_TABLE = {
     "random": ((58.49, 12.70, 28.81), (28.81, 12.70, 58.49)),
     "easy": ((97.61, 1.77, 0.62), (82.24, 12.74, 5.02)),

@@ -12,6 +12,7 @@ from collections.abc import Collection
 
 from bot.core import rules
 from bot.core.alarm import DeadlineAlarm, deadline_added
+from bot.core.log_lines import describe
 from bot.core.models import Challenge, GameUpdate, Variant, XChoice, other
 from bot.core.policies import PolicyBook
 from bot.core.refusals import Refusal
@@ -74,7 +75,7 @@ class Lobby:
         game = await start_game(self.repo, policy, game, user_id=user_id, role_ids=role_ids,
                                 now=self.clock())  # fmt: skip
         if log.isEnabledFor(logging.INFO):  # describe() builds its line even when not logged
-            log.info("game %d started: %s", game.id, game.describe())
+            log.info("game %d started: %s", game.id, describe(game))
         await self._deadline_added(game.turn_deadline)
         return await self.games.started(game)
 
@@ -168,7 +169,7 @@ class Lobby:
                 game = await tx.accept_challenge(challenge, game)
         except Conflict:
             raise Refusal("challenge.closed") from None
-        log.info("game %d started: %s", game.id, game.describe())
+        log.info("game %d started: %s", game.id, describe(game))
         await self._deadline_added(game.turn_deadline)
         return await self.games.started(game)
 

@@ -154,20 +154,6 @@ class Game:
             return None
         return self.ending.score(mark)
 
-    def describe(self) -> str:
-        """One line for the log: where, who, what board."""
-        if self.bot_side is None:
-            players = f"member {self.player_x} (X) vs member {self.player_o} (O)"
-        else:
-            member = self.player_o if self.bot_side == "X" else self.player_x
-            players = f"member {member} vs the bot ({self.difficulty}, {self.bot_side})"
-        where = f"server {self.guild_id}" if self.guild_id is not None else "a DM"
-        # imported here: the variants import the reviews, which import this module
-        from bot.core.variants import variant_of
-
-        shape = variant_of(self.variant).label(self.size)
-        return f"{where}, channel {self.channel_id}, {players}, {shape}"
-
     def with_changes(self, **changes: object) -> Game:
         """A copy with ``changes``; it keeps the built board unless the moves change."""
         changed: Game = replace(self, **changes)  # type: ignore[arg-type]

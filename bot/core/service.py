@@ -24,6 +24,7 @@ from bot.core.endings import GameEndings
 from bot.core.engine_advice import EngineHint
 from bot.core.hints import Hint
 from bot.core.locks import LockRegistry
+from bot.core.log_lines import describe
 from bot.core.models import Game, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
@@ -228,7 +229,7 @@ class GameService(GameEndings):
             log.info("game %d ended: %s%s after %d moves and %.0f s (%s)", game.id,
                      ending.reason, f", {ending.winner} wins" if ending.winner else "",
                      game.ply, (game.finished_at or game.updated_at) - game.created_at,
-                     game.describe())  # fmt: skip
+                     describe(game))  # fmt: skip
         return game
 
     async def hint(

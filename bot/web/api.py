@@ -1,6 +1,6 @@
 """The Activity's API: each handler reads the session, asks the core once, shows the
 change in chat through the handed ``show``, and answers with the game as the member
-sees it (``docs/activity-api.md``)."""
+sees it (``docs/develop/activity-api.md``)."""
 
 from __future__ import annotations
 

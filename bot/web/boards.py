@@ -10,7 +10,7 @@ from bot.web import classic_json, ultimate_json
 
 
 class PageBoard(Protocol):
-    """What a game's board looks like on the page (docs/activity-api.md)."""
+    """What a game's board looks like on the page (docs/develop/activity-api.md)."""
 
     def board_json(self, board: Any, locale: str, running: bool) -> dict[str, Any]:
         """The Game fields of its board: ``cells``, ``shape`` and its own."""

@@ -30,7 +30,7 @@ def grid_name(cell: int) -> str:
 
 
 def ultimate_json(board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
-    """The Game fields of an ultimate board (docs/activity-api.md): ``cells`` in cell
+    """The Game fields of an ultimate board (docs/develop/activity-api.md): ``cells`` in cell
     order (board by board), each with its ``board`` and ``square``; ``board_statuses``,
     ``playable_boards``, ``winning_boards``, ``where`` (whither the mover is sent), and its
     ``shape`` as the start form names it."""

@@ -1,4 +1,4 @@
-// The web service's API (docs/activity-api.md). Paths are relative to the page's own
+// The web service's API (docs/develop/activity-api.md). Paths are relative to the page's own
 // prefix: Discord serves an Activity under /.proxy/, and its CSP lets the page reach its
 // own origin only.
 
