@@ -12,8 +12,8 @@ request to any of them, so a replay sent to another process must find it too.
 Claims are kept :data:`KEEP` seconds past their interaction's creation and then deleted,
 by whichever process claims next, once every :data:`PURGE_EVERY` seconds at most.
 
-An interaction whose claim fails (the database out of reach) is not answered (see the
-endpoint), and is remembered here: a copy of it is refused by this process at once,
+An interaction whose claim fails (the database out of reach) is not routed (the endpoint
+answers it with an apology), and is remembered here: a copy is refused by this process,
 and it is claimed in the database after the outage, with the next claims that get
 through, so that no process answers a copy of it later. Over the gateway nothing is
 claimed: Discord sends each event once, over a connection nobody else can write to.
