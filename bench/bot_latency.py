@@ -30,6 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
@@ -177,17 +178,25 @@ async def wait_until_ready(emu: DiscordEmulator, proc: subprocess.Popen[bytes]) 
     raise SystemExit("the bot did not get ready within 15 s")
 
 
-BOTS = ("minimal", "ttt", "ttt-http")
+BOTS = ("minimal", "ttt", "ttt-http", "ttt-http-unclaimed")
 """The bots a run can measure, in the order they run: the minimal discord.py bot
 (bench/minimal_bot.py) first, as the yardstick, then ttt over the gateway, then ttt
-with no gateway connection (TTT_GATEWAY=off), every interaction POSTed to it, signed."""
+with no gateway connection (TTT_GATEWAY=off), every interaction POSTed to it, signed
+(and claimed, so that a replay is refused: bot/web/replays.py), then the same without
+the claim (bench/unclaimed_bot.py), to show what the claim costs."""
 DEFAULT_BOTS = ("minimal", "ttt")
 
 
 def bot_command(kind: str) -> list[str]:
     if kind == "minimal":
         return [sys.executable, str(ROOT / "bench" / "minimal_bot.py")]
+    if kind == "ttt-http-unclaimed":
+        return [sys.executable, str(ROOT / "bench" / "unclaimed_bot.py")]
     return [sys.executable, "-m", "bot"]
+
+
+def over_http(kind: str) -> bool:
+    return kind.startswith("ttt-http")
 
 
 async def serving_http(emu: DiscordEmulator, proc: subprocess.Popen[bytes], url: str) -> None:
@@ -303,9 +312,9 @@ async def measure(
             if web and kind != "minimal":
                 extra |= {"DISCORD_CLIENT_SECRET": emu.client_secret}
             port = free_port()
-            if (web and kind != "minimal") or kind == "ttt-http":
+            if (web and kind != "minimal") or over_http(kind):
                 extra["TTT_WEB_PORT"] = str(port)
-            if kind == "ttt-http":
+            if over_http(kind):
                 extra |= {"TTT_GATEWAY": "off", "DISCORD_PUBLIC_KEY": emu.public_key}
             env = bot_process_env(emu, Path(tmp) / "ttt.sqlite3", **extra)
             proc = subprocess.Popen(
@@ -313,7 +322,7 @@ async def measure(
                 stderr=subprocess.PIPE, process_group=0,
             )  # fmt: skip
             try:
-                if kind == "ttt-http":
+                if over_http(kind):
                     emu.use_http(f"http://127.0.0.1:{port}/interactions")
                     await serving_http(emu, proc, f"http://127.0.0.1:{port}/interactions")
                 else:
@@ -516,10 +525,59 @@ async def one_round(
     return runs
 
 
+CLAIMS = 5000
+"""Claims :func:`claim_costs` makes on each database."""
+
+
+async def claim_costs(tmp: Path, server: PgServer | None) -> list[str]:
+    """What one interaction's claim costs (``Store.claim_interaction``, what ttt-http
+    does for each interaction before routing it, and ttt-http-unclaimed does not),
+    measured alone: :data:`CLAIMS` claims one after another, on a SQLite file as the
+    bot opens it (CPU of this process: SQLite runs in it) and, with a ``server``, on
+    PostgreSQL (this process and the server). Each claim is a new interaction, made a
+    millisecond after the last; the old ones are deleted once a minute, as the bot
+    does (bot/web/replays.py), which a run this short never reaches but for the first."""
+    from bot.storage import PostgresRepository, SqliteRepository
+    from bot.web.replays import Replays, snowflake_at
+
+    repos: list[tuple[str, Any, int | None]] = [
+        ("SQLite", SqliteRepository(tmp / "claims.sqlite3"), None)
+    ]
+    if server is not None:
+        dsn = server.dsn(server.create_database())
+        repos.append(("PostgreSQL", PostgresRepository(dsn, 4), postmaster_pid(server.data_dir)))
+    lines = []
+    for name, repo, postmaster in repos:
+        await repo.open()
+        try:
+            replays = Replays(repo.claim_interaction)
+            first = snowflake_at(time.time())
+            for n in range(200):  # warm: the connection, the statement's plan
+                await replays.first(first + n)
+            cpu, db_cpu = time.process_time(), tree_cpu_seconds(postmaster) if postmaster else 0.0
+            began = time.perf_counter()
+            for n in range(CLAIMS):
+                assert await replays.first(first + ((n + 1) << 22))
+            wall = time.perf_counter() - began
+            cpu = time.process_time() - cpu
+            line = (f"claim ({name}): {1e6 * wall / CLAIMS:.0f} µs a claim, "
+                    f"{1e6 * cpu / CLAIMS:.0f} µs CPU here")  # fmt: skip
+            if postmaster:
+                server_cpu = tree_cpu_seconds(postmaster) - db_cpu
+                line += f" + {1e6 * server_cpu / CLAIMS:.0f} µs the server's"
+            assert not await replays.first(first)  # and a replay is told
+            lines.append(line + f" ({CLAIMS} claims one after another)")
+        finally:
+            await repo.close()
+    return lines
+
+
 def medians(rounds: list[list[Run]]) -> list[str]:
     """The ratios of every round, and their median: one run's ratio moves by a tenth
     from one run to the next on a shared machine."""
     ratios: dict[str, list[float]] = {}
+    extra: dict[str, list[float]] = {}
+    """Differences, in ms."""
     for runs in rounds:
         by_bot = {run.bot: run for run in runs}
         if "minimal" in by_bot:
@@ -534,6 +592,13 @@ def medians(rounds: list[list[Run]]) -> list[str]:
             ratios.setdefault("ttt-http / ttt, CPU per interaction", []).append(
                 by_bot["ttt-http"].cpu_ms() / by_bot["ttt"].cpu_ms()
             )
+        if "ttt-http" in by_bot and "ttt-http-unclaimed" in by_bot:
+            claimed, unclaimed = by_bot["ttt-http"], by_bot["ttt-http-unclaimed"]
+            ratios.setdefault("ttt-http / ttt-http-unclaimed, CPU per interaction", []).append(
+                claimed.cpu_ms() / unclaimed.cpu_ms()
+            )
+            extra.setdefault("the claim, ttt-http - ttt-http-unclaimed, CPU per interaction",
+                             []).append(claimed.cpu_ms() - unclaimed.cpu_ms())  # fmt: skip
         if "ttt" in by_bot and "ttt (PostgreSQL)" in by_bot:
             ratios.setdefault("PostgreSQL + its server / SQLite, CPU per interaction", []).append(
                 by_bot["ttt (PostgreSQL)"].cpu_ms(True) / by_bot["ttt"].cpu_ms()
@@ -542,6 +607,10 @@ def medians(rounds: list[list[Run]]) -> list[str]:
         f"  {label}: median {statistics.median(values):.2f}× "
         f"({', '.join(f'{v:.2f}' for v in values)})"
         for label, values in ratios.items()
+    ] + [
+        f"  {label}: median {statistics.median(values):+.3f} ms "
+        f"({', '.join(f'{v:+.3f}' for v in values)})"
+        for label, values in extra.items()
     ]
 
 
@@ -577,6 +646,8 @@ async def bench(
             if server is None:
                 raise SystemExit(f"no PostgreSQL server could be started: {why}")
         try:
+            if any(over_http(kind) for kind in bots):
+                print("\n".join(await claim_costs(Path(tmp), server)))
             results = []
             for number in range(1, rounds + 1):
                 if rounds > 1:
@@ -624,8 +695,9 @@ def main() -> None:
     parser.add_argument(
         "--bots",
         default=",".join(DEFAULT_BOTS),
-        help="which bots to run, comma-separated, in order: minimal, ttt (the gateway) and "
-        "ttt-http (no gateway, interactions POSTed to it, signed); default minimal,ttt",
+        help="which bots to run, comma-separated, in order: minimal, ttt (the gateway), "
+        "ttt-http (no gateway, interactions POSTed to it, signed, each claimed once) and "
+        "ttt-http-unclaimed (the same with no claim: what it costs); default minimal,ttt",
     )
     parser.add_argument(
         "--warmup",

@@ -49,6 +49,7 @@ from bot.health import HealthServer, make_metrics
 from bot.i18n.translator import CatalogTranslator
 from bot.settings import Settings
 from bot.web.interactions import InteractionsEndpoint
+from bot.web.replays import Replays
 from bot.web.signature import Verifier
 from bot.web.wiring import Activity, start_activity
 from engine import EnginePool, PoolClosed, known
@@ -186,7 +187,8 @@ class TTTBot(commands.Bot):
                 client_secret=settings.client_secret, bot_token=settings.token,
                 host=settings.web_host, port=settings.web_port,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
-                    Verifier(settings.public_key), HttpAnswers(self)),
+                    Verifier(settings.public_key), HttpAnswers(self),
+                    Replays(repo.claim_interaction)),
             )  # fmt: skip
 
     async def warm_exact_workers(self) -> None:

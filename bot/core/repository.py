@@ -209,6 +209,13 @@ class Store(Protocol):
 
     async def forget_token(self, kind: str, item_id: int) -> None: ...
 
+    # --- interactions over HTTP (each answered once: see bot.web.replays) ---
+    async def claim_interaction(self, interaction_id: int, forget_below: int | None = None) -> bool:
+        """Whether this is the first claim of the interaction by any process sharing the
+        database (the claim is kept); False: it was claimed before, it is a replay. With
+        ``forget_below``, the claims of lower ids (older interactions: a snowflake grows
+        with its time) are deleted first."""
+
     # --- tournaments ---
     async def create_tournament(self, tournament: Tournament) -> Tournament:
         """Raises: Conflict: the channel already has one in sign-up or running."""

@@ -378,4 +378,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX bot_records_best
         ON bot_records(guild_id, variant, difficulty, points DESC, losses);
     """,
+    # 14: the interactions that came over HTTP, each claimed by the first process it
+    # reached, so that a replayed request is answered by none (bot/web/replays.py). The
+    # id is the rowid: a claim is one insert into one b-tree, and old claims (the
+    # lowest snowflakes) go by a range of it.
+    """
+    CREATE TABLE interaction_claims (interaction_id INTEGER PRIMARY KEY);
+    """,
 )

@@ -251,6 +251,11 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX bot_records_best
         ON bot_records(guild_id, variant, difficulty, points DESC, losses);
     """,
+    # 11: as SQLite's 14: each interaction that came over HTTP claimed once, by any
+    # process (bot/web/replays.py).
+    """
+    CREATE TABLE interaction_claims (interaction_id BIGINT PRIMARY KEY);
+    """,
 )
 
 

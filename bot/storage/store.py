@@ -14,6 +14,7 @@ from bot.core.repository import BotRecord, Rating
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage import challenge_queries as challenges
 from bot.storage import game_queries as games
+from bot.storage import interaction_queries as claims
 from bot.storage import outages
 from bot.storage import record_queries as records
 from bot.storage import setting_queries as settings
@@ -274,6 +275,10 @@ class SqlStore:
 
     async def forget_token(self, kind: str, item_id: int) -> None:
         await self._call(tokens.forget_token, kind, item_id)
+
+    # --- interactions over HTTP ---
+    async def claim_interaction(self, interaction_id: int, forget_below: int | None = None) -> bool:
+        return await self._call(claims.claim_interaction, interaction_id, forget_below)
 
     async def get_meta(self, key: str) -> str | None:
         return await self._call(settings.get_meta, key)

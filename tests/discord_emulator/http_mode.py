@@ -8,7 +8,8 @@ that POSTed the callback to the REST API itself answers 202 with no body.
 
 ``emu.use_http(url)`` turns it on; ``emu.public_key`` is the key the bot checks with. The
 forgeries Discord's documentation says an endpoint must refuse are sent raw with
-:meth:`HttpMode.post_raw`.
+:meth:`HttpMode.post_raw`; a request as it went, captured and sent again (to any
+process), with :meth:`HttpMode.replay`.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ class HttpMode:
         self._sending: set[asyncio.Task[None]] = set()
         self.answered: list[int] = []
         """The interactions answered in an HTTP response, in order."""
+        self.sent: dict[int, tuple[bytes, dict[str, str]]] = {}
+        """Each interaction's request as it went: its body and headers (for :meth:`replay`)."""
         self._checked: str | None = None
         """The URL that passed the Developer Portal's check (:meth:`_portal_check`)."""
         self._checking = asyncio.Lock()
@@ -64,16 +67,27 @@ class HttpMode:
                 "X-Signature-Timestamp": timestamp,
                 "X-Signature-Ed25519": self.sign(timestamp, body)}  # fmt: skip
 
-    async def post_raw(self, body: bytes, headers: dict[str, str]) -> tuple[int, Any]:
-        """POST ``body`` with ``headers`` as given: the endpoint's status and JSON (its
-        text when it is not JSON)."""
-        assert self.url is not None, "emu.use_http(url) first"
-        async with self.session().post(self.url, data=body, headers=headers) as resp:
+    async def post_raw(
+        self, body: bytes, headers: dict[str, str], url: str | None = None
+    ) -> tuple[int, Any]:
+        """POST ``body`` with ``headers`` as given, to ``url`` (the endpoint's if None):
+        the status and JSON (its text when it is not JSON)."""
+        url = url or self.url
+        assert url is not None, "emu.use_http(url) first"
+        async with self.session().post(url, data=body, headers=headers) as resp:
             raw = await resp.read()
             try:
                 return resp.status, json.loads(raw)
             except ValueError:  # not the bot's answer (a proxy's error page, say)
                 return resp.status, raw.decode(errors="replace")
+
+    async def replay(self, interaction_id: int, url: str | None = None) -> tuple[int, Any]:
+        """POST an interaction already sent again, as it went (the same bytes, the same
+        signature and timestamp), to ``url`` (the endpoint's if None): what someone who
+        captured the request (from a log, a proxy) can do. Its answer is returned, never
+        applied: this is not Discord sending it."""
+        body, headers = self.sent[interaction_id]
+        return await self.post_raw(body, dict(headers), url)
 
     def session(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -104,8 +118,10 @@ class HttpMode:
         emu = self.emu
         assert self.url is not None
         body = json.dumps(rec.payload).encode()
+        headers = self.headers(body)
+        self.sent[rec.id] = (body, headers)
         try:
-            async with self.session().post(self.url, data=body, headers=self.headers(body)) as resp:
+            async with self.session().post(self.url, data=body, headers=headers) as resp:
                 arrived = time.monotonic()
                 if resp.status == 202:  # answered by a callback POSTed meanwhile
                     self._check_answered_by_request(rec, await resp.read())
