@@ -184,7 +184,7 @@ class TTTBot(commands.Bot):
                 repo=repo, games=games, lobby=lobby, records=records_service, show=show,
                 api_base=settings.api_base, client_id=self.application_id or self.user.id,
                 client_secret=settings.client_secret, bot_token=settings.token,
-                host=settings.web_host, port=settings.web_port,
+                host=settings.web_host, port=settings.web_port, limits=settings.web_limits,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self)),
             )  # fmt: skip
