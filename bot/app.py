@@ -188,6 +188,8 @@ class TTTBot(commands.Bot):
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self)),
             )  # fmt: skip
+            if self.metrics is not None:
+                self.metrics.watch_web(self.web.counts)
 
     async def warm_exact_workers(self) -> None:
         """Start the hint and review workers with the 5×5 tables read, so the first hint

@@ -25,7 +25,7 @@ from bot.web.live import LiveHub
 from bot.web.page_text import plain
 from bot.web.sessions import LIFETIME
 
-from bot_harness import eventually
+from bot_harness import eventually, free_port
 from discord_emulator import DiscordEmulator
 from web_harness import Page, bot_with_web, next_game, sign_in
 
@@ -328,3 +328,22 @@ async def test_live_connects_are_refused_past_the_budget_with_the_wait(
             text("web.limit.overall", "en", seconds=said[0]["retry_after"])
         )
         assert hub_of(bot).closed == {4029: 2}
+
+
+async def test_the_limits_at_work_show_in_the_metrics(emulator: DiscordEmulator, tmp_path) -> None:
+    alice = emulator.create_user("alice")
+    port = free_port()
+    limits = WebLimits(hints_per_member=1, pages_per_member=1)
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3", web_limits=limits,
+                            health_port=port) as (_bot, base, http):  # fmt: skip
+        page = await sign_in(emulator, http, base, alice)
+        for _ in range(3):
+            await page.post("/api/games/1/hint", {"ply": 0})
+        async with page.live():
+            assert (await refused(page))[1] == 4008
+            async with http.get(f"http://127.0.0.1:{port}/metrics") as res:
+                shown = await res.text()
+    expected = ['ttt_web_refused_total{budget="hints"} 2.0',
+                'ttt_web_refused_total{budget="reviews"} 0.0',
+                'ttt_web_live_closed_total{code="4008"} 1.0', "ttt_web_live_pages 1.0"]  # fmt: skip
+    assert all(line in shown.splitlines() for line in expected), shown

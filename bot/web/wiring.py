@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -25,8 +26,20 @@ from bot.web.service import WebService
 from bot.web.sessions import Session, Sessions
 
 
+@dataclass(frozen=True, slots=True)
+class WebCounts:
+    """The Activity's limits at work, for /metrics."""
+
+    refused: dict[str, int]
+    """Requests each budget refused since start."""
+    closed: dict[int, int]
+    """Live sockets closed or refused on purpose since start, by close code."""
+    pages: int
+    """Live sockets open."""
+
+
 class Activity:
-    """The running web service and what it holds open (and, for /metrics, the budgets)."""
+    """The running web service and what it holds open."""
 
     def __init__(
         self, service: WebService, http: aiohttp.ClientSession, budgets: WebBudgets | None = None
@@ -34,6 +47,12 @@ class Activity:
         self.service = service
         self.http = http
         self.budgets = budgets
+
+    def counts(self) -> WebCounts:
+        api = self.service.api
+        if api is None or self.budgets is None:  # interactions over HTTP only
+            return WebCounts({}, {}, 0)
+        return WebCounts(self.budgets.refused(), dict(api.hub.closed), api.hub.pages)
 
     async def stop(self) -> None:
         await self.service.stop()
