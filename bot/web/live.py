@@ -3,10 +3,11 @@ process made it, reaches the pages watching that channel.
 
 The store tells of each game written (a trigger on the games table: PostgreSQL's
 NOTIFY to every process, SQLite's in this one), with its channel and id; the hub reads
-the game once and queues it for each page of that channel, made as that member sees it
-when the page's turn comes (:mod:`bot.web.live_page`: one page that stops reading delays
-no other). When notifications may have been lost (the listening connection was down),
-every page gets its channel's games again, as a page that reconnects does.
+the game once, makes it once for each member watching (as that member sees it) and queues
+it for each of their pages, which send on their own (:mod:`bot.web.live_page`: one page
+that stops reading delays no other). When notifications may have been lost (the
+listening connection was down), every page gets its channel's games again, as a page
+that reconnects does.
 
 A member holds a few pages at most in a process; a page lasts while its session does and
 while its member is in the Activity instance it was opened from (asked of Discord every
@@ -98,7 +99,7 @@ class LiveHub:
         """A notification: ``channel:game``, or :data:`MISSED`."""
         if payload == MISSED:
             for channel_id in list(self._pages):
-                self._catch_up(channel_id)
+                self._spawn(self._catch_up(channel_id))
             return
         channel, _, game = payload.partition(":")
         if not (channel.isdigit() and game.isdigit()) or int(channel) not in self._pages:
@@ -135,18 +136,20 @@ class LiveHub:
         pages.add(page)
         mine = self._members.setdefault(session.user_id, set())
         mine.add(page)
-        expiry = asyncio.get_running_loop().call_later(
-            max(0.0, session.expires - self.clock()), page.drop, CLOSE_EXPIRED
-        )
+        expiry: asyncio.TimerHandle | None = None
         try:  # counted before the handshake's wait: a member's pages opened at once count
             await socket.prepare(request)
+            expiry = asyncio.get_running_loop().call_later(
+                max(0.0, session.expires - self.clock()), page.drop, CLOSE_EXPIRED
+            )
             if shown is not None:
                 page.push(partial(self._ended, shown, session))
             page.push(partial(self._games, session))
             async for _ in socket:  # the page sends nothing but pings
                 pass
         finally:
-            expiry.cancel()
+            if expiry is not None:
+                expiry.cancel()
             pages.discard(page)
             mine.discard(page)
             if not pages:
@@ -179,15 +182,31 @@ class LiveHub:
             return
         if update is None or update.game.channel_id != channel_id:
             return
-        for page in list(self._pages.get(channel_id, ())):
-            page.push(partial(self._game, update, page.session))
 
-    async def _game(self, update: GameUpdate, session: Session) -> dict[str, Any]:
-        return {"type": "game", "game": await self.render(update, session)}
+        async def game(session: Session) -> dict[str, Any]:
+            return {"type": "game", "game": await self.render(update, session)}
 
-    def _catch_up(self, channel_id: int) -> None:
+        await self._each_member(channel_id, game)
+
+    async def _catch_up(self, channel_id: int) -> None:
+        await self._each_member(channel_id, self._games)
+
+    async def _each_member(
+        self, channel_id: int, make: Callable[[Session], Awaitable[dict[str, Any]]]
+    ) -> None:
+        """Queue ``make``'s message for each page of the channel, made once per member
+        (a member's pages, and a name Discord is asked for, cost one render), in turn:
+        the sends, each page's own, are what may take long."""
+        made: dict[tuple[int, str], dict[str, Any]] = {}
         for page in list(self._pages.get(channel_id, ())):
-            page.push(partial(self._games, page.session))
+            whose = (page.session.user_id, page.session.locale)
+            if whose not in made:
+                try:
+                    made[whose] = await make(page.session)
+                except Exception as exc:  # the database does not answer: pages catch up later
+                    log.debug("live: an update not made (%s)", exc)
+                    return
+            page.push(partial(_ready, made[whose]))
 
     async def check(self) -> None:
         """Close the pages whose session has expired, and those whose member is no longer
@@ -197,9 +216,11 @@ class LiveHub:
         now = self.clock()
         for pages in list(self._pages.values()):
             for page in pages:
+                if page.dropped is not None or not page.socket.prepared or page.socket.closed:
+                    continue  # going, or not open yet (its expiry is checked once it is)
                 if page.session.expires <= now:
                     page.drop(CLOSE_EXPIRED)
-                elif page.dropped is None:
+                else:
                     by_instance.setdefault(page.session.instance_id, []).append(page)
         for instance_id, watching in by_instance.items():
             try:
@@ -213,7 +234,7 @@ class LiveHub:
                 log.info("live: instance %s not read (%s)", instance_id, exc)
                 continue
             for page in watching:
-                if str(page.session.user_id) not in users:
+                if page.dropped is None and str(page.session.user_id) not in users:
                     page.drop(CLOSE_LEFT, plain(text("web.live.left", page.session.locale)))
 
     async def _watching(self) -> None:
@@ -236,3 +257,7 @@ class LiveHub:
         with contextlib.suppress(asyncio.CancelledError):
             if self._watch is not None:
                 await self._watch
+
+
+async def _ready(message: dict[str, Any]) -> dict[str, Any]:
+    return message

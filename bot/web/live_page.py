@@ -64,7 +64,8 @@ class LivePage:
         self.closed = closed
         self.dropped: int | None = None
         """The close code the page was dropped with, once it was."""
-        self._queue: asyncio.Queue[Message] = asyncio.Queue(queue)
+        # room for the two updates a page starts with, whatever the setting
+        self._queue: asyncio.Queue[Message] = asyncio.Queue(max(queue, 2))
         self._sender = asyncio.create_task(self._send())
         self._closing: asyncio.Task[None] | None = None
 
@@ -84,8 +85,9 @@ class LivePage:
         if self.dropped is not None:
             return
         self.dropped = code
-        self.closed[code] += 1  # the sender stops at its next update (not cancelled mid-send:
-        # that would cancel the drain the close waits on too, which aiohttp shares)
+        self.closed[code] += 1
+        # the sender stops at its next update, not cancelled mid-send: that would cancel
+        # the drain the close waits on too (aiohttp shares one between a socket's writers)
         said = None if reason is None else {"reason": reason}
         self._closing = asyncio.create_task(_close(self.socket, self.request, code, said))
 
