@@ -185,11 +185,13 @@ class TTTBot(commands.Bot):
                 repo=repo, games=games, lobby=lobby, records=records_service, show=show,
                 api_base=settings.api_base, client_id=self.application_id or self.user.id,
                 client_secret=settings.client_secret, bot_token=settings.token,
-                host=settings.web_host, port=settings.web_port,
+                host=settings.web_host, port=settings.web_port, limits=settings.web_limits,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),
             )  # fmt: skip
+            if self.metrics is not None:
+                self.metrics.watch_web(self.web.counts)
 
     async def warm_exact_workers(self) -> None:
         """Start the hint and review workers with the 5×5 tables read, so the first hint

@@ -4,7 +4,8 @@
     /readyz    200 once this process's shards are connected and the database answers;
                503 with the reason otherwise (a load balancer or orchestrator waits)
     /metrics   Prometheus text: interactions answered, click-to-answer latency, running
-               games, shard latency; needs the ``metrics`` extra (prometheus-client)
+               games, shard latency, the Activity's refusals and live sockets; needs the
+               ``metrics`` extra (prometheus-client)
 
 Served by aiohttp, which discord.py already brings.
 """
@@ -14,12 +15,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import discord
 from aiohttp import web
 
 from bot.core.repository import Repository
+from bot.web.wiring import WebCounts
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +55,33 @@ class Metrics:
             "ttt_shard_latency_seconds", "Gateway heartbeat latency by shard", ["shard"],
             registry=self.registry,
         )  # fmt: skip
+
+    def watch_web(self, counts: Callable[[], WebCounts]) -> None:
+        """Read the Activity's limits at each scrape: requests refused by each budget,
+        live sockets closed on purpose by close code (both since start), sockets open."""
+        from prometheus_client import core as prom
+
+        class Collector:
+            def collect(self) -> Iterator[Any]:
+                now = counts()
+                refused = prom.CounterMetricFamily(
+                    "ttt_web_refused", "Page requests refused at once, by budget",
+                    labels=["budget"],
+                )  # fmt: skip
+                for budget, n in sorted(now.refused.items()):
+                    refused.add_metric([budget], n)
+                closed = prom.CounterMetricFamily(
+                    "ttt_web_live_closed", "Live sockets the service closed or refused, by code",
+                    labels=["code"],
+                )  # fmt: skip
+                for code, n in sorted(now.closed.items()):
+                    closed.add_metric([str(code)], n)
+                yield refused
+                yield closed
+                yield prom.GaugeMetricFamily("ttt_web_live_pages", "Live sockets open",
+                                             value=now.pages)  # fmt: skip
+
+        self.registry.register(Collector())
 
     def observe(self, outcome: str, seconds: float) -> None:
         """One interaction answered: ``answered``, ``refused`` or ``failed``."""

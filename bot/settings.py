@@ -7,10 +7,12 @@ server's admins may override with /ttt config.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.core.policy import (
     DIFFICULTIES,
@@ -74,6 +76,8 @@ class Settings:
     interactions Discord POSTs to ``/interactions`` (its Interactions Endpoint URL)."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
+    web_limits: WebLimits = field(default_factory=lambda: WebLimits())
+    """What one member's page, and all of them together, may ask of this process."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -214,6 +218,7 @@ class Settings:
             log_level=log_level,
             log_format=log_format,
             policy=policy,
+            web_limits=_web_limits(get),
         )
 
 
@@ -357,3 +362,52 @@ def _public_key(value: str | None) -> str | None:
             "from the Developer Portal's General Information page"
         )
     return value.strip()
+
+
+@dataclass(frozen=True, slots=True)
+class WebLimits:
+    """The Activity's limits in one process (issue 47; the README's "Under abuse"). The
+    budgets are requests a minute, for each member (the session's user: Discord's proxy
+    hides their addresses) and for everyone together, refused at once when spent."""
+
+    hints_per_member: int = 10
+    hints_overall: int = 300
+    reviews_per_member: int = 6
+    reviews_overall: int = 120
+    starts_per_member: int = 6
+    """New games and rematches from the page (each posts a board in the chat)."""
+    starts_overall: int = 300
+    connects_per_member: int = 20
+    """Live sockets opened (a page reconnects after each loss)."""
+    connects_overall: int = 1200
+    pages_per_member: int = 3
+    """Live sockets a member holds open at once."""
+    presence_every: float = 180.0
+    """Seconds between the checks that each page's member is still in its Activity."""
+    page_queue: int = 16
+    """Updates waiting for one page; past that the page is dropped (it reconnects)."""
+    send_timeout: float = 10.0
+    """Seconds one update may take to reach a page before the page is dropped."""
+
+
+WEB_LIMITS = {
+    "hints_per_member": "TTT_WEB_HINTS_PER_MEMBER", "hints_overall": "TTT_WEB_HINTS_OVERALL",
+    "reviews_per_member": "TTT_WEB_REVIEWS_PER_MEMBER",
+    "reviews_overall": "TTT_WEB_REVIEWS_OVERALL",
+    "starts_per_member": "TTT_WEB_STARTS_PER_MEMBER", "starts_overall": "TTT_WEB_STARTS_OVERALL",
+    "connects_per_member": "TTT_WEB_CONNECTS_PER_MEMBER",
+    "connects_overall": "TTT_WEB_CONNECTS_OVERALL",
+    "pages_per_member": "TTT_WEB_PAGES_PER_MEMBER", "page_queue": "TTT_WEB_PAGE_QUEUE",
+}  # fmt: skip
+WEB_SECONDS = {"presence_every": "TTT_WEB_PRESENCE_EVERY", "send_timeout": "TTT_WEB_SEND_TIMEOUT"}
+
+
+def _web_limits(get: Callable[[str], str | None]) -> WebLimits:
+    defaults = WebLimits()
+    values: dict[str, Any] = {
+        field: _bounded(get(name), name, 1, 1_000_000) or getattr(defaults, field)
+        for field, name in WEB_LIMITS.items()
+    }
+    values |= {field: _seconds(get(name), name, getattr(defaults, field))
+               for field, name in WEB_SECONDS.items()}  # fmt: skip
+    return dataclasses.replace(defaults, **values)

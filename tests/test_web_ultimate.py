@@ -25,8 +25,10 @@ from bot.core.models import Challenge, GameUpdate
 from bot.core.records import RecordsService, Review
 from bot.core.rules import illegal_move
 from bot.i18n import text
+from bot.settings import WebLimits
 from bot.web.api import ActivityApi
 from bot.web.coaching import review_json
+from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub
 from bot.web.places import Place
 from bot.web.service import make_app
@@ -53,6 +55,9 @@ class Members:
 
     async def user(self, user_id: int) -> dict[str, Any]:
         return {"id": str(user_id), "username": {ALICE: "alice", BOB: "bob"}.get(user_id, "?")}
+
+    async def instance(self, instance_id: str) -> dict[str, Any]:
+        return {"users": [str(ALICE), str(BOB)]}
 
 
 class InServer:
@@ -113,10 +118,12 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
         return work(*args)
 
     records = RecordsService(core.repo, BOT, run)
+    members = Members()
     api = ActivityApi(games=core.games, lobby=core.lobby, records=records,
-                      auth=Members(), sessions=sessions, show=show,  # type: ignore[arg-type]
-                      hub=LiveHub(core.games.current, render, games_for),
-                      places=InServer())  # type: ignore[arg-type]  # fmt: skip
+                      auth=members, sessions=sessions, show=show,  # type: ignore[arg-type]
+                      hub=LiveHub(core.games.current, render, games_for,
+                                  instance=members.instance),
+                      places=InServer(), budgets=WebBudgets.of(WebLimits()))  # type: ignore[arg-type]  # fmt: skip
     server = TestServer(make_app(api, core.repo.doubts))
     await server.start_server()
     async with aiohttp.ClientSession() as http:

@@ -11,6 +11,7 @@ from typing import Any
 
 from aiohttp import web
 
+from bot.core.budgets import Budget
 from bot.core.lobby import Lobby
 from bot.core.models import VARIANTS, Challenge, GameUpdate
 from bot.core.policy import DIFFICULTIES, SIZES
@@ -25,6 +26,7 @@ from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
 from bot.web.game_json import Person, game_json
+from bot.web.limits import WebBudgets, spend, too_many
 from bot.web.live import LiveHub
 from bot.web.page_text import plain
 from bot.web.places import Places
@@ -59,7 +61,7 @@ def refusal(error: Refusal, locale: str) -> WebRefusal:
 class ActivityApi:
     def __init__(
         self, *, games: GameService, lobby: Lobby, records: RecordsService, auth: DiscordAuth,
-        sessions: Sessions, show: Show, hub: LiveHub, places: Places,
+        sessions: Sessions, show: Show, hub: LiveHub, places: Places, budgets: WebBudgets,
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
@@ -69,6 +71,7 @@ class ActivityApi:
         self.show = show
         self.hub = hub
         self.places = places
+        self.budgets = budgets
         self._channels: OrderedDict[int, int] = OrderedDict()
         """Each game's channel, once read: it never changes, so a move needs no read."""
 
@@ -163,7 +166,7 @@ class ActivityApi:
         return web.json_response({"game": await self._json(update, session)})
 
     async def rematch(self, request: web.Request) -> web.Response:
-        session, game_id = await self._game_of(request)
+        session, game_id = await self._game_of(request, self.budgets.starts)
         place = await self.places.of(session)
         result = await self._ask(session, self.lobby.rematch(game_id, session.user_id,
                                                              place.role_ids))  # fmt: skip
@@ -171,6 +174,7 @@ class ActivityApi:
 
     async def start(self, request: web.Request) -> web.Response:
         session = self._session(request)
+        spend(self.budgets.starts, session.user_id, session.locale)
         body = await _body(request)
         place = await self.places.of(session)  # the roles and install a chat start has
         where: dict[str, Any] = {
@@ -217,7 +221,7 @@ class ActivityApi:
         return web.json_response(answer)
 
     async def hint(self, request: web.Request) -> web.Response:
-        session, game_id = await self._game_of(request)
+        session, game_id = await self._game_of(request, self.budgets.hints)
         ply = (await _body(request)).get("ply")
         if type(ply) is not int:
             raise WebRefusal(400, "bad_request", "send the ply the hint is for")
@@ -226,7 +230,7 @@ class ActivityApi:
         return web.json_response(hint_json(update.game, hint, session.locale))
 
     async def review(self, request: web.Request) -> web.Response:
-        session, game_id = await self._game_of(request)
+        session, game_id = await self._game_of(request, self.budgets.reviews)
         game = await self._ask(session, self.records.review_target(
             session.guild_id, session.user_id, game_id))  # fmt: skip
         return web.json_response(review_json(await self.records.analyze(game), session.locale))
@@ -234,10 +238,10 @@ class ActivityApi:
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self.sessions.read(request.query.get("session"))
         shown = request.query.get("game", "")
-        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096)
-        await socket.prepare(request)
-        await self.hub.serve(socket, session, int(shown) if _is_id(shown) else None)
-        return socket
+        spent = self.budgets.connects.spend(session.user_id)
+        refused = None if spent is None else too_many(spent, session.locale)
+        return await self.hub.serve(request, session, int(shown) if _is_id(shown) else None,
+                                    refused)  # fmt: skip
 
     # --- internals -----------------------------------------------------------------------
 
@@ -245,13 +249,18 @@ class ActivityApi:
         header = request.headers.get("Authorization", "")
         return self.sessions.read(header.removeprefix("Bearer ").strip() or None)
 
-    async def _game_of(self, request: web.Request) -> tuple[Session, int]:
-        """The session, and the game named in the path if it is one of its channel's.
+    async def _game_of(
+        self, request: web.Request, budget: Budget | None = None
+    ) -> tuple[Session, int]:
+        """The session, and the game named in the path if it is one of its channel's; a
+        credit of ``budget`` spent first.
 
         Raises:
-            WebRefusal: 404 for an id that is no game of the channel.
+            WebRefusal: 404 for an id that is no game of the channel; 429, ``budget`` spent.
         """
         session = self._session(request)
+        if budget is not None:
+            spend(budget, session.user_id, session.locale)
         raw = request.match_info["id"]
         if not _is_id(raw):
             raise WebRefusal(404, "unknown_game", "there is no such game in this channel")

@@ -87,6 +87,17 @@ class DiscordAuth:
                         int(location["channel_id"]), int(guild) if guild else None,
                         str(user.get("locale") or "en-US"))  # fmt: skip
 
+    async def instance(self, instance_id: str) -> dict[str, Any]:
+        """The Activity instance as Discord tells it: its ``location``, and its ``users``
+        (the ids of the members in it now).
+
+        Raises:
+            WebRefusal: 403 ``not_in_instance`` for an instance that is not running, 400
+                for no instance id, 502 when Discord does not answer as it should.
+            aiohttp.ClientError, TimeoutError: Discord cannot be reached.
+        """
+        return await self._instance(instance_id)
+
     async def _instance(self, instance_id: str) -> dict[str, Any]:
         if not INSTANCE_ID.fullmatch(instance_id):  # it goes into a URL fetched as the bot
             raise WebRefusal(400, "bad_request", "no Activity instance was named")

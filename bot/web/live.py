@@ -3,9 +3,15 @@ process made it, reaches the pages watching that channel.
 
 The store tells of each game written (a trigger on the games table: PostgreSQL's
 NOTIFY to every process, SQLite's in this one), with its channel and id; the hub reads
-the game again and sends each page of that channel the game as that member sees it.
-When notifications may have been lost (the listening connection was down), every page
-gets its channel's games again, as a page that reconnects does.
+the game once, makes it once for each member watching (as that member sees it) and queues
+it for each of their pages, which send on their own (:mod:`bot.web.live_page`: one page
+that stops reading delays no other). When notifications may have been lost (the
+listening connection was down), every page gets its channel's games again, as a page
+that reconnects does.
+
+A member holds a few pages at most in a process; a page lasts while its session does and
+while its member is in the Activity instance it was opened from (asked of Discord every
+few minutes, once per instance however many pages it has).
 """
 
 from __future__ import annotations
@@ -13,36 +19,81 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
+from collections import Counter
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from aiohttp import web
 
 from bot.core.models import GameUpdate
 from bot.core.repository import GAMES_TOPIC, MISSED
+from bot.i18n import text
+from bot.web.errors import WebRefusal
+from bot.web.live_page import (
+    CLOSE_BUDGET,
+    CLOSE_EXPIRED,
+    CLOSE_LEFT,
+    CLOSE_TOO_MANY,
+    LivePage,
+    refuse,
+)
+from bot.web.page_text import plain
 from bot.web.sessions import Session
 
 log = logging.getLogger(__name__)
+GOING_AWAY = 1001
+"""This process stops: the pages reconnect (to another, or to it when it is back)."""
 
-__all__ = ["GAMES_TOPIC", "LiveHub"]
+__all__ = ["GAMES_TOPIC", "LiveHub", "LiveLimits"]
 Read = Callable[[int], Awaitable[GameUpdate | None]]
 """A game as stored (None: gone)."""
 Render = Callable[[GameUpdate, Session], Awaitable[dict[str, Any]]]
 """A game as one member sees it."""
 GamesFor = Callable[[Session], Awaitable[list[dict[str, Any]]]]
+Instance = Callable[[str], Awaitable[dict[str, Any]]]
+"""An Activity instance as Discord tells it (``users``: who is in it). Raises
+WebRefusal ``not_in_instance`` for one that is no longer running."""
+
+
+@dataclass(frozen=True, slots=True)
+class LiveLimits:
+    pages_per_member: int = 3
+    presence_every: float = 180.0
+    """Seconds between the checks that each page's member is still in its instance."""
+    page_queue: int = 16
+    send_timeout: float = 10.0
 
 
 class LiveHub:
-    def __init__(self, read: Read, render: Render, games_for: GamesFor) -> None:
+    def __init__(
+        self, read: Read, render: Render, games_for: GamesFor, *, instance: Instance,
+        limits: LiveLimits | None = None, clock: Callable[[], float] = time.time,
+    ) -> None:  # fmt: skip
+        """``clock`` is the sessions' (their ``expires`` is on it)."""
         self.read = read
         self.render = render
         self.games_for = games_for
-        self._pages: dict[int, set[tuple[web.WebSocketResponse, Session]]] = {}
+        self.instance = instance
+        self.limits = limits or LiveLimits()
+        self.clock = clock
+        self._pages: dict[int, set[LivePage]] = {}
+        """By channel."""
+        self._members: dict[int, set[LivePage]] = {}
+        self.closed: Counter[int] = Counter()
+        """Pages closed (or refused) by the service so far, by close code (for /metrics)."""
         self._tasks: set[asyncio.Task[None]] = set()
+        self._watch: asyncio.Task[None] | None = None
 
     @property
     def pages(self) -> int:
         return sum(len(pages) for pages in self._pages.values())
+
+    def start(self) -> None:
+        """Check every few minutes that each page's member is still in the Activity."""
+        self._watch = asyncio.create_task(self._watching())
 
     def heard(self, payload: str) -> None:
         """A notification: ``channel:game``, or :data:`MISSED`."""
@@ -61,37 +112,69 @@ class LiveHub:
         task.add_done_callback(self._tasks.discard)
 
     async def serve(
-        self, socket: web.WebSocketResponse, session: Session, shown: int | None = None
-    ) -> None:
+        self, request: web.Request, session: Session, shown: int | None = None,
+        refused: WebRefusal | None = None,
+    ) -> web.StreamResponse:  # fmt: skip
         """Send the channel's games, then each change, until the page goes. The game the
         page shows (``shown``), when it has ended, goes first: it is no longer among the
-        running games, and a page that reconnects after it ended must see how."""
+        running games, and a page that reconnects after it ended must see how.
+
+        A page past its member's limit, or ``refused`` (its connects spent), is opened
+        only to be closed with its code and the reason."""
+        if refused is not None:
+            self.closed[CLOSE_BUDGET] += 1
+            return await refuse(request, CLOSE_BUDGET, refused.reason, **refused.extra)
+        held = len(self._members.get(session.user_id, ()))
+        if held >= self.limits.pages_per_member:
+            self.closed[CLOSE_TOO_MANY] += 1
+            reason = plain(text("web.live.too_many", session.locale, count=held))
+            return await refuse(request, CLOSE_TOO_MANY, reason)
+        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096)
+        page = LivePage(socket, request, session, queue=self.limits.page_queue,
+                        send_timeout=self.limits.send_timeout, closed=self.closed)  # fmt: skip
         pages = self._pages.setdefault(session.channel_id, set())
-        page = (socket, session)
         pages.add(page)
-        try:
-            ended = None
+        mine = self._members.setdefault(session.user_id, set())
+        mine.add(page)
+        expiry: asyncio.TimerHandle | None = None
+        try:  # counted before the handshake's wait: a member's pages opened at once count
+            await socket.prepare(request)
+            expiry = asyncio.get_running_loop().call_later(
+                max(0.0, session.expires - self.clock()), page.drop, CLOSE_EXPIRED
+            )
             if shown is not None:
-                try:
-                    ended = await self.read(shown)
-                except Exception as exc:  # the database does not answer: the list still goes
-                    log.debug("live: shown game %s not read (%s)", shown, exc)
-            if (
-                ended is not None
-                and not ended.game.running
-                and (ended.game.channel_id == session.channel_id)
-            ):
-                await socket.send_json({"type": "game", "game": await self.render(ended, session)})
-            await socket.send_json({"type": "games", "games": await self.games_for(session)})
+                page.push(partial(self._ended, shown, session))
+            page.push(partial(self._games, session))
             async for _ in socket:  # the page sends nothing but pings
                 pass
         finally:
+            if expiry is not None:
+                expiry.cancel()
             pages.discard(page)
+            mine.discard(page)
             if not pages:
                 self._pages.pop(session.channel_id, None)
+            if not mine:
+                self._members.pop(session.user_id, None)
+            await page.stop()
+        return socket
+
+    async def _ended(self, shown: int, session: Session) -> dict[str, Any] | None:
+        """The game shown, if it ended (else nothing is sent)."""
+        try:
+            ended = await self.read(shown)
+        except Exception as exc:  # the database does not answer: the list still goes
+            log.debug("live: shown game %s not read (%s)", shown, exc)
+            return None
+        if ended is None or ended.game.running or ended.game.channel_id != session.channel_id:
+            return None
+        return {"type": "game", "game": await self.render(ended, session)}
+
+    async def _games(self, session: Session) -> dict[str, Any]:
+        return {"type": "games", "games": await self.games_for(session)}
 
     async def _send_game(self, channel_id: int, game_id: int) -> None:
-        """The game read once, and sent to each page of its channel as its member sees it."""
+        """The game read once, and queued for each page of its channel."""
         try:
             update = await self.read(game_id)
         except Exception as exc:  # the database does not answer: pages catch up later
@@ -99,21 +182,82 @@ class LiveHub:
             return
         if update is None or update.game.channel_id != channel_id:
             return
-        for socket, session in list(self._pages.get(channel_id, ())):
-            try:
-                if not socket.closed:
-                    game = await self.render(update, session)
-                    await socket.send_json({"type": "game", "game": game})
-            except Exception as exc:  # one page's failure is not the others'
-                log.debug("live: game %s not sent to a page (%s)", game_id, exc)
+
+        async def game(session: Session) -> dict[str, Any]:
+            return {"type": "game", "game": await self.render(update, session)}
+
+        await self._each_member(channel_id, game)
 
     async def _catch_up(self, channel_id: int) -> None:
-        for socket, session in list(self._pages.get(channel_id, ())):
-            with contextlib.suppress(Exception):
-                await socket.send_json({"type": "games", "games": await self.games_for(session)})
+        await self._each_member(channel_id, self._games)
+
+    async def _each_member(
+        self, channel_id: int, make: Callable[[Session], Awaitable[dict[str, Any]]]
+    ) -> None:
+        """Queue ``make``'s message for each page of the channel, made once per member
+        (a member's pages, and a name Discord is asked for, cost one render), in turn:
+        the sends, each page's own, are what may take long."""
+        made: dict[tuple[int, str], dict[str, Any]] = {}
+        for page in list(self._pages.get(channel_id, ())):
+            whose = (page.session.user_id, page.session.locale)
+            if whose not in made:
+                try:
+                    made[whose] = await make(page.session)
+                except Exception as exc:  # the database does not answer: pages catch up later
+                    log.debug("live: an update not made (%s)", exc)
+                    return
+            page.push(partial(_ready, made[whose]))
+
+    async def check(self) -> None:
+        """Close the pages whose session has expired, and those whose member is no longer
+        in the Activity instance they were opened from: one read of each instance. An
+        instance Discord does not tell of (it failed to answer) keeps its pages."""
+        by_instance: dict[str, list[LivePage]] = {}
+        now = self.clock()
+        for pages in list(self._pages.values()):
+            for page in pages:
+                if page.dropped is not None or not page.socket.prepared or page.socket.closed:
+                    continue  # going, or not open yet (its expiry is checked once it is)
+                if page.session.expires <= now:
+                    page.drop(CLOSE_EXPIRED)
+                else:
+                    by_instance.setdefault(page.session.instance_id, []).append(page)
+        for instance_id, watching in by_instance.items():
+            try:
+                users = {str(user) for user in (await self.instance(instance_id))["users"]}
+            except WebRefusal as refused:
+                if refused.code != "not_in_instance":
+                    log.info("live: instance %s not read (%s)", instance_id, refused.reason)
+                    continue
+                users = set()  # it has ended
+            except Exception as exc:
+                log.info("live: instance %s not read (%s)", instance_id, exc)
+                continue
+            for page in watching:
+                if page.dropped is None and str(page.session.user_id) not in users:
+                    page.drop(CLOSE_LEFT, plain(text("web.live.left", page.session.locale)))
+
+    async def _watching(self) -> None:
+        while True:
+            await asyncio.sleep(self.limits.presence_every)
+            try:
+                await self.check()
+            except Exception:  # the next check tries again
+                log.exception("live: the presence check failed")
 
     async def close(self) -> None:
-        sockets = [socket for pages in self._pages.values() for socket, _ in pages]
-        await asyncio.gather(*(socket.close() for socket in sockets), return_exceptions=True)
+        if self._watch is not None:
+            self._watch.cancel()
+        pages = [page for pages in self._pages.values() for page in pages]
+        for page in pages:
+            page.drop(GOING_AWAY)
+        await asyncio.gather(*(page.stop() for page in pages), return_exceptions=True)
         for task in list(self._tasks):
             task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            if self._watch is not None:
+                await self._watch
+
+
+async def _ready(message: dict[str, Any]) -> dict[str, Any]:
+    return message

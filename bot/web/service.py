@@ -44,7 +44,10 @@ def answering(doubts: Doubts) -> Middleware:
             with journal() as written:
                 return await handler(request)
         except WebRefusal as refused:
-            return web.json_response(refused.body(), status=refused.status, headers=NO_STORE)
+            headers = dict(NO_STORE)
+            if "retry_after" in refused.extra:  # a spent budget's wait, as HTTP says it
+                headers["Retry-After"] = str(refused.extra["retry_after"])
+            return web.json_response(refused.body(), status=refused.status, headers=headers)
         except web.HTTPRequestEntityTooLarge:
             body = {"error": "too_large", "reason": f"the body is over {MAX_BODY} bytes"}
             return web.json_response(body, status=413)

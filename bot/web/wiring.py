@@ -3,6 +3,9 @@ the live hub listening to the store's game notifications, and the server."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
@@ -12,21 +15,44 @@ from bot.core.models import GameUpdate
 from bot.core.records import RecordsService
 from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
+from bot.settings import WebLimits
 from bot.web.api import ActivityApi, Show
 from bot.web.discord_auth import DiscordAuth
 from bot.web.interactions import InteractionsEndpoint
-from bot.web.live import LiveHub
+from bot.web.limits import WebBudgets
+from bot.web.live import LiveHub, LiveLimits
 from bot.web.places import Places
 from bot.web.service import WebService
 from bot.web.sessions import Session, Sessions
 
 
+@dataclass(frozen=True, slots=True)
+class WebCounts:
+    """The Activity's limits at work, for /metrics."""
+
+    refused: dict[str, int]
+    """Requests each budget refused since start."""
+    closed: dict[int, int]
+    """Live sockets closed or refused on purpose since start, by close code."""
+    pages: int
+    """Live sockets open."""
+
+
 class Activity:
     """The running web service and what it holds open."""
 
-    def __init__(self, service: WebService, http: aiohttp.ClientSession) -> None:
+    def __init__(
+        self, service: WebService, http: aiohttp.ClientSession, budgets: WebBudgets | None = None
+    ) -> None:
         self.service = service
         self.http = http
+        self.budgets = budgets
+
+    def counts(self) -> WebCounts:
+        api = self.service.api
+        if api is None or self.budgets is None:  # interactions over HTTP only
+            return WebCounts({}, {}, 0)
+        return WebCounts(self.budgets.refused(), dict(api.hub.closed), api.hub.pages)
 
     async def stop(self) -> None:
         await self.service.stop()
@@ -36,10 +62,12 @@ class Activity:
 async def start_activity(
     *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
     api_base: str | None, client_id: int, client_secret: str | None, bot_token: str, host: str,
-    port: int, interactions: InteractionsEndpoint | None = None,
+    port: int, interactions: InteractionsEndpoint | None = None, limits: WebLimits | None = None,
+    clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic,
 ) -> Activity:  # fmt: skip
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
-    the Interactions Endpoint (when given).
+    the Interactions Endpoint (when given). ``limits``: what a member's pages may ask
+    (None: the defaults); ``clock`` the sessions' time, ``monotonic`` the budgets'.
 
     Raises:
         OSError: the port cannot be listened on.
@@ -63,10 +91,17 @@ async def start_activity(
     async def games_for(session: Session) -> list[dict[str, Any]]:
         return await api.games_for(session)
 
-    hub = LiveHub(games.current, render, games_for)
+    limits = limits or WebLimits()
+    live = LiveLimits(pages_per_member=limits.pages_per_member,
+                      presence_every=limits.presence_every, page_queue=limits.page_queue,
+                      send_timeout=limits.send_timeout)  # fmt: skip
+    hub = LiveHub(games.current, render, games_for, instance=auth.instance, limits=live,
+                  clock=clock)  # fmt: skip
+    budgets = WebBudgets.of(limits, monotonic)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
-                      sessions=Sessions(client_secret), show=show, hub=hub,
-                      places=Places(http, api=auth.api, bot_token=bot_token))  # fmt: skip
+                      sessions=Sessions(client_secret, clock), show=show, hub=hub,
+                      places=Places(http, api=auth.api, bot_token=bot_token),
+                      budgets=budgets)  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
@@ -74,4 +109,5 @@ async def start_activity(
     except BaseException:
         await http.close()
         raise
-    return Activity(service, http)
+    hub.start()
+    return Activity(service, http, budgets)

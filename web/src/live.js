@@ -6,6 +6,18 @@
 // the page tries at least once a second, so it is live again within a second of the
 // process (a doubling backoff had it wait up to 8 s by then). A longer outage backs off
 // to one try in 15 s.
+//
+// The service ends a socket on purpose with a close code of its own (bot/web/live_page.py),
+// after a `closing` message with the reason when there is one to show.
+
+/** The session ended: sign in again, silently, and reconnect at once. */
+export const CLOSE_EXPIRED = 4001;
+/** The member is no longer in the Activity: show why, and stay closed. */
+export const CLOSE_LEFT = 4003;
+/** The member has too many pages open: show why, and stay closed. */
+export const CLOSE_TOO_MANY = 4008;
+/** Too many connects: show why, and try again after the wait it says. */
+export const CLOSE_BUSY = 4029;
 
 const FIRST_DELAY_MS = 250;
 const FAST_DELAY_MS = 1000;
@@ -26,10 +38,13 @@ const PING_MS = 30000;
 export class LiveSocket {
   /**
    * @param {() => string} url the address to connect to (read again at each attempt)
-   * @param {{message: (data: object) => void, state: (s: string, retryMs?: number) => void,
-   *          failed?: () => Promise<void>}} on
-   *   `state` says "reconnecting" with the wait before the next try;
-   *   `failed` runs before retrying a socket that never opened (the session may be over)
+   * @param {{message: (data: object) => void,
+   *          state: (s: string, retryMs?: number, reason?: string) => void,
+   *          failed?: () => Promise<void>, expired?: () => Promise<void>}} on
+   *   `state` says "reconnecting" with the wait before the next try (and the service's
+   *   reason when it asked for the wait), or "stopped" with the reason;
+   *   `failed` runs before retrying a socket that never opened (the session may be over);
+   *   `expired` signs in again when the service ended the socket with the session
    */
   constructor(url, on) {
     this.url = url;
@@ -40,6 +55,8 @@ export class LiveSocket {
     this.timer = null;
     this.pinger = null;
     this.stopped = false;
+    this.holdUntil = 0; // the service asked to wait until then (CLOSE_BUSY)
+    this.renewed = false; // signed in again for this socket, and nothing came since
     window.addEventListener("online", () => this.now());
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.now();
@@ -61,6 +78,7 @@ export class LiveSocket {
   /** Retry at once when waiting (the network came back, the page is shown again). */
   now() {
     if (this.stopped || this.socket || this.timer === null) return;
+    if (Date.now() < this.holdUntil) return;
     clearTimeout(this.timer);
     this.timer = null;
     this.connect();
@@ -69,6 +87,7 @@ export class LiveSocket {
   connect() {
     this.timer = null;
     let opened = false;
+    let said = null; // the service's `closing` message: why it closes this socket
     const socket = new WebSocket(this.url());
     this.socket = socket;
     socket.addEventListener("open", () => {
@@ -87,14 +106,50 @@ export class LiveSocket {
       } catch {
         return;
       }
-      if (data && typeof data === "object") this.on.message(data);
+      if (!data || typeof data !== "object") return;
+      if (data.type === "closing") said = data;
+      else {
+        this.renewed = false;
+        this.on.message(data);
+      }
     });
-    socket.addEventListener("close", () => {
+    socket.addEventListener("close", (event) => {
       clearInterval(this.pinger);
       if (this.socket === socket) this.socket = null;
       if (this.stopped) return;
-      this.retry(opened);
+      this.closed(event.code, said, opened);
     });
+  }
+
+  /** What a close code of the service's asks for; any other close is a loss. */
+  closed(code, said, opened) {
+    const reason = typeof said?.reason === "string" ? said.reason : "";
+    if (code === CLOSE_LEFT || code === CLOSE_TOO_MANY) {
+      this.stopped = true; // trying again would be refused again: the member acts first
+      this.on.state("stopped", undefined, reason);
+    } else if (code === CLOSE_BUSY) {
+      const delay = Math.max(1, Number(said?.retry_after) || 1) * 1000;
+      this.holdUntil = Date.now() + delay;
+      this.on.state("reconnecting", delay, reason);
+      this.timer = setTimeout(() => this.connect(), delay);
+    } else if (code === CLOSE_EXPIRED && this.on.expired && !this.renewed) {
+      this.renew();
+    } else {
+      this.retry(opened);
+    }
+  }
+
+  /** Sign in again and reconnect at once; once only until the service talks again, so a
+   * session refused at once again falls back to the backoff. */
+  async renew() {
+    this.renewed = true;
+    try {
+      await this.on.expired();
+    } catch {
+      this.retry(false); // Discord's client did not sign in: the backoff, as for a loss
+      return;
+    }
+    if (!this.stopped && !this.socket) this.connect();
   }
 
   retry(opened) {

@@ -102,9 +102,13 @@ function render() {
   $("app").removeAttribute("aria-busy");
   setText($("title"), store.t("title"));
   document.title = store.t("title") || document.title;
+  // The service's reason, when it closed the socket on purpose (too many pages open, no
+  // longer in the Activity, too many connects), else the state in the catalog's words.
   const connection = { connecting: "connecting", reconnecting: "reconnecting" }[store.connection];
-  setText($("connection"), connection ? store.t(connection) : "");
-  $("connection").hidden = !connection;
+  const line = store.connectionReason || (connection ? store.t(connection) : "");
+  setText($("connection"), line);
+  $("connection").hidden = !line;
+  $("connection").dataset.state = store.connection;
   // The wait before the next try, for the tests to read (nothing is shown).
   if (store.retryMs !== null) $("connection").dataset.retryMs = String(store.retryMs);
   else delete $("connection").dataset.retryMs;
@@ -152,7 +156,10 @@ async function boot() {
       if (data.type === "games" && Array.isArray(data.games)) store.setGames(data.games);
       else if (data.type === "game" && data.game) store.putGame(data.game);
     },
-    state: (connection, retryMs) => store.set({ connection, retryMs: retryMs ?? null }),
+    state: (connection, retryMs, reason) =>
+      store.set({ connection, retryMs: retryMs ?? null, connectionReason: reason ?? "" }),
+    // The service ended the socket with the session: a new one, as after a 401.
+    expired: () => discord.signIn(),
     failed: async () => {
       // A socket refused before opening: a lapsed session shows as a 401 here. The game
       // shown stays for the socket to name: if it ended meanwhile, it sends it first.

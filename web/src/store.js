@@ -19,8 +19,9 @@ export class Store {
     this.hint = null; // {id, ply, text, parts, cells}
     this.review = null; // {id, steps, summary, index}
     this.participants = [];
-    this.connection = "connecting"; // "connecting" | "live" | "reconnecting"
+    this.connection = "connecting"; // "connecting" | "live" | "reconnecting" | "stopped"
     this.retryMs = null; // reconnecting: the wait before the next try
+    this.connectionReason = ""; // why the service closed the socket, in its words
     this.notice = ""; // a line from the server that something happened ("challenge sent")
     this.alert = ""; // a refusal's reason, or the server's word for a failure
     this.busy = false; // an intent is on its way
