@@ -28,9 +28,10 @@ from discord_emulator import DiscordEmulator
 from web_harness import Page, bot_with_web, sign_in
 
 MAX_BODY = 16 * 1024  # bot/web/service.py's limit on an API body
-EXAMPLES = 30
-"""Requests a route is sent: ~0.5 s each (8 routes, ~4 s); raise it locally when
-changing a handler."""
+EXAMPLES = 25
+"""Generated requests a route is sent, after the named ones: about 2 s for the 8 routes
+on 2 busy cores (the games set up before take as long); raise it locally when changing
+a handler."""
 
 # --- JSON values, as the text a page could send --------------------------------------
 
