@@ -41,6 +41,7 @@ sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench"), str(ROOT)]
 
 from docker_stack import (  # noqa: E402
     COMPILED_CHECK,
+    PASSWORD,
     Stack,
     built_stack,
     docker_missing,
@@ -129,7 +130,7 @@ class HttpReport:
 
 def override(emu: DiscordEmulator, ports: Ports, nginx_conf: Path) -> dict:
     """compose.http.yaml's services on the host's network, pointed at the emulator."""
-    dsn = f"postgresql://ttt:ttt@127.0.0.1:{ports.postgres}/ttt"
+    dsn = f"postgresql://ttt:{PASSWORD}@127.0.0.1:{ports.postgres}/ttt"
     services: dict[str, dict] = {
         "postgres": {
             "network_mode": "host",
@@ -290,7 +291,7 @@ async def run_http_stack() -> HttpReport:
         report.games_played += 1
         report.steps[f"the duel finished, a game, without {STOPPED}"] = clock() - began
         report.after_stop = nginx_log(stack, folder, ports)[before:]
-        dsn = f"postgresql://ttt:ttt@127.0.0.1:{ports.postgres}/ttt"
+        dsn = f"postgresql://ttt:{PASSWORD}@127.0.0.1:{ports.postgres}/ttt"
         report.games_stored = await finished_games(dsn, emu)
         report.slowest_answer = max((r.response_at or r.created) - r.created
                                     for r in emu.interactions.values())  # fmt: skip

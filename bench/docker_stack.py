@@ -23,6 +23,9 @@ import contextlib
 import fcntl
 import functools
 import json
+import os
+import re
+import secrets
 import shutil
 import subprocess
 import sys
@@ -47,6 +50,9 @@ PG_PORT = 55432
 HEALTH_PORTS = (18080, 18081, 18082)
 TURN = 8  # seconds a member has per move
 GRACE = 20  # compose.yaml's stop_grace_period
+PASSWORD = secrets.token_urlsafe(18)
+"""The stack's PostgreSQL password (the compose files require one): new each run, in
+the environment of every docker-compose command, so an owner's .env cannot decide it."""
 
 
 LOCK = Path(tempfile.gettempdir()) / "ttt-docker-stack.lock"
@@ -100,9 +106,17 @@ class Report:
         return out
 
 
+def env_from_example() -> str:
+    """.env.example with :data:`PASSWORD` as its POSTGRES_PASSWORD."""
+    text = (ROOT / ".env.example").read_text()
+    line = f"POSTGRES_PASSWORD={PASSWORD}"
+    text, found = re.subn(r"^POSTGRES_PASSWORD=.*$", line, text, flags=re.MULTILINE)
+    return text if found else f"{text.rstrip()}\n{line}\n"
+
+
 def override(emu: DiscordEmulator) -> dict:
     """compose.yaml's services on the host's network, pointed at the emulator."""
-    dsn = f"postgresql://ttt:ttt@127.0.0.1:{PG_PORT}/ttt"
+    dsn = f"postgresql://ttt:{PASSWORD}@127.0.0.1:{PG_PORT}/ttt"
     services: dict[str, dict] = {
         "postgres": {
             "network_mode": "host",
@@ -141,7 +155,9 @@ class Stack:
     def compose(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
         command = ["docker-compose", "-p", self.project, "-f", str(ROOT / self.file),
                    "-f", str(self.override), *args]  # fmt: skip
-        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+        env = {**os.environ, "POSTGRES_PASSWORD": PASSWORD}
+        done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True,
+                              timeout=timeout, env=env)  # fmt: skip
         if done.returncode != 0:
             raise RuntimeError(f"{' '.join(command[5:])} failed:\n{done.stderr[-3000:]}")
         return done
@@ -177,8 +193,8 @@ async def built_stack(
         await emu.start()
         try:
             stack.override.write_text(json.dumps(overrides(Path(tmp))))
-            if not env_file.exists():  # the compose files read .env: made from the example
-                shutil.copy(ROOT / ".env.example", env_file)
+            if not env_file.exists():  # the compose files read .env: the example, a password
+                env_file.write_text(env_from_example())
                 stack.made_env = True
             began = clock()
             await asyncio.to_thread(stack.compose, "build", "-q")

@@ -71,12 +71,32 @@ def listening(port: int) -> bool:
         return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
-def answered_by(log: Path) -> list[tuple[list[str], str]]:
-    """Per /interactions request nginx passed on: the processes it tried, in order, and
-    the status the emulator got."""
+def logged(log: Path) -> list[tuple[str, str, str, list[str]]]:
+    """Each request in nginx's access log (deploy/nginx.conf's ``upstreams`` format): its
+    method, path, status, and the processes nginx tried, in order (none: nginx answered
+    it itself, as a limit's refusal)."""
     rows = []
     for line in log.read_text().splitlines():
         method, uri, status, addrs, _codes, _took = line.split(" | ")
-        if method == "POST" and uri == "/interactions":
-            rows.append((re.findall(r"127\.0\.0\.1:\d+", addrs), status))
+        rows.append((method, uri, status, re.findall(r"127\.0\.0\.1:\d+", addrs)))
     return rows
+
+
+def answered_by(log: Path) -> list[tuple[list[str], str]]:
+    """Per /interactions request nginx passed on: the processes it tried, in order, and
+    the status the emulator got."""
+    return [(addrs, status) for method, uri, status, addrs in logged(log)
+            if method == "POST" and uri == "/interactions"]  # fmt: skip
+
+
+def need_nginx() -> None:
+    """Skips the test without nginx on a developer's machine; under CI=true fails it, as
+    the browser tests are without Chromium (.ci/run installs it)."""
+    import pytest  # here: bench/docker_http_stack.py uses this module without pytest
+
+    missing = nginx_missing()
+    if missing is None:
+        return
+    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+        pytest.fail(missing)
+    pytest.skip(missing)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import time
 from pathlib import Path
 
@@ -33,21 +32,14 @@ from bot_harness import (
 )
 from discord_emulator import DiscordEmulator
 from discord_emulator.interactions import WAIT_CEILING
-from nginx_harness import answered_by, nginx_config, nginx_missing, running_nginx
+from nginx_harness import answered_by, need_nginx, nginx_config, running_nginx
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
 
 @pytest.fixture(autouse=True)
 def nginx_here() -> None:
-    """Skipped without nginx on a developer's machine; under CI=true a failure, as the
-    browser tests are without Chromium (.ci/run installs it)."""
-    missing = nginx_missing()
-    if missing is None:
-        return
-    if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-        pytest.fail(missing)
-    pytest.skip(missing)
+    need_nginx()
 
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -23,8 +23,9 @@ from bot.i18n import text, with_keys
 from bot.i18n.texts import catalogs, language_of, placeholders
 from bot.web.boards import BOARDS
 from bot.web.coaching import hint_json, review_json
-from bot.web.discord_auth import DiscordAuth, avatar_url, display_name
+from bot.web.discord_auth import INSTANCE_ID, DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
+from bot.web.fields import CODE, int_field, str_field
 from bot.web.game_json import Person, game_json
 from bot.web.limits import WebBudgets, spend, too_many
 from bot.web.live import LiveHub
@@ -95,10 +96,9 @@ class ActivityApi:
         return web.json_response({"client_id": str(self.auth.client_id)})
 
     async def sign_in(self, request: web.Request) -> web.Response:
-        body = await _body(request)
-        code, instance_id = body.get("code"), body.get("instance_id")
-        if not isinstance(code, str) or not isinstance(instance_id, str) or not code:
-            raise WebRefusal(400, "bad_request", "send the sign-in code and the instance id")
+        body, asked = await _body(request), "send the sign-in code and the instance id"
+        code = str_field(body, "code", CODE, reason=asked)
+        instance_id = str_field(body, "instance_id", INSTANCE_ID, reason=asked)
         member = await self.auth.sign_in(code, instance_id)
         locale = language_of(member.locale)
         session = self.sessions.issue(
@@ -146,9 +146,7 @@ class ActivityApi:
     async def move(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request)
         body = await _body(request)
-        ply, cell = body.get("ply"), body.get("cell")
-        if type(ply) is not int or type(cell) is not int:
-            raise WebRefusal(400, "bad_request", "send the ply and the cell as whole numbers")
+        ply, cell = int_field(body, "ply"), int_field(body, "cell")
         try:
             update = await self.games.play_turn(game_id, ply, cell, session.user_id)
         except Refusal as error:
@@ -161,12 +159,14 @@ class ActivityApi:
 
     async def resign(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request)
+        await _body(request)  # none is read, but a bad one is refused as anywhere
         update = await self._ask(session, self.games.resign(session.user_id, game_id=game_id))
         await self.show(update)
         return web.json_response({"game": await self._json(update, session)})
 
     async def rematch(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request, self.budgets.starts)
+        await _body(request)  # as resign's
         place = await self.places.of(session)
         result = await self._ask(session, self.lobby.rematch(game_id, session.user_id,
                                                              place.role_ids))  # fmt: skip
@@ -176,16 +176,16 @@ class ActivityApi:
         session = self._session(request)
         spend(self.budgets.starts, session.user_id, session.locale)
         body = await _body(request)
+        size = int_field(body, "size", SIZES, default=3)
+        variant = str_field(body, "variant", VARIANTS, default="classic")
+        difficulty = str_field(body, "difficulty", DIFFICULTIES, default="medium")
         place = await self.places.of(session)  # the roles and install a chat start has
         where: dict[str, Any] = {
             "guild_id": session.guild_id, "channel_id": session.channel_id,
             "user_id": session.user_id, "first": "me", "locale": session.locale,
             "role_ids": place.role_ids, "guest": place.guest,
         }  # fmt: skip
-        size, variant = body.get("size", 3), body.get("variant", "classic")
-        if size not in SIZES:
-            raise WebRefusal(400, "bad_request", f"size is one of {', '.join(map(str, SIZES))}")
-        if variant not in VARIANTS or (not variant_of(variant).sized and "size" in body):
+        if not variant_of(variant).sized and "size" in body:
             raise WebRefusal(400, "bad_request", "variant is classic (with a size) or ultimate")
         where["variant"] = variant
         if "opponent_id" in body:
@@ -197,9 +197,6 @@ class ActivityApi:
                 session, self.lobby.challenge(**where, size=size, opponent_id=int(opponent))
             )
             return await self._started(session, challenge)
-        difficulty = body.get("difficulty", "medium")
-        if difficulty not in DIFFICULTIES:
-            raise WebRefusal(400, "bad_request", f"difficulty is one of {', '.join(DIFFICULTIES)}")
         update = await self._ask(
             session, self.lobby.start_bot_game(**where, size=size, difficulty=difficulty)
         )
@@ -222,9 +219,7 @@ class ActivityApi:
 
     async def hint(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request, self.budgets.hints)
-        ply = (await _body(request)).get("ply")
-        if type(ply) is not int:
-            raise WebRefusal(400, "bad_request", "send the ply the hint is for")
+        ply = int_field(await _body(request), "ply")
         update, hint = await self._ask(session, self.games.hint(game_id, ply, session.user_id))
         await self.show(update)  # the board says a hint was used
         return web.json_response(hint_json(update.game, hint, session.locale))
@@ -307,6 +302,8 @@ async def _body(request: web.Request) -> dict[str, Any]:
         raise WebRefusal(413, "too_large", "the body is too large") from None
     except (ValueError, UnicodeDecodeError):
         raise WebRefusal(400, "bad_json", "the body is not JSON") from None
+    except RecursionError:  # the parser's own limit: some thousand nested [ or {
+        raise WebRefusal(400, "bad_json", "the body is nested too deeply") from None
     if not isinstance(body, dict):
         raise WebRefusal(400, "bad_json", "the body is not a JSON object")
     return body

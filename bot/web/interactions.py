@@ -85,7 +85,7 @@ class InteractionsEndpoint:
         try:
             interaction = json.loads(body)
             kind = interaction["type"]
-        except (ValueError, TypeError, KeyError):
+        except (ValueError, TypeError, KeyError, RecursionError):  # the last: nested deep
             return _refusal(400, "bad_request", "the body is not an interaction")
         if kind == PING:  # answers the same however often it comes
             return web.json_response({"type": PONG})
