@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 
 from bot.core.models import VARIANTS
 from bot.core.policy import DIFFICULTIES, SIZES
+from bot.settings import WEB_LIMITS, WebLimits
 
 from bot_harness import eventually
 from discord_emulator import DiscordEmulator
@@ -332,8 +333,12 @@ async def test_bad_bodies_are_refused_with_a_reason_and_change_nothing(
     elsewhere = emulator.create_channel(emulator.guild, "elsewhere")
     database = tmp_path / "ttt.sqlite3"
     # room in the channel for more games: a start or a rematch the body did not spoil
-    # would go through, so a refusal is the body's
-    async with bot_with_web(emulator, database, games_per_channel=10) as (bot, base, http):
+    # would go through, so a refusal is the body's; and budgets past what the property
+    # asks, so no refusal is the member's budget's (tests/test_web_member_limits.py)
+    plenty = WebLimits(**{name: 10_000 for name in WEB_LIMITS if name.endswith(
+        ("_per_member", "_overall"))})  # fmt: skip
+    async with bot_with_web(emulator, database, games_per_channel=10,
+                            web_limits=plenty) as (bot, base, http):  # fmt: skip
         page = await sign_in(emulator, http, base, alice)
         status, body = await page.post("/api/games", {"difficulty": "easy"})
         assert status == 200, body
