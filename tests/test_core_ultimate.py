@@ -106,6 +106,10 @@ async def test_a_rematch_plays_ultimate_again(core: Core) -> None:
     assert not hasattr(again, "game") and again.variant == "ultimate"  # type: ignore[union-attr]
 
 
+BEFORE_ULTIMATE, PG_BEFORE_ULTIMATE = 12, 9
+"""The schema versions of the release before ultimate (SQLite's, PostgreSQL's)."""
+
+
 async def test_ratings_from_before_ultimate_stay_classic(database: Path | str) -> None:
     """A database migrated by the release before ultimate keeps its ratings and records
     as the classic boards' once this one migrates it."""
@@ -116,7 +120,7 @@ async def test_ratings_from_before_ultimate_stay_classic(database: Path | str) -
     )
     if isinstance(database, Path):
         conn = sqlite3.connect(database)
-        for number, migration in enumerate(MIGRATIONS[:-1], start=1):
+        for number, migration in enumerate(MIGRATIONS[:BEFORE_ULTIMATE], start=1):
             conn.executescript(migration)
             conn.execute(f"PRAGMA user_version = {number}")
         for row in rows:
@@ -126,9 +130,9 @@ async def test_ratings_from_before_ultimate_stay_classic(database: Path | str) -
     else:
         pg = await asyncpg.connect(database)
         await pg.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        for migration in PG_MIGRATIONS[:-1]:
+        for migration in PG_MIGRATIONS[:PG_BEFORE_ULTIMATE]:
             await pg.execute(migration)
-        await pg.execute("INSERT INTO schema_version VALUES ($1)", len(PG_MIGRATIONS) - 1)
+        await pg.execute("INSERT INTO schema_version VALUES ($1)", PG_BEFORE_ULTIMATE)
         for row in rows:
             await pg.execute(row)
         await pg.close()

@@ -251,6 +251,14 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX bot_records_best
         ON bot_records(guild_id, variant, difficulty, points DESC, losses);
     """,
+    # 11: as SQLite's 14: finished games' reviews, worked out once.
+    """
+    CREATE TABLE reviews (
+        game_id BIGINT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        body TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    """,
 )
 
 
