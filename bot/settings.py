@@ -12,6 +12,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from bot.core.engine_gate import HINT_BOUND, REVIEW_BOUND
 from bot.core.policy import (
     DIFFICULTIES,
     EMOJI_SETS,
@@ -74,6 +75,11 @@ class Settings:
     interactions Discord POSTs to ``/interactions`` (its Interactions Endpoint URL)."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
+    review_queue: int = REVIEW_BOUND
+    """Reviews past 3×3 worked out at once, the one running and those queued for the
+    reviews' worker; past it, another is refused at once ("busy, try again")."""
+    hint_queue: int = HINT_BOUND
+    """Hints past 3×3 worked out at once, likewise, in the hints' worker."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -214,6 +220,10 @@ class Settings:
             log_level=log_level,
             log_format=log_format,
             policy=policy,
+            review_queue=_bounded(get("TTT_REVIEW_QUEUE"), "TTT_REVIEW_QUEUE", 1, 1000)
+            or defaults.review_queue,
+            hint_queue=_bounded(get("TTT_HINT_QUEUE"), "TTT_HINT_QUEUE", 1, 1000)
+            or defaults.hint_queue,
         )
 
 
