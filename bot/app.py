@@ -18,6 +18,7 @@ from discord.ext import commands
 
 from bot.core import hints
 from bot.core.engine_advice import EngineHint
+from bot.core.engine_gate import EngineGate
 from bot.core.hints import Hint
 from bot.core.models import Challenge, GameBoard, GameUpdate
 from bot.core.opponent import BotOpponent
@@ -133,6 +134,11 @@ class TTTBot(commands.Bot):
         # review. Both are started at start-up when settings.warm_workers (~40 MB each
         # with the 5×5 tables read; a search's table can take one to ~250 MB).
         self.hints = EnginePool(1)
+        # What each of the two takes at once, and one request in flight per member (a
+        # page asking a long review over and over must not hold everyone's for minutes).
+        self.engine_gate = EngineGate(
+            {"review": settings.review_queue, "hint": settings.hint_queue}
+        )
         self.warming: asyncio.Task[None] | None = None
         # Workers start on the first big-board move, not here: most bots only ever play
         # 3×3, which never needs them, and a start-up should not pay for two interpreters.
@@ -149,6 +155,7 @@ class TTTBot(commands.Bot):
             patience=settings.defer_after,
             advise=self.hint,
             live_board=settings.client_secret is not None,  # the Activity is set up
+            gate=self.engine_gate,
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
@@ -156,7 +163,7 @@ class TTTBot(commands.Bot):
         publisher = Publisher(self, games, lobby, pinger, tokens)
         game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
-        records_service = RecordsService(repo, self.user.id, self.reviews.run)
+        records_service = RecordsService(repo, self.user.id, self.reviews.run, self.engine_gate)
         records = RecordsController(records_service, games.policies, responder)
         config = ConfigController(games.policies, responder, self)
         shows = TournamentPublisher(self, core.tournaments, games, publisher, pinger)

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.core.engine_gate import HINT_BOUND, REVIEW_BOUND
 from bot.core.policy import (
     DIFFICULTIES,
     EMOJI_SETS,
@@ -78,6 +79,11 @@ class Settings:
     """The game rules of every server that chose nothing else."""
     web_limits: WebLimits = field(default_factory=lambda: WebLimits())
     """What one member's page, and all of them together, may ask of this process."""
+    review_queue: int = REVIEW_BOUND
+    """Reviews past 3×3 worked out at once, the one running and those queued for the
+    reviews' worker; past it, another is refused at once ("busy, try again")."""
+    hint_queue: int = HINT_BOUND
+    """Hints past 3×3 worked out at once, likewise, in the hints' worker."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -219,6 +225,10 @@ class Settings:
             log_format=log_format,
             policy=policy,
             web_limits=_web_limits(get),
+            review_queue=_bounded(get("TTT_REVIEW_QUEUE"), "TTT_REVIEW_QUEUE", 1, 1000)
+            or defaults.review_queue,
+            hint_queue=_bounded(get("TTT_HINT_QUEUE"), "TTT_HINT_QUEUE", 1, 1000)
+            or defaults.hint_queue,
         )
 
 

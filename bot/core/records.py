@@ -4,15 +4,19 @@ what, and what there is to show. Rendering is the interface's job."""
 from __future__ import annotations
 
 import dataclasses
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.core.engine_gate import EngineGate
 from bot.core.models import DM_SCOPE, Game, Variant
 from bot.core.rating import elo_update
 from bot.core.refusals import Refusal
 from bot.core.repository import BotRecord, Rating, Store
 from bot.core.review import reviewable
+from bot.core.reviews import Reviews, Waiting
 from bot.core.stats import PlayerStats, player_stats
-from bot.core.variants import Review, Runner, run_here, variant_of
+from bot.core.variants import Review, Runner, run_here
 
 LEADERBOARD_SIZE = 10
 BOT_BOARD_SIZE = 5
@@ -83,12 +87,16 @@ class Leaderboard:
 
 
 class RecordsService:
-    def __init__(self, store: Store, bot_user_id: int, run: Runner = run_here) -> None:
+    def __init__(
+        self, store: Store, bot_user_id: int, run: Runner = run_here,
+        gate: EngineGate | None = None, clock: Callable[[], float] = time.time,
+    ) -> None:  # fmt: skip
         """``run`` runs a review's engine work: in a process of its own in the bot (a 5×5
-        review can take seconds), on the caller's thread in tests."""
+        review can take seconds), on the caller's thread in tests; ``gate`` admits it
+        (the process's one, which the hints share)."""
         self.store = store
         self.bot_user_id = bot_user_id
-        self._run = run
+        self.reviews = Reviews(store, run, gate or EngineGate(), clock)
 
     async def stats(
         self, guild_id: int | None, user_id: int, viewer_id: int | None = None,
@@ -157,13 +165,22 @@ class RecordsService:
         self, guild_id: int | None, user_id: int, game_id: int | None = None
     ) -> Review:
         """Every move of a finished game with the engine's verdict: ``game_id``'s, or the
-        member's last game (see :meth:`review_target` for what raises)."""
-        return await self.analyze(await self.review_target(guild_id, user_id, game_id))
+        member's last game (see :meth:`review_target` and :meth:`analyze` for what
+        raises)."""
+        game = await self.review_target(guild_id, user_id, game_id)
+        return await self.analyze(game, user_id)
 
-    async def analyze(self, game: Game) -> Review:
-        """The verdicts of a finished game, as its variant works them out: at once on 3×3,
-        else away from the event loop; an ultimate game's by the engine's estimate."""
-        return await variant_of(game.variant).review(game, self._run)
+    async def analyze(self, game: Game, user_id: int, *, waiting: Waiting | None = None) -> Review:
+        """The verdicts of a finished game that ``user_id`` asks for, as its variant works
+        them out: at once on 3×3, else once, away from the event loop, and kept (an
+        ultimate game's by the engine's estimate). ``waiting`` is called before waiting
+        for the engine (to say "thinking"), never for a review already kept.
+
+        Raises:
+            Refusal: ``engine.busy_member`` or ``engine.busy`` (see
+                :class:`~bot.core.engine_gate.EngineGate`), before anything is called.
+        """
+        return await self.reviews.of(game, user_id, waiting=waiting)
 
     async def review_target(
         self, guild_id: int | None, user_id: int, game_id: int | None = None,

@@ -190,7 +190,17 @@ class Store(Protocol):
     ) -> list[BotRecord]: ...
 
     async def forget_player(self, user_id: int) -> int:
-        """Delete a member's finished games, ratings and records; return the game count."""
+        """Delete a member's finished games (their reviews too), ratings and records;
+        return the game count."""
+
+    async def review_of(self, game_id: int) -> str | None:
+        """The review kept for a finished game (the text :meth:`keep_review` was given),
+        or None."""
+
+    async def keep_review(self, game_id: int, body: str, now: float) -> bool:
+        """Keep ``body``, a finished game's review as the core wrote it, for every process
+        to read (over one kept before); False, and nothing kept, when there is no such
+        finished game (forgotten while its review was worked out)."""
 
     # --- interaction tokens (games shown only through them; see Game.guest) ---
     async def keep_token(

@@ -22,6 +22,7 @@ from bot.core import moves, rules
 from bot.core.alarm import DeadlineAlarm
 from bot.core.endings import GameEndings
 from bot.core.engine_advice import EngineHint
+from bot.core.engine_gate import EngineGate
 from bot.core.hints import Hint
 from bot.core.locks import LockRegistry
 from bot.core.log_lines import describe
@@ -50,6 +51,7 @@ class GameService(GameEndings):
         bot_user_id: int, clock: Clock = time.time, rng: random.Random | None = None,
         patience: float = 1.0, advise: Advisor = advise_here, locks: LockRegistry | None = None,
         alarm: DeadlineAlarm | None = None, live_board: bool = False,
+        gate: EngineGate | None = None,
     ) -> None:  # fmt: skip
         self.repo = repo
         self.policies = policies
@@ -60,6 +62,8 @@ class GameService(GameEndings):
         self.patience = patience
         """Seconds the bot's reply may take before the member's move is shown on its own."""
         self._advise = advise
+        self.gate = gate or EngineGate()
+        """Admits the hints worked out away from the event loop (shared with reviews)."""
         self.locks = locks or LockRegistry()
         self.alarm = alarm or DeadlineAlarm()
         """Told of every deadline stored, to wake the timekeeper when one is sooner."""
@@ -243,7 +247,9 @@ class GameService(GameEndings):
 
         Raises:
             Refusal: hints turned off, not a bot game, not the player, a stale board, not
-                their turn, game over; ``hint.slow`` when the search ran out of time.
+                their turn, game over; ``hint.slow`` when the search ran out of time;
+                ``engine.busy_member`` or ``engine.busy`` past the engine's limits (see
+                :class:`~bot.core.engine_gate.EngineGate`), before ``searching``.
         """
         game = await self._running_game(game_id)
         update = await self.update(game)
@@ -255,12 +261,13 @@ class GameService(GameEndings):
         board = game.board
         hint: Hint | EngineHint | None = variant_of(game.variant).instant_hint(board)
         if hint is None:  # past 3×3, and ultimate: away from the event loop
-            if searching is not None:
-                await searching()
-            try:
-                hint = await self._advise(board)
-            except TimeoutError:
-                raise Refusal("hint.slow") from None
+            with self.gate.admit("hint", user_id):
+                if searching is not None:
+                    await searching()
+                try:
+                    hint = await self._advise(board)
+                except TimeoutError:
+                    raise Refusal("hint.slow") from None
         try:
             await self.repo.mark_hinted(game.id, ply)
         except Conflict:  # a move (or an ending) was stored meanwhile

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from bot.core.alarm import DeadlineAlarm
 from bot.core.deadlines import Deadlines
+from bot.core.engine_gate import EngineGate
 from bot.core.game_messages import GameMessages
 from bot.core.lobby import Lobby
 from bot.core.locks import LockRegistry
@@ -33,13 +34,14 @@ class Core:
 def build_core(
     repo: Repository, policies: PolicyBook, opponent: BotOpponent, *, bot_user_id: int,
     clock: Clock = time.time, rng: random.Random | None = None, patience: float = 1.0,
-    advise: Advisor = advise_here, live_board: bool = False,
+    advise: Advisor = advise_here, live_board: bool = False, gate: EngineGate | None = None,
 ) -> Core:  # fmt: skip
     rng = rng or random.Random()
     locks, alarm = LockRegistry(), DeadlineAlarm()
     games = GameService(
         repo, policies, opponent, bot_user_id=bot_user_id, clock=clock, rng=rng,
         patience=patience, advise=advise, locks=locks, alarm=alarm, live_board=live_board,
+        gate=gate,
     )  # fmt: skip
     lobby = Lobby(games, repo=repo, policies=policies, clock=clock, alarm=alarm, rng=rng)
     return Core(

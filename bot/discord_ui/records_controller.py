@@ -14,7 +14,6 @@ import discord
 from bot.core.models import Variant
 from bot.core.policies import PolicyBook
 from bot.core.records import RecordsService
-from bot.core.review import instant
 from bot.discord_ui import custom_ids, render_records
 from bot.discord_ui.custom_ids import ForgetClick
 from bot.discord_ui.render_common import Unlistened
@@ -93,9 +92,12 @@ class RecordsController:
                 settings_guild(interaction), interaction.user.id, game_id,
                 guest=is_guest(interaction),
             )  # fmt: skip
-            if not instant(game):  # seconds on 4×4 and 5×5: say so, answer when done
+
+            async def thinking() -> None:  # worked out now, in seconds: say so, answer when done
                 await interaction.response.defer(ephemeral=True, thinking=True)
-            review = await self.records.analyze(game)
+
+            # busy: refused before the "thinking", a private reply in the member's language
+            review = await self.records.analyze(game, interaction.user.id, waiting=thinking)
             marks = (await self.policies.policy(game.settings_guild)).marks
             content = renderer_of(game.variant).review_text(review, interaction.locale, marks)
             if interaction.response.is_done():

@@ -385,4 +385,13 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE interaction_claims (interaction_id INTEGER PRIMARY KEY);
     """,
+    # 15: finished games' reviews, worked out once (4×4, 5×5 and ultimate take seconds)
+    # and read by every process: the core's JSON, kept as it wrote it.
+    """
+    CREATE TABLE reviews (
+        game_id INTEGER PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        body TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    """,
 )

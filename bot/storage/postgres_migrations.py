@@ -256,6 +256,14 @@ MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE interaction_claims (interaction_id BIGINT PRIMARY KEY);
     """,
+    # 12: as SQLite's 14: finished games' reviews, worked out once.
+    """
+    CREATE TABLE reviews (
+        game_id BIGINT PRIMARY KEY REFERENCES games(id) ON DELETE CASCADE,
+        body TEXT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL
+    );
+    """,
 )
 
 

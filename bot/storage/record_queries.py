@@ -1,6 +1,7 @@
 """Players' records in SQL, written once for SQLite and PostgreSQL: the summaries kept as
-games finish (what they add is the core's decision, :mod:`bot.core.records`), and the
-queries behind /ttt stats, leaderboard, history and forget-me."""
+games finish (what they add is the core's decision, :mod:`bot.core.records`), the
+reviews kept once worked out (the core's JSON), and the queries behind /ttt stats,
+leaderboard, history, review and forget-me."""
 
 from __future__ import annotations
 
@@ -169,6 +170,8 @@ async def forget_player(db: Db, user_id: int) -> int:
             f" OR opponent_id = :user OR game_id IN ({ids}) OR rematch_of IN ({ids}))",
             params,
         )
+        # the reviews of those games go with them (and by the cascade, one kept meanwhile)
+        await db.run(f"DELETE FROM reviews WHERE game_id IN ({ids})", params)
         deleted = await db.run(f"DELETE FROM games WHERE {mine}", params)
         await db.run("DELETE FROM ratings WHERE user_id = :user", params)
         await db.run("DELETE FROM rating_history WHERE user_id = :user", params)
@@ -192,3 +195,21 @@ async def rating_series(
         return []
     rows.reverse()
     return [float(rows[0]["rating_before"]), *(float(row["rating_after"]) for row in rows)]
+
+
+async def review_of(db: Db, game_id: int) -> str | None:
+    value = await db.value("SELECT body FROM reviews WHERE game_id = :game", {"game": game_id})
+    return None if value is None else str(value)
+
+
+async def keep_review(db: Db, game_id: int, body: str, now: float) -> bool:
+    """Keep ``body`` as the finished game's review (over one kept before); False, and
+    nothing kept, when the game is not there (forgotten while it was worked out)."""
+    kept = await db.run(
+        "INSERT INTO reviews (game_id, body, created_at) SELECT :game, :body, :now"
+        " WHERE EXISTS (SELECT 1 FROM games WHERE id = :game AND status = 'finished')"
+        " ON CONFLICT (game_id) DO UPDATE SET body = excluded.body,"
+        " created_at = excluded.created_at",
+        {"game": game_id, "body": body, "now": now},
+    )
+    return kept > 0

@@ -177,6 +177,12 @@ class SqlStore:
     async def forget_player(self, user_id: int) -> int:
         return await self._call(records.forget_player, user_id)
 
+    async def review_of(self, game_id: int) -> str | None:
+        return await self._call(records.review_of, game_id)
+
+    async def keep_review(self, game_id: int, body: str, now: float) -> bool:
+        return await self._call(records.keep_review, game_id, body, now)
+
     # --- tournaments ---
     async def create_tournament(self, tournament: Tournament) -> Tournament:
         return await self._call(tournaments.create_tournament, tournament)

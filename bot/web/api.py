@@ -43,6 +43,7 @@ REFUSALS = {
     "move.not_your_turn": (403, "not_your_turn"), "move.stale": (409, "stale"),
     "move.over": (409, "over"), "move.taken": (400, "taken"), "game.unknown": (404, "unknown_game"),
     "move.elsewhere": (400, "wrong_board"), "move.elsewhere_any": (400, "wrong_board"),
+    "engine.busy": (429, "busy"), "engine.busy_member": (429, "busy"),
 }  # fmt: skip
 KNOWN_CHANNELS = 10_000
 PAGE_TEXTS = ("title", "pick", "none", "start_bot", "challenge", "difficulty", "size",
@@ -228,7 +229,8 @@ class ActivityApi:
         session, game_id = await self._game_of(request, self.budgets.reviews)
         game = await self._ask(session, self.records.review_target(
             session.guild_id, session.user_id, game_id))  # fmt: skip
-        return web.json_response(review_json(await self.records.analyze(game), session.locale))
+        review = await self._ask(session, self.records.analyze(game, session.user_id))
+        return web.json_response(review_json(review, session.locale))
 
     async def live(self, request: web.Request) -> web.StreamResponse:
         session = self.sessions.read(request.query.get("session"))
