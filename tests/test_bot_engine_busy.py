@@ -21,7 +21,9 @@ from test_web_ultimate import InServer, Members, Service
 
 from bot.core.records import RecordsService
 from bot.discord_ui import custom_ids
+from bot.settings import WebLimits
 from bot.web.api import ActivityApi
+from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub
 from bot.web.service import make_app
 from bot.web.sessions import Sessions
@@ -135,9 +137,11 @@ async def page(tmp_path):  # type: ignore[no-untyped-def]
         return await api.games_for(session)
 
     records = RecordsService(core.repo, BOT, run)
-    api = ActivityApi(games=core.games, lobby=core.lobby, records=records, auth=Members(),  # type: ignore[arg-type]
+    members = Members()
+    api = ActivityApi(games=core.games, lobby=core.lobby, records=records, auth=members,  # type: ignore[arg-type]
                       sessions=sessions, show=show, hub=LiveHub(core.games.current, render,
-                      games_for), places=InServer())  # type: ignore[arg-type]  # fmt: skip
+                      games_for, instance=members.instance), places=InServer(),  # type: ignore[arg-type]
+                      budgets=WebBudgets.of(WebLimits()))  # fmt: skip
     server = TestServer(make_app(api, core.repo.doubts))
     await server.start_server()
     async with ClientSession() as http:
