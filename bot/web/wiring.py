@@ -41,6 +41,8 @@ async def start_activity(
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
     the Interactions Endpoint (when given).
 
+    What it opened is closed again when it fails or is cancelled.
+
     Raises:
         OSError: the port cannot be listened on.
     """
@@ -49,8 +51,8 @@ async def start_activity(
         service = WebService(None, repo.doubts, host=host, port=port, interactions=interactions)
         try:
             await service.start()
-        except BaseException:
-            await http.close()
+        except BaseException:  # a port in use, or a stop during the start
+            await Activity(service, http).stop()
             raise
         return Activity(service, http)
     auth = DiscordAuth(http, api_base=api_base, client_id=client_id,
@@ -71,7 +73,7 @@ async def start_activity(
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
         await service.start()
-    except BaseException:
-        await http.close()
+    except BaseException:  # a port in use, or a stop during the start
+        await Activity(service, http).stop()
         raise
     return Activity(service, http)
