@@ -25,6 +25,7 @@ run on PostgreSQL for the first point.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import signal
 import subprocess
@@ -42,8 +43,7 @@ from bot.storage.postgres_migrations import MIGRATION_LOCK
 
 from bot_harness import BotProcess, bot_process_env, eventually, free_port
 from discord_emulator import DiscordEmulator
-
-pytestmark = pytest.mark.slow  # a bot process per case
+from discord_emulator.interactions import WAIT_CEILING
 
 HELD_WEB_START = Path(__file__).with_name("held_web_start.py")
 
@@ -123,6 +123,26 @@ async def migration_waiters(conn: object) -> int:
     )
 
 
+async def test_a_held_request_is_answered_once_released(emulator: DiscordEmulator) -> None:
+    hold = emulator.hold("GET", r"^/users/@me$")
+    headers = {"Authorization": f"Bot {emulator.token}"}
+    async with aiohttp.ClientSession() as http:
+
+        async def me() -> tuple[int, dict[str, object]]:
+            async with http.get(f"{emulator.api_base}/users/@me", headers=headers) as response:
+                return response.status, await response.json()
+
+        asking = asyncio.ensure_future(me())
+        await asyncio.wait_for(hold.reached.wait(), WAIT_CEILING)
+        assert not asking.done() and hold.paths == ["/users/@me"]
+        hold.release()
+        status, body = await asking
+        assert (status, body["id"]) == (200, str(emulator.application_id))
+        assert (await me())[0] == 200  # held once: the next is answered at once
+    assert [(r.method, r.path) for r in emulator.requests] == [("GET", "/users/@me")] * 2
+
+
+@pytest.mark.slow  # a bot process per case
 @pytest.mark.parametrize(("kind", "point"), CASES)
 async def test_sigterm_at_each_point_of_the_start_exits_0_and_says_it_stopped(
     emulator: DiscordEmulator, tmp_path: Path, request: pytest.FixtureRequest, kind: Kind,
