@@ -126,6 +126,9 @@ class TTTBot(commands.Bot):
         self.signed_in = False
         """Whether Discord accepted the token (a start that never got this far created
         nothing worth keeping)."""
+        self.starting: str | None = "before signing in"
+        """Where the start-up is, as a stop's log line says it ("while signing in"...);
+        None once it serves (or stopped): a stop then is :meth:`close`'s."""
         # Post-game reviews of 4×4 and 5×5 in a process of their own: a 5×5 review takes
         # up to a second, which must hold neither the event loop nor the workers choosing
         # the bot's moves.
@@ -188,6 +191,7 @@ class TTTBot(commands.Bot):
                     await pinger.game_changed(item.game)
                 return shown
 
+            self.starting = "while starting the web service"
             self.web = await start_activity(
                 repo=repo, games=games, lobby=lobby, records=records_service, show=show,
                 api_base=settings.api_base, client_id=self.application_id or self.user.id,
@@ -199,6 +203,7 @@ class TTTBot(commands.Bot):
             )  # fmt: skip
             if self.metrics is not None:
                 self.metrics.watch_web(self.web.counts)
+            self.starting = "while signing in"
 
     async def warm_exact_workers(self) -> None:
         """Start the hint and review workers with the 5×5 tables read, so the first hint
@@ -218,12 +223,23 @@ class TTTBot(commands.Bot):
         if they changed, then hold the gateway connection until :meth:`close`. Nothing is
         logged before Discord accepted the token; the health server (TTT_HEALTH_PORT)
         serves from before the sign-in, so /healthz answers while the bot connects."""
+        try:
+            await self._start_up(token)
+        finally:
+            self.starting = None  # serving from here on (or failed): a stop is close()'s
+        if self.settings.web_only:  # Discord's REST API, no gateway
+            await self._closing.wait()
+        else:  # a close() from here on ends it, its gateway handshake included
+            await self.connect(reconnect=reconnect)
+
+    async def _start_up(self, token: str) -> None:
         settings = self.settings
         if settings.health_port is not None and self.health is None:
             self.health = HealthServer(self, self.repo, self.metrics, host=settings.health_host,
                                        port=settings.health_port,
                                        gateway=not settings.web_only)  # fmt: skip
             await self.health.start()
+        self.starting = "while signing in"
         await self.login(token)
         self.signed_in = True
         assert self.user is not None
@@ -237,19 +253,18 @@ class TTTBot(commands.Bot):
         if self.settings_source:
             log.info("settings: %s", self.settings_source)
         log.info("database: %s", await self.repo.describe())
-        if self.settings.web_only:  # Discord's REST API, no gateway
-            if self.settings.public_key is None:
+        syncs = settings.shard_ids is None or 0 in settings.shard_ids  # one process: shard 0's
+        if settings.web_only:
+            if settings.public_key is None:
                 log.info("web only: no gateway connection; the pages' changes shown over REST")
-            else:  # every process alike: each syncs, and only a change is sent
-                log.info("no gateway connection: interactions over HTTP at /interactions")
-                await self.sync_commands_if_changed()
-            await self._closing.wait()
-            return
-        if self.settings.shard_ids is None or 0 in self.settings.shard_ids:
-            await self.sync_commands_if_changed()  # one process syncs: shard 0's
-        else:
+                return
+            log.info("no gateway connection: interactions over HTTP at /interactions")
+            syncs = True  # every process alike: each syncs, and only a change is sent
+        if not syncs:
             log.info("slash commands: left to the process running shard 0")
-        await self.connect(reconnect=reconnect)
+            return
+        self.starting = "while syncing the slash commands"
+        await self.sync_commands_if_changed()
 
     async def hint(self, board: GameBoard) -> Hint | EngineHint:
         """A hint on a board past 3×3 (or ultimate's), in a process of its own: an open
@@ -357,6 +372,16 @@ class ShardedTTTBot(TTTBot, commands.AutoShardedBot):
     of several processes sharing one PostgreSQL database."""
 
     _max_concurrency: int | None = None
+
+    async def launch_shards(self) -> None:
+        """Connect this process's shards, each in its turn to IDENTIFY: part of the start,
+        which a stop cancels (discord.py retries a shard whose connection failed, every
+        5 s and for ever, so a :meth:`close` under it never ended the process)."""
+        self.starting = "while connecting to the gateway"
+        try:
+            await super().launch_shards()
+        finally:
+            self.starting = None
 
     async def before_identify_hook(self, shard_id: int | None, *, initial: bool = False) -> None:
         """Take turns with every process of the bot: Discord refuses a second IDENTIFY of

@@ -113,6 +113,12 @@ class WebService:
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
+        """Listen on ``host:port``; what it set up is left for :meth:`stop`, which a
+        failed or cancelled start is followed by.
+
+        Raises:
+            OSError: the port cannot be listened on.
+        """
         self._runner = web.AppRunner(
             make_app(self.api, self.doubts, interactions=self.interactions), access_log=None
         )

@@ -69,6 +69,8 @@ async def start_activity(
     the Interactions Endpoint (when given). ``limits``: what a member's pages may ask
     (None: the defaults); ``clock`` the sessions' time, ``monotonic`` the budgets'.
 
+    What it opened is closed again when it fails or is cancelled.
+
     Raises:
         OSError: the port cannot be listened on.
     """
@@ -77,8 +79,8 @@ async def start_activity(
         service = WebService(None, repo.doubts, host=host, port=port, interactions=interactions)
         try:
             await service.start()
-        except BaseException:
-            await http.close()
+        except BaseException:  # a port in use, or a stop during the start
+            await Activity(service, http).stop()
             raise
         return Activity(service, http)
     auth = DiscordAuth(http, api_base=api_base, client_id=client_id,
@@ -106,8 +108,8 @@ async def start_activity(
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
         await service.start()
-    except BaseException:
-        await http.close()
+    except BaseException:  # a port in use, or a stop during the start
+        await Activity(service, http).stop()
         raise
     hub.start()
     return Activity(service, http, budgets)

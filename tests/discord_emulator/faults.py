@@ -1,8 +1,9 @@
 """Fault injection: make the next matching REST requests fail the way Discord can, or
-answer them late."""
+answer them late, or hold them until the test releases them."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from dataclasses import dataclass
@@ -65,12 +66,38 @@ def _json(data: dict[str, Any], status: int, headers: dict[str, str] | None = No
     )  # fmt: skip
 
 
+class Hold:
+    """Requests held where they arrived until :meth:`release`: a test acts while the bot
+    waits for Discord's answer (a stop signal in the middle of its sign-in, say)."""
+
+    def __init__(self, method: str, pattern: re.Pattern[str], times: int) -> None:
+        self.method, self.pattern, self.times = method, pattern, times
+        self.reached = asyncio.Event()
+        """Set once a matching request arrived and is being held."""
+        self.paths: list[str] = []
+        """The paths of the requests held, in order."""
+        self._released = asyncio.Event()
+
+    def matches(self, method: str, path: str) -> bool:
+        return self.times > 0 and method == self.method and bool(self.pattern.search(path))
+
+    def release(self) -> None:
+        """Let every request held, and any later match, be handled as usual."""
+        self._released.set()
+
+    async def wait(self, path: str) -> None:
+        self.paths.append(path)
+        self.reached.set()
+        await self._released.wait()
+
+
 class FaultPlan:
     """The faults still to inject, first match wins."""
 
     def __init__(self) -> None:
         self.faults: list[Fault] = []
         self.injected: list[tuple[str, str, int]] = []
+        self.holds: list[Hold] = []
 
     def add(
         self, method: str, path: str, status: int, *, code: int | None = None,
@@ -89,6 +116,26 @@ class FaultPlan:
         fault = Fault(method.upper(), re.compile(path), 0, None, None, times, hold=seconds)
         self.faults.append(fault)
         return fault
+
+    def hold_until_released(self, method: str, path: str, *, times: int = 1) -> Hold:
+        """Hold the next ``times`` requests whose path matches the regex ``path`` until
+        the returned hold is released (then they are handled as usual, faults included),
+        as a Discord that has not answered yet."""
+        hold = Hold(method.upper(), re.compile(path), times)
+        self.holds.append(hold)
+        return hold
+
+    def held(self, method: str, path: str) -> Hold | None:
+        """The first hold for this request, its count used up by one."""
+        for hold in self.holds:
+            if hold.matches(method, path):
+                hold.times -= 1
+                return hold
+        return None
+
+    def release_all(self) -> None:
+        for hold in self.holds:
+            hold.release()
 
     def take(self, method: str, path: str) -> Fault | None:
         """The first fault for this request, its count used up by one (the errors it

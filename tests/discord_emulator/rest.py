@@ -208,6 +208,9 @@ class RestApi:
             return _json({"code": 50109, "message": "The request body contains invalid JSON."}, 400)
         files = body.pop("_files", None) if isinstance(body, dict) else None
         emu.requests.append(RequestRecord(method, path, body, dict(request.query)))
+        hold = emu.faults.held(method, path)
+        if hold is not None:
+            await hold.wait(path)
         fault = emu.faults.take(method, path)
         if fault is not None and fault.hold:
             await asyncio.sleep(fault.hold)

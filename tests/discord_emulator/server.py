@@ -16,7 +16,7 @@ from aiohttp import web
 
 from .actions import InteractionActions
 from .activities import EMBEDDED, Activities, ActivityActions
-from .faults import FaultPlan
+from .faults import FaultPlan, Hold
 from .gateway import (
     INTENT_DIRECT_MESSAGES,
     INTENT_GUILD_EMOJIS,
@@ -105,7 +105,8 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
         self.faults = FaultPlan()
         """``emu.faults.add(method, path_regex, status, code=..., times=...)``; a slow
-        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)``."""
+        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)``; one held
+        until the test says: :meth:`hold`."""
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
         self._listeners: list[
@@ -154,6 +155,7 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
 
     async def stop(self) -> None:
+        self.faults.release_all()  # a held request's handler ends before the server does
         for handle in self._deadline_handles:
             handle.cancel()
         for rec in self.interactions.values():
@@ -207,6 +209,13 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         """Move the token clock on: interactions created more than ``token_lifetime``
         (15 minutes) before it are then refused on their webhook, as Discord does."""
         self.clock_offset += seconds
+
+    def hold(self, method: str, path: str, *, times: int = 1) -> Hold:
+        """Hold the next ``times`` REST requests whose path (relative to /api/v10) matches
+        the regex ``path``, as a Discord slow to answer: ``await hold.reached.wait()``
+        says one arrived, ``hold.release()`` lets them be handled as usual (the emulator's
+        stop releases every hold)."""
+        return self.faults.hold_until_released(method, path, times=times)
 
     def use_http(self, url: str | None) -> None:
         """Send interactions to the bot's Interactions Endpoint URL (``None``: the gateway,
