@@ -27,6 +27,7 @@ from bot.discord_ui import http_answers
 from bot.health import HealthError
 from bot.settings import Settings
 from bot.storage import SqliteRepository
+from bot.web.service import WebServiceError
 
 log = logging.getLogger("bot")
 
@@ -159,7 +160,7 @@ def serve(settings: Settings, settings_source: str) -> int:
         return 1
     try:
         asyncio.run(run(settings, settings_source))
-    except (DatabaseError, HealthError) as exc:
+    except (DatabaseError, HealthError, WebServiceError) as exc:
         print(f"ttt-bot: {exc}", file=sys.stderr)
         return 1
     except discord.LoginFailure:

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 from pathlib import Path
 
 import pytest
@@ -372,3 +373,21 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
         # and the guild commands work
         res = await emulator.invoke(emulator.create_user("alice"), "ttt help")
         assert res.ephemeral and "Tic-tac-toe" in res.content
+
+
+async def test_a_web_port_in_use_is_one_line_and_leaves_no_file(
+    emulator: DiscordEmulator, tmp_path: Path
+) -> None:
+    """TTT_WEB_PORT taken by another program: the owner reads which setting and why, in
+    one line, and the start leaves nothing behind."""
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        database = tmp_path / "ttt.sqlite3"
+        env = bot_process_env(emulator, database, TTT_WEB_PORT=str(port),
+                              DISCORD_CLIENT_SECRET=emulator.client_secret)  # fmt: skip
+        code, lines = await asyncio.to_thread(run_bot, env, tmp_path)
+    line = assert_one_line(code, lines, f"127.0.0.1:{port}", "TTT_WEB_PORT")
+    assert line.startswith("ttt-bot: cannot serve the web service"), line
+    assert not database.exists()

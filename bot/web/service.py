@@ -98,6 +98,10 @@ def make_app(
     return app
 
 
+class WebServiceError(Exception):
+    """The web service could not start; the message is one line for the operator."""
+
+
 class WebService:
     """Runs the application on ``host:port`` until :meth:`stop`."""
 
@@ -117,13 +121,19 @@ class WebService:
         failed or cancelled start is followed by.
 
         Raises:
-            OSError: the port cannot be listened on.
+            WebServiceError: the address cannot be listened on (a port in use, say).
         """
         self._runner = web.AppRunner(
             make_app(self.api, self.doubts, interactions=self.interactions), access_log=None
         )
         await self._runner.setup()
-        await web.TCPSite(self._runner, self.host, self.port).start()
+        try:
+            await web.TCPSite(self._runner, self.host, self.port).start()
+        except OSError as exc:
+            raise WebServiceError(
+                f"cannot serve the web service on {self.host}:{self.port} (TTT_WEB_HOST, "
+                f"TTT_WEB_PORT): {exc.strerror or exc}"
+            ) from None
         served = [
             what
             for what, on in (("the Activity", self.api), ("/interactions", self.interactions))

@@ -72,7 +72,7 @@ async def start_activity(
     What it opened is closed again when it fails or is cancelled.
 
     Raises:
-        OSError: the port cannot be listened on.
+        WebServiceError: the port cannot be listened on.
     """
     http = aiohttp.ClientSession()
     if client_secret is None:  # interactions over HTTP only
