@@ -74,6 +74,12 @@ class Settings:
     interactions Discord POSTs to ``/interactions`` (its Interactions Endpoint URL)."""
     policy: ServerPolicy = field(default_factory=ServerPolicy)
     """The game rules of every server that chose nothing else."""
+    sign_ins_overall: int = 120
+    """Activity sign-ins a process begins a minute, all members together (up to that many
+    at once, then one every 60/N seconds); past it a sign-in is refused at once (429)."""
+    sign_ins_per_member: int = 10
+    """Activity sign-ins one member completes in ten minutes (up to that many at once,
+    then one every 600/N seconds); past it a sign-in is refused at once (429)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -214,6 +220,14 @@ class Settings:
             log_level=log_level,
             log_format=log_format,
             policy=policy,
+            sign_ins_overall=_bounded(
+                get("TTT_SIGN_INS_OVERALL"), "TTT_SIGN_INS_OVERALL", 1, 100_000
+            )
+            or defaults.sign_ins_overall,
+            sign_ins_per_member=_bounded(
+                get("TTT_SIGN_INS_PER_MEMBER"), "TTT_SIGN_INS_PER_MEMBER", 1, 1_000
+            )
+            or defaults.sign_ins_per_member,
         )
 
 

@@ -96,7 +96,8 @@ class ActivityApi:
         code, instance_id = body.get("code"), body.get("instance_id")
         if not isinstance(code, str) or not isinstance(instance_id, str) or not code:
             raise WebRefusal(400, "bad_request", "send the sign-in code and the instance id")
-        member = await self.auth.sign_in(code, instance_id)
+        page = request.headers.get("Accept-Language", "").split(",")[0].split(";")[0].strip()
+        member = await self.auth.sign_in(code, instance_id, language_of(page))
         locale = language_of(member.locale)
         session = self.sessions.issue(
             user_id=member.user_id, name=member.name, avatar=member.avatar,

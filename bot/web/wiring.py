@@ -3,6 +3,8 @@ the live hub listening to the store's game notifications, and the server."""
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import aiohttp
@@ -13,7 +15,8 @@ from bot.core.records import RecordsService
 from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
 from bot.web.api import ActivityApi, Show
-from bot.web.discord_auth import DiscordAuth
+from bot.web.bot_rest import BotRest
+from bot.web.discord_auth import DiscordAuth, SignInLimits, sign_in_limits
 from bot.web.interactions import InteractionsEndpoint
 from bot.web.live import LiveHub
 from bot.web.places import Places
@@ -24,9 +27,14 @@ from bot.web.sessions import Session, Sessions
 class Activity:
     """The running web service and what it holds open."""
 
-    def __init__(self, service: WebService, http: aiohttp.ClientSession) -> None:
+    def __init__(
+        self, service: WebService, http: aiohttp.ClientSession,
+        sign_ins: SignInLimits | None = None,
+    ) -> None:  # fmt: skip
         self.service = service
         self.http = http
+        self.sign_ins = sign_ins
+        """What sign-ins may spend (None without the Activity): read by tests."""
 
     async def stop(self) -> None:
         await self.service.stop()
@@ -35,16 +43,21 @@ class Activity:
 
 async def start_activity(
     *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
-    api_base: str | None, client_id: int, client_secret: str | None, bot_token: str, host: str,
-    port: int, interactions: InteractionsEndpoint | None = None,
+    api_base: str | None, client_id: int, client_secret: str | None, bot: BotRest, host: str,
+    port: int, sign_ins_overall: int, sign_ins_per_member: int,
+    interactions: InteractionsEndpoint | None = None, traces: Sequence[aiohttp.TraceConfig] = (),
+    clock: Callable[[], float] = time.monotonic,
 ) -> Activity:  # fmt: skip
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
-    the Interactions Endpoint (when given).
+    the Interactions Endpoint (when given). ``bot``: the bot's REST client, for the calls
+    made with its token; the OAuth2 calls go through a session of their own, traced by
+    ``traces``, within ``sign_ins_overall`` sign-ins a minute and ``sign_ins_per_member``
+    a member in ten minutes (on ``clock``).
 
     Raises:
         OSError: the port cannot be listened on.
     """
-    http = aiohttp.ClientSession()
+    http = aiohttp.ClientSession(trace_configs=list(traces) or None)
     if client_secret is None:  # interactions over HTTP only
         service = WebService(None, repo.doubts, host=host, port=port, interactions=interactions)
         try:
@@ -53,8 +66,10 @@ async def start_activity(
             await http.close()
             raise
         return Activity(service, http)
-    auth = DiscordAuth(http, api_base=api_base, client_id=client_id,
-                       client_secret=client_secret, bot_token=bot_token)  # fmt: skip
+    limits = sign_in_limits(overall=sign_ins_overall, per_member=sign_ins_per_member,
+                            clock=clock)  # fmt: skip
+    auth = DiscordAuth(http, bot, limits, api_base=api_base, client_id=client_id,
+                       client_secret=client_secret)  # fmt: skip
     api: ActivityApi
 
     async def render(update: GameUpdate, session: Session) -> dict[str, Any]:
@@ -66,7 +81,7 @@ async def start_activity(
     hub = LiveHub(games.current, render, games_for)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
                       sessions=Sessions(client_secret), show=show, hub=hub,
-                      places=Places(http, api=auth.api, bot_token=bot_token))  # fmt: skip
+                      places=Places(bot))  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
@@ -74,4 +89,4 @@ async def start_activity(
     except BaseException:
         await http.close()
         raise
-    return Activity(service, http)
+    return Activity(service, http, limits)
