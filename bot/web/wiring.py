@@ -16,7 +16,7 @@ from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
 from bot.web.api import ActivityApi, Show
 from bot.web.bot_rest import BotRest
-from bot.web.discord_auth import DiscordAuth, SignInLimits, sign_in_limits
+from bot.web.discord_auth import DiscordAuth, sign_in_limits
 from bot.web.interactions import InteractionsEndpoint
 from bot.web.live import LiveHub
 from bot.web.places import Places
@@ -27,14 +27,9 @@ from bot.web.sessions import Session, Sessions
 class Activity:
     """The running web service and what it holds open."""
 
-    def __init__(
-        self, service: WebService, http: aiohttp.ClientSession,
-        sign_ins: SignInLimits | None = None,
-    ) -> None:  # fmt: skip
+    def __init__(self, service: WebService, http: aiohttp.ClientSession) -> None:
         self.service = service
         self.http = http
-        self.sign_ins = sign_ins
-        """What sign-ins may spend (None without the Activity): read by tests."""
 
     async def stop(self) -> None:
         await self.service.stop()
@@ -89,4 +84,4 @@ async def start_activity(
     except BaseException:
         await http.close()
         raise
-    return Activity(service, http, limits)
+    return Activity(service, http)
