@@ -10,11 +10,13 @@ import asyncio
 from typing import Any
 
 import aiohttp
+import pytest
 
 from bot.discord_calls import INVALID
 from bot.i18n import text
+from bot.settings import Settings, SettingsError
 
-from bot_harness import free_port
+from bot_harness import TOKEN, free_port
 from discord_emulator import DiscordEmulator
 from discord_emulator.interactions import WAIT_CEILING
 from web_harness import bot_with_web, sign_in
@@ -196,3 +198,15 @@ async def test_the_401_403_and_429_drawn_are_counted_in_metrics(
             1, 1, 0,
         ]  # fmt: skip
         assert bot.invalid.recent() == 2
+
+
+def test_the_sign_in_budgets_are_settings() -> None:
+    defaults = Settings.from_env({"DISCORD_TOKEN": TOKEN})
+    assert (defaults.sign_ins_overall, defaults.sign_ins_per_member) == (120, 10)
+    given = Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_SIGN_INS_OVERALL": "30",
+                               "TTT_SIGN_INS_PER_MEMBER": "3"})  # fmt: skip
+    assert (given.sign_ins_overall, given.sign_ins_per_member) == (30, 3)
+    for name in ("TTT_SIGN_INS_OVERALL", "TTT_SIGN_INS_PER_MEMBER"):
+        for bad in ("0", "-1", "1.5", "many"):
+            with pytest.raises(SettingsError, match=name):
+                Settings.from_env({"DISCORD_TOKEN": TOKEN, name: bad})
