@@ -191,6 +191,9 @@ class DiscordAuth:
             log.info("activity sign-in: Discord did not answer %s", route)
             raise WebRefusal(502, "discord", "Discord did not answer; try again",
                              code_spent=True) from None  # fmt: skip
+        except BaseException:  # cancelled (a stop): its place must not stay taken
+            limiter.unanswered(route, who)
+            raise
         try:
             body: Any = json.loads(raw) if raw else None
         except (ValueError, UnicodeDecodeError):
