@@ -99,11 +99,17 @@ def display_name(user: dict[str, Any]) -> str:
 def _busy(seconds: float, locale: str, *, code_spent: bool) -> WebRefusal:
     """A sign-in refused because everyone's budget or Discord's limit says wait."""
     return WebRefusal(429, "busy", text("web.sign_in_busy", locale, seconds=_whole(seconds)),
-                      retry_after=round(seconds, 3), code_spent=code_spent)  # fmt: skip
+                      retry_after=_after(seconds), code_spent=code_spent)  # fmt: skip
 
 
 def _whole(seconds: float) -> int:
     return max(1, math.ceil(seconds))
+
+
+def _after(seconds: float) -> float:
+    """A wait as told: in milliseconds rounded up, never 0 (a page told 0 comes back at
+    once, to be refused again)."""
+    return max(0.001, math.ceil(seconds * 1000) / 1000)
 
 
 class DiscordAuth:
@@ -154,7 +160,7 @@ class DiscordAuth:
             seconds = again.retry_after
             raise WebRefusal(429, "too_often", text("web.sign_in_often", own,
                                                     seconds=_whole(seconds)),
-                             retry_after=round(seconds, 3), code_spent=True)  # fmt: skip
+                             retry_after=_after(seconds), code_spent=True)  # fmt: skip
         instance = await self.instance(instance_id)
         if str(user["id"]) not in {str(u) for u in instance.get("users", [])}:
             raise WebRefusal(403, "not_in_instance", "you are not in this Activity: open it "
