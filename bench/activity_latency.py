@@ -136,11 +136,13 @@ def page_bytes() -> tuple[int, int, int]:
 async def bench(games: int, moves: int, validate: bool) -> list[str]:
     spec = default_spec_path() if validate else None
     emu = DiscordEmulator(spec_path=spec)
+    emu.rate_limits.token.set(10 * games, 1.0)  # sign-ins' speed measured, not their limits
     await emu.start()
     port = free_port()
     workdir = Path(tempfile.mkdtemp(prefix="ttt-activity-bench-"))
     env = bot_process_env(emu, workdir / "ttt.sqlite3", TTT_WEB_PORT=str(port),
-                          DISCORD_CLIENT_SECRET=emu.client_secret)  # fmt: skip
+                          DISCORD_CLIENT_SECRET=emu.client_secret,
+                          TTT_SIGN_INS_OVERALL=str(10 * games))  # fmt: skip
     proc = subprocess.Popen([sys.executable, "-m", "bot"], env=env, cwd=workdir,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
     base = f"http://127.0.0.1:{port}"

@@ -29,6 +29,7 @@ from bot.core.repository import Repository
 from bot.core.service import GameService
 from bot.core.variants import variant_of
 from bot.core.wiring import build_core
+from bot.discord_calls import DiscordPyRest, InvalidAnswers, answers_trace
 from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
@@ -107,15 +108,20 @@ class TTTBot(commands.Bot):
     ) -> None:
         # A text-only bot: without this, every start warns that voice libraries are missing.
         discord.VoiceClient.warn_nacl = discord.VoiceClient.warn_dave = False
+        metrics = make_metrics() if settings.health_port else None
+        self.invalid = InvalidAnswers(metrics.invalid_answer if metrics else None)
+        """The 401, 403 and 429 answers drawn from Discord, by every session of ours."""
         super().__init__(
             command_prefix=commands.when_mentioned, intents=intents(), help_command=None,
-            tree_cls=AnsweringTree, **options,
+            tree_cls=AnsweringTree, http_trace=answers_trace(self.invalid), **options,
         )  # fmt: skip
         guard_gateway_parsers(self._connection.parsers)
         self.settings = settings
         self.settings_source = settings_source
         self.repo = repo
-        self.metrics = make_metrics() if settings.health_port else None
+        self.metrics = metrics
+        self.clock: Callable[[], float] = time.monotonic
+        """The clock of the Activity's sign-in limits (a test's emulator moves its own)."""
         self.tokens = ReplyTokens(self, repo)
         self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts,
                                    answered=self.tokens.channel_answered)  # fmt: skip
@@ -195,8 +201,11 @@ class TTTBot(commands.Bot):
             self.web = await start_activity(
                 repo=repo, games=games, lobby=lobby, records=records_service, show=show,
                 api_base=settings.api_base, client_id=self.application_id or self.user.id,
-                client_secret=settings.client_secret, bot_token=settings.token,
+                client_secret=settings.client_secret, bot=DiscordPyRest(self.http),
                 host=settings.web_host, port=settings.web_port, limits=settings.web_limits,
+                sign_ins_overall=settings.sign_ins_overall,
+                sign_ins_per_member=settings.sign_ins_per_member,
+                traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),

@@ -4,8 +4,9 @@
     /readyz    200 once this process's shards are connected and the database answers;
                503 with the reason otherwise (a load balancer or orchestrator waits)
     /metrics   Prometheus text: interactions answered, click-to-answer latency, running
-               games, shard latency, the Activity's refusals and live sockets; needs the
-               ``metrics`` extra (prometheus-client)
+               games, shard latency, the Activity's refusals and live sockets, the
+               401/403/429 answers drawn from Discord; needs the ``metrics`` extra
+               (prometheus-client)
 
 Served by aiohttp, which discord.py already brings.
 """
@@ -55,6 +56,17 @@ class Metrics:
             "ttt_shard_latency_seconds", "Gateway heartbeat latency by shard", ["shard"],
             registry=self.registry,
         )  # fmt: skip
+        self.discord_invalid = prom.Counter(
+            "ttt_discord_invalid_answers", "Answers of 401, 403 and 429 drawn from Discord by "
+            "this process (Discord bans an address at 10,000 in ten minutes)", ["status"],
+            registry=self.registry,
+        )  # fmt: skip
+        for status in ("401", "403", "429"):  # each shown from the start, at 0
+            self.discord_invalid.labels(status)
+
+    def invalid_answer(self, status: int) -> None:
+        """Discord answered a call of this process with ``status`` (401, 403 or 429)."""
+        self.discord_invalid.labels(str(status)).inc()
 
     def watch_web(self, counts: Callable[[], WebCounts]) -> None:
         """Read the Activity's limits at each scrape: requests refused by each budget,

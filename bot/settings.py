@@ -84,6 +84,12 @@ class Settings:
     reviews' worker; past it, another is refused at once ("busy, try again")."""
     hint_queue: int = HINT_BOUND
     """Hints past 3×3 worked out at once, likewise, in the hints' worker."""
+    sign_ins_overall: int = 120
+    """Activity sign-ins a process begins a minute, all members together (up to that many
+    at once, then one every 60/N seconds); past it a sign-in is refused at once (429)."""
+    sign_ins_per_member: int = 10
+    """Activity sign-ins one member completes in ten minutes (up to that many at once,
+    then one every 600/N seconds); past it a sign-in is refused at once (429)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:
@@ -229,6 +235,14 @@ class Settings:
             or defaults.review_queue,
             hint_queue=_bounded(get("TTT_HINT_QUEUE"), "TTT_HINT_QUEUE", 1, 1000)
             or defaults.hint_queue,
+            sign_ins_overall=_bounded(
+                get("TTT_SIGN_INS_OVERALL"), "TTT_SIGN_INS_OVERALL", 1, 100_000
+            )
+            or defaults.sign_ins_overall,
+            sign_ins_per_member=_bounded(
+                get("TTT_SIGN_INS_PER_MEMBER"), "TTT_SIGN_INS_PER_MEMBER", 1, 1_000
+            )
+            or defaults.sign_ins_per_member,
         )
 
 

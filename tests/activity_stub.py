@@ -149,6 +149,11 @@ class StubActivityServer:
         """The process behind the proxy is down: the API and the socket answer 502, as
         Discord's proxy does, and ``refused`` counts the sockets refused."""
         self.refused = 0
+        self.codes = {CODE}
+        """The sign-in codes accepted."""
+        self.sign_in_refusals: list[dict[str, Any]] = []
+        """The bodies of the 429s the next sign-ins get, in turn (as the web service's
+        limits refuse one: ``retry_after``, ``code_spent``)."""
 
     def expire_session(self) -> None:
         """The session lapses (its hour is up): calls with it get 401 bad_session."""
@@ -199,7 +204,9 @@ class StubActivityServer:
 
     async def sign_in(self, request: web.Request) -> web.Response:
         body = await self._body(request)
-        if body.get("code") != CODE or not body.get("instance_id"):
+        if self.sign_in_refusals:
+            return web.json_response(self.sign_in_refusals.pop(0), status=429)
+        if body.get("code") not in self.codes or not body.get("instance_id"):
             return web.json_response({"error": "bad_code", "reason": "bad code"}, status=400)
         self.sessions += 1
         self.session = SESSION if self.sessions == 1 else f"{SESSION}-{self.sessions}"

@@ -76,6 +76,7 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
     )
     await repo.open()
     bot = make_bot(settings, repo)  # sharded when settings.shard_count says so
+    bot.clock = emu.now  # the sign-in limits' clock: emu.advance moves it with Discord's
     ready = emu.ready_count + 1
     task = asyncio.create_task(bot.start(settings.token))
     try:

@@ -189,6 +189,41 @@ async def test_bearer_tokens_expire_and_read_nothing_else(
     assert status == 200 and bot["id"] == str(emulator.application_id) and bot["bot"] is True
 
 
+async def test_the_token_route_is_rate_limited_as_discords_routes_are(
+    emulator: DiscordEmulator, http: aiohttp.ClientSession
+) -> None:
+    """Every answer tells the bucket; past the limit a 429 with Retry-After; a call made
+    while a Retry-After runs is counted, as a client obeying Discord never makes one."""
+    limit = emulator.rate_limits.token
+    limit.set(2, 10.0)
+    answers = []
+    for _ in range(3):
+        async with http.post(f"{emulator.api_base}/oauth2/token", data={
+            "client_id": emulator.client_id, "client_secret": emulator.client_secret,
+            "grant_type": "authorization_code", "code": "junk",
+        }) as res:  # fmt: skip
+            answers.append((res.status, dict(res.headers), await res.json()))
+    (first, one, _), (second, zero, _), (third, over, body) = answers
+    assert (first, second, third) == (400, 400, 429)
+    assert (one["X-RateLimit-Limit"], one["X-RateLimit-Remaining"]) == ("2", "1")
+    assert zero["X-RateLimit-Remaining"] == "0" and 0 < float(zero["X-RateLimit-Reset-After"]) <= 10
+    assert one["X-RateLimit-Bucket"] == over["X-RateLimit-Bucket"]
+    assert body["global"] is False and 0 < body["retry_after"] <= 10
+    assert body["retry_after"] <= int(over["Retry-After"]) <= 10  # whole seconds, rounded up
+    assert over["Via"] and over["X-RateLimit-Scope"] == "user"
+    assert (limit.calls, limit.limited, limit.early) == (3, 1, 0)  # past the limit, not early
+    assert (await exchange(emulator, http, "junk"))[0] == 429
+    assert (limit.limited, limit.early) == (2, 1)  # within the Retry-After it gave
+    emulator.advance(10)
+    status, _ = await exchange(emulator, http, "junk")
+    assert status == 400 and (limit.calls, limit.early) == (5, 1)
+    emulator.faults.add("POST", "/oauth2/token", 429, retry_after=30)
+    assert (await exchange(emulator, http, "junk"))[0] == 429  # as a sub-limit does
+    emulator.advance(29)
+    assert (await exchange(emulator, http, "junk"))[0] == 400  # in the bucket, but early
+    assert limit.early == 2
+
+
 def test_only_known_users_and_documented_scopes_are_authorized(emulator: DiscordEmulator) -> None:
     stranger, bot = EmuUser(12345, "stranger"), emulator.create_user("b", bot=True)
     owner = emulator.owner

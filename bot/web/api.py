@@ -100,7 +100,8 @@ class ActivityApi:
         body, asked = await _body(request), "send the sign-in code and the instance id"
         code = str_field(body, "code", CODE, reason=asked)
         instance_id = str_field(body, "instance_id", INSTANCE_ID, reason=asked)
-        member = await self.auth.sign_in(code, instance_id)
+        page = request.headers.get("Accept-Language", "").split(",")[0].split(";")[0].strip()
+        member = await self.auth.sign_in(code, instance_id, language_of(page))
         locale = language_of(member.locale)
         session = self.sessions.issue(
             user_id=member.user_id, name=member.name, avatar=member.avatar,

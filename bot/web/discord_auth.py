@@ -2,20 +2,35 @@
 secret, the member read with the access token, and the Activity instance checked with
 the bot's token (the member must be in it; it names the channel). The secret and the
 tokens never leave this module's requests: never in a page, a response body but the
-access token the page itself asked for, or a log line."""
+access token the page itself asked for, or a log line.
+
+Every call obeys Discord's rate limits: the bot's through discord.py's client
+(:class:`~bot.web.bot_rest.BotRest`), the OAuth2 ones through the process's
+:class:`~bot.web.oauth_limits.OAuthLimiter`. A sign-in that would have to wait for them,
+or for the sign-in budgets (everyone's, then the member's), is refused at once with a
+429 that says how long to wait and whether its code was spent (it is once the code was
+sent to Discord): nothing queues, so a flood never stands ahead of a member."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
+import math
 import re
 import time
 from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import aiohttp
 
+from bot.core.budgets import Budget
+from bot.i18n import text
+from bot.web.bot_rest import BotRest
 from bot.web.errors import WebRefusal
+from bot.web.oauth_limits import OAuthLimiter
 
 log = logging.getLogger(__name__)
 DISCORD_API = "https://discord.com/api/v10"
@@ -24,6 +39,11 @@ KNOWN_USERS = 10_000
 UNKNOWN_FOR = 300.0
 INSTANCE_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
 """What an Activity instance id is made of (``i-<launch>-gc-<guild>-<channel>``)."""
+TOKEN_ROUTE, ME_ROUTE = "POST /oauth2/token", "GET /users/@me"
+OVERALL_WINDOW = 60.0
+"""Seconds over which the process's sign-in budget comes back in full."""
+MEMBER_WINDOW = 600.0
+"""Seconds over which a member's sign-in budget comes back in full."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -37,6 +57,34 @@ class SignedIn:
     locale: str
 
 
+@dataclass(frozen=True, slots=True)
+class SignInLimits:
+    """What a sign-in may spend: Discord's word on the OAuth2 routes, the process's
+    sign-ins (spent before the code is sent), and each member's (spent once Discord
+    said who the member is)."""
+
+    discord: OAuthLimiter
+    overall: Budget
+    members: Budget
+
+
+def sign_in_limits(
+    *, overall: int, per_member: int, clock: Callable[[], float] = time.monotonic
+) -> SignInLimits:
+    """``overall`` sign-ins a minute for the process, ``per_member`` in ten minutes for
+    each member.
+
+    Raises:
+        ValueError: a budget below one.
+    """
+    everyone = Budget("sign-in", per_key=overall, overall=overall, window=OVERALL_WINDOW,
+                      clock=clock)  # fmt: skip
+    # no overall cap of its own: the one above is everyone's
+    members = Budget("member sign-in", per_key=per_member, overall=10**9, window=MEMBER_WINDOW,
+                     clock=clock)  # fmt: skip
+    return SignInLimits(OAuthLimiter(clock), everyone, members)
+
+
 def avatar_url(user: dict[str, Any]) -> str | None:
     avatar = user.get("avatar")
     if not avatar:
@@ -48,35 +96,72 @@ def display_name(user: dict[str, Any]) -> str:
     return str(user.get("global_name") or user.get("username") or user.get("id"))
 
 
+def _busy(seconds: float, locale: str, *, code_spent: bool) -> WebRefusal:
+    """A sign-in refused because everyone's budget or Discord's limit says wait."""
+    return WebRefusal(429, "busy", text("web.sign_in_busy", locale, seconds=_whole(seconds)),
+                      retry_after=_after(seconds), code_spent=code_spent)  # fmt: skip
+
+
+def _whole(seconds: float) -> int:
+    return max(1, math.ceil(seconds))
+
+
+def _after(seconds: float) -> float:
+    """A wait as told: in milliseconds rounded up, never 0 (a page told 0 comes back at
+    once, to be refused again)."""
+    return max(0.001, math.ceil(seconds * 1000) / 1000)
+
+
 class DiscordAuth:
     def __init__(
-        self, http: aiohttp.ClientSession, *, api_base: str | None, client_id: int,
-        client_secret: str, bot_token: str,
+        self, http: aiohttp.ClientSession, bot: BotRest, limits: SignInLimits, *,
+        api_base: str | None, client_id: int, client_secret: str,
     ) -> None:  # fmt: skip
         self.http = http
+        """For the OAuth2 calls only (with the member's token or the client's secret)."""
+        self.bot = bot
+        self.limits = limits
         self.api = (api_base or DISCORD_API).rstrip("/")
         self.client_id = client_id
         self._secret = client_secret
-        self._bot = f"Bot {bot_token}"
         self._users: OrderedDict[int, dict[str, Any]] = OrderedDict()
 
-    async def sign_in(self, code: str, instance_id: str) -> SignedIn:
-        """Raises: WebRefusal: a code Discord refuses (forged, used, expired), or a member
-        who is not a participant of the instance."""
+    async def sign_in(self, code: str, instance_id: str, locale: str = "en") -> SignedIn:
+        """``locale``: the page's language, for a refusal before the member is known.
+
+        Raises:
+            WebRefusal: 400, a code Discord refuses (forged, used, expired) or no
+                instance id; 403, a member who is not a participant of the instance; 429,
+                a sign-in that would wait (its ``retry_after`` and ``code_spent``); 502,
+                Discord did not answer.
+        """
+        if not INSTANCE_ID.fullmatch(instance_id):  # it goes into a URL fetched as the bot
+            raise WebRefusal(400, "bad_request", "no Activity instance was named")
+        spent = self.limits.overall.spend(None)
+        if spent is not None:
+            raise _busy(spent.retry_after, locale, code_spent=False)
         form = {"client_id": str(self.client_id), "client_secret": self._secret,
                 "grant_type": "authorization_code", "code": code}  # fmt: skip
-        async with self.http.post(f"{self.api}/oauth2/token", data=form, timeout=TIMEOUT) as res:
-            if res.status != 200:
-                log.info("activity sign-in: Discord refused a code (%s)", res.status)
-                raise WebRefusal(400, "bad_code", "Discord refused this sign-in code: it is "
-                                 "forged, already used or expired")  # fmt: skip
-            token = str((await res.json())["access_token"])
-        headers = {"Authorization": f"Bearer {token}"}
-        async with self.http.get(f"{self.api}/users/@me", headers=headers, timeout=TIMEOUT) as res:
-            if res.status != 200:
-                raise WebRefusal(400, "bad_code", "Discord did not accept the sign-in")
-            user = await res.json()
-        instance = await self._instance(instance_id)
+        status, body = await self._oauth(TOKEN_ROUTE, "", locale, "POST", "/oauth2/token",
+                                         data=form)  # fmt: skip
+        if status != 200 or not isinstance(body, dict) or "access_token" not in body:
+            log.info("activity sign-in: Discord refused a code (%s)", status)
+            raise WebRefusal(400, "bad_code", "Discord refused this sign-in code: it is "
+                             "forged, already used or expired")  # fmt: skip
+        token = str(body["access_token"])
+        who = hashlib.sha256(token.encode()).hexdigest()[:32]  # a user's own limits
+        status, user = await self._oauth(ME_ROUTE, who, locale, "GET", "/users/@me",
+                                         headers={"Authorization": f"Bearer {token}"})  # fmt: skip
+        if status != 200 or not isinstance(user, dict) or "id" not in user:
+            raise WebRefusal(400, "bad_code", "Discord did not accept the sign-in")
+        own = str(user.get("locale") or locale)
+        again = self.limits.members.spend(int(user["id"]))
+        if again is not None:
+            seconds = again.retry_after
+            raise WebRefusal(429, "too_often", text("web.sign_in_often", own,
+                                                    seconds=_whole(seconds)),
+                             retry_after=_after(seconds), code_spent=True)  # fmt: skip
+        instance = await self.instance(instance_id)
         if str(user["id"]) not in {str(u) for u in instance.get("users", [])}:
             raise WebRefusal(403, "not_in_instance", "you are not in this Activity: open it "
                              "from Discord to play")  # fmt: skip
@@ -87,29 +172,67 @@ class DiscordAuth:
                         int(location["channel_id"]), int(guild) if guild else None,
                         str(user.get("locale") or "en-US"))  # fmt: skip
 
-    async def instance(self, instance_id: str) -> dict[str, Any]:
-        """The Activity instance as Discord tells it: its ``location``, and its ``users``
-        (the ids of the members in it now).
+    async def _oauth(
+        self, route: str, who: str, locale: str, method: str, path: str, **options: Any
+    ) -> tuple[int, Any]:
+        """One OAuth2 call within Discord's limits: its status and body (JSON, or the
+        text of an answer that is not).
 
         Raises:
-            WebRefusal: 403 ``not_in_instance`` for an instance that is not running, 400
-                for no instance id, 502 when Discord does not answer as it should.
-            aiohttp.ClientError, TimeoutError: Discord cannot be reached.
+            WebRefusal: 429 when Discord's limits say wait (before the call, or in its
+                answer); 502 when no answer came.
         """
-        return await self._instance(instance_id)
+        limiter = self.limits.discord
+        spent = route != TOKEN_ROUTE  # past the token route, the code was sent
+        wait = limiter.take(route, who)
+        if wait > 0:
+            raise _busy(wait, locale, code_spent=spent)
+        try:
+            async with self.http.request(method, self.api + path, timeout=TIMEOUT,
+                                         **options) as res:  # fmt: skip
+                raw = await res.read()
+                status, headers = res.status, res.headers
+        except (aiohttp.ClientError, TimeoutError):
+            limiter.unanswered(route, who)
+            log.info("activity sign-in: Discord did not answer %s", route)
+            raise WebRefusal(502, "discord", "Discord did not answer; try again",
+                             code_spent=True) from None  # fmt: skip
+        except BaseException:  # cancelled (a stop): its place must not stay taken
+            limiter.unanswered(route, who)
+            raise
+        try:
+            body: Any = json.loads(raw) if raw else None
+        except (ValueError, UnicodeDecodeError):
+            body = raw.decode(errors="replace")
+        limiter.answered(route, status, headers, body, who)
+        if status == 429:
+            log.warning("activity sign-in: Discord answered %s with 429 (Retry-After %s)",
+                        route, headers.get("Retry-After"))  # fmt: skip
+            raise _busy(limiter.wait(route, who), locale, code_spent=True)
+        return status, body
 
-    async def _instance(self, instance_id: str) -> dict[str, Any]:
+    async def instance(self, instance_id: str) -> dict[str, Any]:
+        """The Activity instance as Discord tells the bot now: its participants' ids
+        (``users``, strings) and its place (``location``: ``channel_id``, ``guild_id``).
+
+        Raises:
+            WebRefusal: 400, an id that is none; 403 (``not_in_instance``), an instance
+                that is not running (Discord's 404); 502, Discord did not answer.
+        """
         if not INSTANCE_ID.fullmatch(instance_id):  # it goes into a URL fetched as the bot
             raise WebRefusal(400, "bad_request", "no Activity instance was named")
-        url = f"{self.api}/applications/{self.client_id}/activity-instances/{instance_id}"
-        headers = {"Authorization": self._bot}
-        async with self.http.get(url, headers=headers, timeout=TIMEOUT) as res:
-            if res.status == 404:
-                raise WebRefusal(403, "not_in_instance", "this Activity instance is not running")
-            if res.status != 200:
-                raise WebRefusal(502, "discord", "Discord did not answer; try again")
-            instance: dict[str, Any] = await res.json()
-            return instance
+        try:
+            status, instance = await self.bot.get(
+                "/applications/{application_id}/activity-instances/{instance_id}",
+                application_id=self.client_id, instance_id=instance_id,
+            )  # fmt: skip
+        except OSError:
+            raise WebRefusal(502, "discord", "Discord did not answer; try again") from None
+        if status == 404:
+            raise WebRefusal(403, "not_in_instance", "this Activity instance is not running")
+        if status != 200:
+            raise WebRefusal(502, "discord", "Discord did not answer; try again")
+        return instance
 
     async def user(self, user_id: int) -> dict[str, Any]:
         """A user's public profile (their name and avatar on the page), kept once read;
@@ -119,14 +242,11 @@ class DiscordAuth:
         if known is not None and known.get("_until", float("inf")) > time.monotonic():
             self._users.move_to_end(user_id)
             return known
-        headers = {"Authorization": self._bot}
         try:
-            async with self.http.get(f"{self.api}/users/{user_id}", headers=headers,
-                                     timeout=TIMEOUT) as res:  # fmt: skip
-                user: dict[str, Any] = await res.json() if res.status == 200 else {}
-        except (aiohttp.ClientError, TimeoutError):
-            user = {}
-        if not user:
+            status, user = await self.bot.get("/users/{user_id}", user_id=user_id)
+        except OSError:
+            status, user = 0, {}
+        if status != 200 or not user:
             user = {"_until": time.monotonic() + UNKNOWN_FOR}
         user.setdefault("id", str(user_id))
         self._users[user_id] = user

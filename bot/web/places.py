@@ -18,14 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import aiohttp
-
 from bot.i18n import text
+from bot.web.bot_rest import BotRest
 from bot.web.errors import WebRefusal
 from bot.web.sessions import Session
 
 log = logging.getLogger(__name__)
-TIMEOUT = aiohttp.ClientTimeout(total=5)
 FRESH_FOR = 60.0
 """Seconds a member's roles are trusted: a role given or taken shows within a minute."""
 KNOWN_PLACES = 10_000
@@ -40,13 +38,9 @@ class Place:
 
 
 class Places:
-    def __init__(
-        self, http: aiohttp.ClientSession, *, api: str, bot_token: str,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:  # fmt: skip
-        self.http = http
-        self.api = api.rstrip("/")
-        self._bot = f"Bot {bot_token}"
+    def __init__(self, bot: BotRest, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.bot = bot
+        """The bot's REST client: these calls wait for its rate limits as all of its do."""
         self.clock = clock
         self._known: OrderedDict[tuple[int, int], tuple[float, Place]] = OrderedDict()
 
@@ -72,7 +66,8 @@ class Places:
         return place
 
     async def _member(self, guild_id: int, user_id: int, locale: str) -> Place:
-        status, body = await self._get(f"/guilds/{guild_id}/members/{user_id}")
+        status, body = await self._get("/guilds/{guild_id}/members/{user_id}",
+                                       guild_id=guild_id, user_id=user_id)  # fmt: skip
         if status == 200:
             return Place(False, tuple(int(r) for r in body.get("roles") or ()))
         if _not_added(status, body, UNKNOWN_GUILD):
@@ -82,20 +77,17 @@ class Places:
         raise WebRefusal(502, "discord", "Discord did not answer; try again")
 
     async def _channel(self, channel_id: int) -> Place:
-        status, body = await self._get(f"/channels/{channel_id}")
+        status, body = await self._get("/channels/{channel_id}", channel_id=channel_id)
         if status == 200:
             return Place(False)  # a DM with the bot: it posts there itself
         if _not_added(status, body, UNKNOWN_CHANNEL):
             return Place(True)
         raise WebRefusal(502, "discord", "Discord did not answer; try again")
 
-    async def _get(self, path: str) -> tuple[int, dict[str, Any]]:
-        headers = {"Authorization": self._bot}
+    async def _get(self, path: str, **params: int) -> tuple[int, dict[str, Any]]:
         try:
-            async with self.http.get(self.api + path, headers=headers, timeout=TIMEOUT) as res:
-                body = await res.json(content_type=None) if res.content_length != 0 else {}
-                return res.status, body if isinstance(body, dict) else {}
-        except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+            return await self.bot.get(path, **params)
+        except OSError as exc:
             log.info("activity: Discord did not answer %s (%s)", path.split("/")[1], exc)
             raise WebRefusal(502, "discord", "Discord did not answer; try again") from None
 

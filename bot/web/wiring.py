@@ -4,7 +4,7 @@ the live hub listening to the store's game notifications, and the server."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,7 +17,8 @@ from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
 from bot.settings import WebLimits
 from bot.web.api import ActivityApi, Show
-from bot.web.discord_auth import DiscordAuth
+from bot.web.bot_rest import BotRest
+from bot.web.discord_auth import DiscordAuth, sign_in_limits
 from bot.web.interactions import InteractionsEndpoint
 from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub, LiveLimits
@@ -61,20 +62,27 @@ class Activity:
 
 async def start_activity(
     *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
-    api_base: str | None, client_id: int, client_secret: str | None, bot_token: str, host: str,
-    port: int, interactions: InteractionsEndpoint | None = None, limits: WebLimits | None = None,
-    clock: Callable[[], float] = time.time, monotonic: Callable[[], float] = time.monotonic,
+    api_base: str | None, client_id: int, client_secret: str | None, bot: BotRest, host: str,
+    port: int, sign_ins_overall: int, sign_ins_per_member: int,
+    interactions: InteractionsEndpoint | None = None, limits: WebLimits | None = None,
+    traces: Sequence[aiohttp.TraceConfig] = (), clock: Callable[[], float] = time.time,
+    monotonic: Callable[[], float] = time.monotonic,
+    sign_in_clock: Callable[[], float] = time.monotonic,
 ) -> Activity:  # fmt: skip
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
-    the Interactions Endpoint (when given). ``limits``: what a member's pages may ask
-    (None: the defaults); ``clock`` the sessions' time, ``monotonic`` the budgets'.
+    the Interactions Endpoint (when given). ``bot``: the bot's REST client, for the calls
+    made with its token; the OAuth2 calls go through a session of their own, traced by
+    ``traces``, within ``sign_ins_overall`` sign-ins a minute and ``sign_ins_per_member``
+    a member in ten minutes (on ``sign_in_clock``, which a test moves with Discord's).
+    ``limits``: what a member's pages may ask (None: the defaults); ``clock`` the
+    sessions' time, ``monotonic`` the budgets'.
 
     What it opened is closed again when it fails or is cancelled.
 
     Raises:
         WebServiceError: the port cannot be listened on.
     """
-    http = aiohttp.ClientSession()
+    http = aiohttp.ClientSession(trace_configs=list(traces) or None)
     if client_secret is None:  # interactions over HTTP only
         service = WebService(None, repo.doubts, host=host, port=port, interactions=interactions)
         try:
@@ -83,8 +91,10 @@ async def start_activity(
             await Activity(service, http).stop()
             raise
         return Activity(service, http)
-    auth = DiscordAuth(http, api_base=api_base, client_id=client_id,
-                       client_secret=client_secret, bot_token=bot_token)  # fmt: skip
+    sign_ins = sign_in_limits(overall=sign_ins_overall, per_member=sign_ins_per_member,
+                              clock=sign_in_clock)  # fmt: skip
+    auth = DiscordAuth(http, bot, sign_ins, api_base=api_base, client_id=client_id,
+                       client_secret=client_secret)  # fmt: skip
     api: ActivityApi
 
     async def render(update: GameUpdate, session: Session) -> dict[str, Any]:
@@ -102,8 +112,7 @@ async def start_activity(
     budgets = WebBudgets.of(limits, monotonic)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
                       sessions=Sessions(client_secret, clock), show=show, hub=hub,
-                      places=Places(http, api=auth.api, bot_token=bot_token),
-                      budgets=budgets)  # fmt: skip
+                      places=Places(bot), budgets=budgets)  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 import time
@@ -41,6 +40,7 @@ class RequestRecord(NamedTuple):
 
 
 RECEIVED_AT = web.RequestKey("received_at", float)
+LIMIT_HEADERS = web.RequestKey("limit_headers", dict[str, str])
 
 
 class Req(NamedTuple):
@@ -196,6 +196,12 @@ class RestApi:
         return json.loads(raw)
 
     async def handle(self, request: web.Request) -> web.Response:
+        response = await self._handle(request)
+        for name, value in request.get(LIMIT_HEADERS, {}).items():  # every answer of the route
+            response.headers.setdefault(name, value)  # (an injected 429 keeps its own)
+        return response
+
+    async def _handle(self, request: web.Request) -> web.Response:
         emu = self.emu
         # Discord times a response by when it arrives, not by how long this emulator then
         # spends validating it: keep the arrival time for the interaction deadline.
@@ -208,13 +214,21 @@ class RestApi:
             return _json({"code": 50109, "message": "The request body contains invalid JSON."}, 400)
         files = body.pop("_files", None) if isinstance(body, dict) else None
         emu.requests.append(RequestRecord(method, path, body, dict(request.query)))
+        found = _find_route(method, path)
+        limit = emu.rate_limits.routes.get(found[0]) if found is not None else None
+        if limit is not None:  # Discord counts a call as it arrives
+            request[LIMIT_HEADERS], refused = limit.admit()
+            if refused is not None:
+                return refused
         hold = emu.faults.held(method, path)
         if hold is not None:
             await hold.wait(path)
         fault = emu.faults.take(method, path)
-        if fault is not None and fault.hold:
-            await asyncio.sleep(fault.hold)
+        if fault is not None and fault.held:
+            await fault.wait()
         elif fault is not None:
+            if limit is not None and fault.status == 429:
+                limit.told_to_wait(fault.retry_after or 0.1)
             return fault.response()
         try:
             route = _find_route(method, path)

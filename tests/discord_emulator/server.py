@@ -27,6 +27,7 @@ from .gateway import (
 from .http_mode import HttpMode
 from .interactions import LOADING, WAIT_CEILING, InteractionRecord
 from .oauth import OAuth, OAuthActions
+from .ratelimits import RateLimits
 from .rest import RequestRecord, RestApi
 from .state import (
     DM_APP_PERMISSIONS,
@@ -105,8 +106,8 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
         self.faults = FaultPlan()
         """``emu.faults.add(method, path_regex, status, code=..., times=...)``; a slow
-        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)``; one held
-        until the test says: :meth:`hold`."""
+        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)`` (or
+        ``until=event``); one held until the test says: :meth:`hold`."""
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
         self._listeners: list[
@@ -129,6 +130,9 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.activities = Activities(self)
         self.oauth = OAuth(self)
         """Codes, tokens and the client secret (``emu.client_secret``)."""
+        self.rate_limits = RateLimits(self)
+        """The routes Discord's rate limits are played on (``emu.rate_limits.token``: the
+        token route's calls, 429s and calls made during a Retry-After)."""
         self._deadline_handles: list[asyncio.TimerHandle] = []
         self.gateway = Gateway(self)
         self.rest = RestApi(self)
