@@ -62,11 +62,17 @@ def instance_reads(emu: DiscordEmulator) -> int:
 
 
 async def closed_with(ws: aiohttp.ClientWebSocketResponse) -> tuple[list[Any], int | None]:
-    """The messages a socket gets until it is closed, and the close code."""
+    """The messages a socket gets until it is closed, and the close code: the one in the
+    server's close frame, which is what a browser's close event reports (RFC 6455
+    7.1.5). Not ``ws.close_code``: a close made while the server's handler is reading
+    ends the connection once the frame is sent (aiohttp's ``close()`` from another
+    task), and the client, whose reply then cannot be written, reports 1006."""
     said = []
     async with asyncio.timeout(10):
         while True:
             message = await ws.receive()
+            if message.type == aiohttp.WSMsgType.CLOSE:
+                return said, message.data
             if message.type != aiohttp.WSMsgType.TEXT:
                 return said, ws.close_code
             said.append(message.json())
