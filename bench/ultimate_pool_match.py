@@ -1,6 +1,6 @@
 """Ultimate tic-tac-toe through the bot's own path: an agent moving by ``BotOpponent``
 over an ``EnginePool`` built as the bot builds it (``bot/app.py``: one worker fewer
-than the CPUs, niced; the think time of ``bot/settings.py``) against the reference
+than the CPUs, niced; the think time of ``bot/settings/``) against the reference
 player, colours alternating, and how often a move's search started from a kept tree.
 
     .venv/bin/python bench/ultimate_pool_match.py --games 100 > log.txt

@@ -2,13 +2,25 @@
 
 from __future__ import annotations
 
+import dataclasses
+import re
 import shlex
 from pathlib import Path
 
 import pytest
 from dotenv import dotenv_values
 
-from bot.settings import Settings, SettingsError
+from bot.core.policy import ServerPolicy
+from bot.settings import (
+    WEB_LIMITS,
+    WEB_SECONDS,
+    Settings,
+    SettingsError,
+    WebLimits,
+    default_of,
+)
+from bot.settings.doc import END, PAGE, shown_default, with_table
+from bot.settings.table import SETTINGS
 
 from bot_harness import TOKEN, running_bot, settings_for
 from discord_emulator import DiscordEmulator, buttons, find_button
@@ -284,3 +296,130 @@ def test_an_empty_value_means_the_default() -> None:
     assert Settings.from_env(empty | {"DISCORD_TOKEN": TOKEN}) == Settings.from_env(
         {"DISCORD_TOKEN": TOKEN}
     )
+
+
+# --- the table ------------------------------------------------------------------------
+
+EXAMPLE_LINE = re.compile(r"^(?:# ?)?([A-Z][A-Z0-9_]*)=(.*)$", re.MULTILINE)
+COMPOSES = {"POSTGRES_PASSWORD"}
+"""In .env.example for compose.yaml's PostgreSQL, not read by the bot."""
+NOT_SETTINGS = {"defer_after", "policy", "web_limits"}
+"""Settings fields no environment variable fills (the tests set defer_after)."""
+
+
+def test_every_field_is_filled_by_one_setting() -> None:
+    """A field added to Settings, ServerPolicy or WebLimits without a row in the table
+    (or a row naming no field) fails here, before it is missing from the docs."""
+    paths = [path for setting in SETTINGS.values() for path in setting.paths]
+    fields = [f.name for f in dataclasses.fields(Settings) if f.name not in NOT_SETTINGS]
+    fields += [f"policy.{f.name}" for f in dataclasses.fields(ServerPolicy)]
+    fields += [f"web_limits.{f.name}" for f in dataclasses.fields(WebLimits)]
+    assert sorted(paths) == sorted(fields)
+    assert [s for s in SETTINGS.values() if not s.paths] == [SETTINGS["TTT_GATEWAY"]]
+
+
+def test_each_setting_reaches_its_field() -> None:
+    """A value set for each setting in turn lands in its field and nowhere else."""
+    values = {"TTT_CHALLENGE_TIMEOUT": "61", "TTT_TURN_TIMEOUT": "301",
+              "TTT_DEFAULT_DIFFICULTY": "hard", "TTT_DEFAULT_SIZE": "4",
+              "TTT_ALLOWED_CHANNELS": "5,6", "TTT_GAMES_PER_CHANNEL": "2",
+              "TTT_ONE_GAME_PER_MEMBER": "true", "TTT_START_COOLDOWN": "3", "TTT_START_ROLE": "7",
+              "TTT_EMBED_COLOUR": "#000001", "TTT_EMOJI_SET": "fruit", "TTT_MARKS": "🐱 🐶 ⬛",
+              "TTT_LANGUAGE": "de", "TTT_HINTS": "false", "TTT_TURN_PING": "true",
+              "TTT_DATABASE": "x.sqlite3", "TTT_THINK_TIME": "3", "TTT_ENGINE_WORKERS": "2",
+              "TTT_WARM_WORKERS": "false", "TTT_LOG_LEVEL": "debug", "TTT_LOG_FORMAT": "json",
+              "TTT_DEV_GUILD_ID": "8", "TTT_DB_POOL_SIZE": "11", "TTT_HEALTH_PORT": "9",
+              "TTT_HEALTH_HOST": "0.0.0.0", "TTT_WEB_HOST": "0.0.0.0",
+              "DISCORD_API_BASE": "http://x/api/", "DISCORD_GATEWAY_URL": "ws://x/"}  # fmt: skip
+    values |= {name: "99" for name in (*WEB_LIMITS.values(), *WEB_SECONDS.values())}
+    values |= {"TTT_REVIEW_QUEUE": "98", "TTT_HINT_QUEUE": "97", "TTT_SIGN_INS_OVERALL": "96",
+               "TTT_SIGN_INS_PER_MEMBER": "95"}  # fmt: skip
+    base = Settings.from_env({"DISCORD_TOKEN": TOKEN})
+    for name, raw in values.items():
+        setting = SETTINGS[name]
+        read = Settings.from_env({"DISCORD_TOKEN": TOKEN, name: raw})
+        changed = {path for path in all_paths() if value_at(read, path) != value_at(base, path)}
+        assert changed == set(setting.paths), name
+    together = Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_DATABASE_URL": "postgres://d",
+                                  "TTT_SHARD_COUNT": "4", "TTT_SHARD_IDS": "1-2",
+                                  "TTT_WEB_PORT": "8081", "DISCORD_PUBLIC_KEY": "ab" * 32,
+                                  "DISCORD_CLIENT_SECRET": "s", "TTT_GATEWAY": "off"})  # fmt: skip
+    assert (together.database_url, together.shard_count, together.shard_ids) == (
+        "postgres://d", 4, (1, 2))  # fmt: skip
+    assert (together.web_port, together.public_key, together.client_secret) == (
+        8081, "ab" * 32, "s")  # fmt: skip
+    assert together.web_only  # TTT_GATEWAY=off is a web-only process
+
+
+def all_paths() -> list[str]:
+    return [path for setting in SETTINGS.values() for path in setting.paths]
+
+
+def value_at(settings: Settings, path: str) -> object:
+    value: object = settings
+    for part in path.split("."):
+        value = getattr(value, part)
+    return value
+
+
+def test_a_default_shown_as_a_value_reads_back_as_the_default() -> None:
+    """What --help and the docs show as a default (``300``, ``#5865F2``, ``true``) is
+    what the bot uses when the setting is unset."""
+    shown = {name: shown_default(s) for name, s in SETTINGS.items() if not isinstance(s.shown, str)}
+    assert shown["TTT_EMBED_COLOUR"] == "#5865F2" and shown["TTT_TURN_TIMEOUT"] == "300"
+    for name, text in shown.items():
+        setting = SETTINGS[name]
+        if text:
+            assert setting.read(text, name) == default_of(setting), name
+        else:
+            assert default_of(setting) in (None, "", ()), name
+
+
+def test_the_settings_page_is_written_from_the_table() -> None:
+    """docs/run/settings.md holds the table as ``python -m bot.settings.doc`` writes it:
+    a setting added, or a meaning or default changed, without writing the page fails."""
+    page = PAGE.read_text(encoding="utf-8")
+    assert with_table(page) == page, "run: python -m bot.settings.doc"
+    for name, setting in SETTINGS.items():
+        assert f"| `{name}`" in page and setting.meaning in page, name
+    stale = page.replace("| `TTT_TURN_TIMEOUT` | `300` |", "| `TTT_TURN_TIMEOUT` | `120` |")
+    assert stale != page and with_table(stale) == page
+    with pytest.raises(ValueError, match="markers"):
+        with_table(page.replace(END, ""))
+
+
+def example_settings() -> dict[str, str]:
+    """Every ``NAME=value`` line of .env.example, commented out or not."""
+    return dict(EXAMPLE_LINE.findall((ROOT / ".env.example").read_text(encoding="utf-8")))
+
+
+def test_the_example_names_every_setting_and_nothing_else() -> None:
+    example = example_settings()
+    assert set(example) - COMPOSES == set(SETTINGS), (
+        f"missing from .env.example: {sorted(set(SETTINGS) - set(example))}; "
+        f"unknown to the table: {sorted(set(example) - COMPOSES - set(SETTINGS))}"
+    )
+    assert EXAMPLE_LINE.findall("# TTT_X=1\nTTT_Y=\n#TTT_Z=a b\n# Say TTT_W=2.\n") == [
+        ("TTT_X", "1"), ("TTT_Y", ""), ("TTT_Z", "a b"),
+    ]  # fmt: skip
+
+
+def test_the_examples_values_are_the_defaults() -> None:
+    """A value written in .env.example is the default, or, for a setting off by default
+    (a port), an example of a valid one."""
+    for name, raw in example_settings().items():
+        if name in COMPOSES or not raw.strip():
+            continue
+        setting = SETTINGS[name]
+        value = setting.read(raw.strip(), name)
+        assert value == default_of(setting) or default_of(setting) is None, (name, raw)
+
+
+def test_a_secrets_value_is_in_no_repr() -> None:
+    secrets = {"DISCORD_TOKEN": TOKEN, "DISCORD_CLIENT_SECRET": "client-secret-value",
+               "TTT_DATABASE_URL": "postgresql://ttt:pass-word-42@db:5432/ttt"}  # fmt: skip
+    assert {n for n, s in SETTINGS.items() if s.secret} == set(secrets)
+    settings = Settings.from_env(secrets | {"TTT_WEB_PORT": "8081"})
+    assert settings.client_secret == "client-secret-value"
+    assert not [value for value in secrets.values() if value in repr(settings)]
+    assert "pass-word-42" not in repr(settings)

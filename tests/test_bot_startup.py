@@ -9,10 +9,14 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from bot.settings.doc import shown_default
+from bot.settings.table import SETTINGS
 from bot.storage import MIGRATIONS, SqliteRepository
 
 from bot_harness import (
@@ -124,6 +128,98 @@ def test_the_dotenv_in_the_working_directory_is_read(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text("".join(f"{k}={v}\n" for k, v in dotenv.items()))
     code, lines = run_bot(env, tmp_path)
     assert_one_line(code, lines, "TTT_TURN_TIMEOUT", "'abc'")
+
+
+# --- --help and arguments -------------------------------------------------------------
+
+HELP_TIMEOUT = 30.0
+SECRETS = {
+    "DISCORD_TOKEN": WELL_FORMED_TOKEN,
+    "DISCORD_CLIENT_SECRET": "client-secret-not-for-eyes",
+    "TTT_DATABASE_URL": "postgresql://ttt:hunter2-password@db:5432/ttt",
+}
+
+
+def run_cli(env: dict[str, str], cwd: Path, *args: str, python: tuple[str, ...] = ()
+            ) -> subprocess.CompletedProcess[str]:  # fmt: skip
+    """``python -m bot ARGS`` to its end (``python`` adds interpreter options)."""
+    return subprocess.run([sys.executable, *python, "-m", "bot", *args], env=env, cwd=cwd,
+                          capture_output=True, text=True, timeout=HELP_TIMEOUT)  # fmt: skip
+
+
+def imported(importtime: str) -> set[str]:
+    """The modules ``-X importtime`` says were imported (its stderr)."""
+    return {line.rsplit("|", 1)[1].strip() for line in importtime.splitlines()
+            if line.startswith("import time:") and line.count("|") == 2}  # fmt: skip
+
+
+def test_help_lists_every_setting_needs_no_token_and_imports_no_discord(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
+    done = run_cli(env, tmp_path, "--help", python=("-X", "importtime"))
+    assert done.returncode == 0, done.stderr
+    modules = imported(done.stderr)
+    assert {"bot.settings.table", "bot.settings.doc", "dotenv"} <= modules  # the check sees
+    heavy = ("discord", "aiohttp", "bot.app", "bot.runner", "bot.storage", "bot.web")
+    assert not {m for m in modules if m.startswith(heavy)}
+    lines = done.stdout.splitlines()
+    assert lines[0] == "usage: ttt-bot [--help]" and "DISCORD_TOKEN" in done.stdout
+    for name, setting in SETTINGS.items():
+        [entry] = [i for i, line in enumerate(lines) if line.startswith(f"  {name} (")]
+        default = shown_default(setting)
+        assert setting.required or (f"default {default}" if default else "unset") in lines[entry]
+        assert setting.meaning.replace("`", "").split()[:4] == lines[entry + 1].split()[:4]
+    assert "Here the settings would come from the environment (no .env file)." in done.stdout
+    assert list(tmp_path.iterdir()) == []  # no database
+
+
+@pytest.mark.parametrize("where", ["environment", ".env"])
+def test_help_prints_no_secret_and_starts_nothing(tmp_path: Path, where: str) -> None:
+    """With every secret set (and a .env that would start the bot), --help prints the
+    help only: no secret's value, no connection, no database."""
+    env = offline_env(tmp_path)
+    if where == ".env":
+        for name in SECRETS:
+            env.pop(name, None)
+        (tmp_path / ".env").write_text("".join(f"{k}={v}\n" for k, v in SECRETS.items()))
+    else:
+        env |= SECRETS
+    for flag in ("--help", "-h"):
+        done = run_cli(env, tmp_path, flag)
+        assert done.returncode == 0 and done.stderr == "", done.stderr
+        for value in [*SECRETS.values(), "hunter2-password", WELL_FORMED_TOKEN.split(".")[2]]:
+            assert value not in done.stdout, value
+        assert "DISCORD_CLIENT_SECRET (unset by default; secret)" in done.stdout
+    if where == ".env":
+        assert f"come from the environment and {tmp_path / '.env'}." in done.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ([".env"] if where == ".env" else [])
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (("--foo",), "ttt-bot: unknown option --foo (try --help)"),
+        (("--help", "--verbose"), "ttt-bot: unknown option --verbose (try --help)"),
+        (("run",), "ttt-bot: unknown argument run (try --help)"),
+    ],
+)
+def test_an_unknown_argument_is_one_line_and_status_2(
+    tmp_path: Path, args: tuple[str, ...], line: str
+) -> None:
+    env = offline_env(tmp_path)  # a token: a bot that ignored the arguments would start
+    done = run_cli(env, tmp_path, *args)
+    assert (done.returncode, done.stderr, done.stdout) == (2, line + "\n", "")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_installed_command_answers_help(tmp_path: Path) -> None:
+    """``ttt-bot``, the console script pip installs, is the same main."""
+    script = Path(sys.executable).with_name("ttt-bot")
+    if not script.exists():
+        pytest.skip(f"no {script}: the package is not installed in this interpreter's venv")
+    done = subprocess.run([script, "--help"], env=offline_env(tmp_path), cwd=tmp_path,
+                          capture_output=True, text=True, timeout=HELP_TIMEOUT)  # fmt: skip
+    assert done.returncode == 0 and done.stdout.startswith("usage: ttt-bot [--help]\n")
+    assert WELL_FORMED_TOKEN not in done.stdout and list(tmp_path.iterdir()) == []
 
 
 # --- the database --------------------------------------------------------------------
