@@ -65,8 +65,7 @@ async def test_a_flood_of_junk_sign_ins_stays_within_discords_limits_and_queues_
         bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (_, base, _),
         aiohttp.ClientSession(connector=unlimited) as http,
     ):  # fmt: skip
-        release = asyncio.Event()
-        emulator.faults.hold("POST", "/oauth2/token", until=release)  # the first call waits
+        first = emulator.faults.hold_until_released("POST", "/oauth2/token")  # it waits
         calls = [asyncio.create_task(post_session(http, base, f"junk{n:026d}", instance))
                  for n in range(JUNK)]  # fmt: skip
         answered = 0
@@ -78,11 +77,11 @@ async def test_a_flood_of_junk_sign_ins_stays_within_discords_limits_and_queues_
                     if answered == JUNK - 1:
                         break
         except BaseException:
-            release.set()  # the bot's stop need not wait for it
+            first.release()  # the bot's stop need not wait for it
             raise
         # every other sign-in was answered while the one call that went out is held
         assert token.calls == 1 and sum(not c.done() for c in calls) == 1
-        release.set()
+        first.release()
         (held,) = [c for c in calls if not c.done()]
         status, body = await held
         assert (status, body["error"]) == (400, "bad_code")

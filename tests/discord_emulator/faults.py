@@ -31,18 +31,13 @@ class Fault:
     times: int
     hold: float = 0.0
     """Seconds the request waits before it is handled as usual (a hold, not an error)."""
-    until: asyncio.Event | None = None
-    """Or: the request waits until this is set (the test releases it)."""
 
     @property
     def held(self) -> bool:
-        return self.hold > 0 or self.until is not None
+        return self.hold > 0
 
     async def wait(self) -> None:
-        if self.until is not None:
-            await self.until.wait()
-        else:
-            await asyncio.sleep(self.hold)
+        await asyncio.sleep(self.hold)
 
     def matches(self, method: str, path: str) -> bool:
         return self.times > 0 and method == self.method and bool(self.pattern.search(path))
@@ -121,16 +116,12 @@ class FaultPlan:
         self.faults.append(fault)
         return fault
 
-    def hold(
-        self, method: str, path: str, seconds: float = 0.0, *, times: int = 1,
-        until: asyncio.Event | None = None,
-    ) -> Fault:  # fmt: skip
+    def hold(self, method: str, path: str, seconds: float = 0.0, *, times: int = 1) -> Fault:
         """Answer the next ``times`` requests whose path matches the regex ``path`` only
-        ``seconds`` after they arrived (or once ``until`` is set), as a slow Discord does;
-        they are then handled as usual (an interaction's answer is judged by when it
-        arrived)."""
-        fault = Fault(method.upper(), re.compile(path), 0, None, None, times, hold=seconds,
-                      until=until)  # fmt: skip
+        ``seconds`` after they arrived, as a slow Discord does; they are then handled as
+        usual (an interaction's answer is judged by when it arrived). To hold one until
+        the test says: :meth:`hold_until_released`."""
+        fault = Fault(method.upper(), re.compile(path), 0, None, None, times, hold=seconds)
         self.faults.append(fault)
         return fault
 

@@ -106,8 +106,8 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self.error_responses: list[tuple[str, str, int, dict[str, Any]]] = []
         self.faults = FaultPlan()
         """``emu.faults.add(method, path_regex, status, code=..., times=...)``; a slow
-        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)`` (or
-        ``until=event``); one held until the test says: :meth:`hold`."""
+        answer: ``emu.faults.hold(method, path_regex, seconds, times=...)``; one held
+        until the test says: :meth:`hold`."""
         self.interactions: dict[int, InteractionRecord] = {}
         self.interactions_by_token: dict[str, InteractionRecord] = {}
         self._listeners: list[
