@@ -96,6 +96,7 @@ def extend(lines: list[str], puzzles: Iterable[Puzzle], days: int = DAYS) -> lis
     pools: dict[str, list[str]] = {kind: [] for kind in ROTATION}
     for puzzle in sorted(puzzles, key=lambda p: p.id):
         if puzzle.id not in used and puzzle.kind in pools:
+            used.add(puzzle.id)  # an id given twice is scheduled once
             pools[puzzle.kind].append(puzzle.id)
     for kind, pool in pools.items():
         # Seeded by where the schedule stands, so the same inputs give the same lines.
