@@ -56,6 +56,7 @@ def test_the_shipped_schedule_keeps_its_past() -> None:
     assert tuple(week) == ROTATION
 
 
+@pytest.mark.slow  # starts a Python process
 def test_daily_is_the_same_in_every_process() -> None:
     days = [FIRST_DAY, date(2027, 2, 28), date(2028, 2, 29)]
     here = [daily(day).id for day in days]

@@ -47,7 +47,7 @@ from engine.board import Board
 from engine.census import reachable_positions
 from engine.puzzles import schedule
 from engine.puzzles.play import solves
-from engine.puzzles.proof import Prover, prover_for
+from engine.puzzles.proof import Prover, main_line, prover_for
 from engine.puzzles.records import (
     FILTERED,
     MAX_N,
@@ -73,7 +73,8 @@ CAPS = {"3x3": 1000, "4x4": 2000, "5x5": 2000, "ultimate": 1500}
 SHARES = {"3x3": 0.0, "ultimate": 0.05, "4x4": 0.2, "5x5": 0.75}
 """Each board's part of the budget, in the order boards are generated."""
 MIN_MARKS = 4
-"""Positions with fewer marks are not tried (no forced win is that early)."""
+"""Positions of the games with fewer marks are not tried: a forced win that early is
+rare, and their searches cost the most."""
 DEFAULT_BUDGET = 1200.0
 
 
@@ -107,12 +108,20 @@ def unique_winner(prover: Prover[object], board: PuzzleBoard, n: int) -> int | N
     return found
 
 
+def no_win_at_all(board: PuzzleBoard) -> bool:
+    """True when the exact sign search (:mod:`engine.exact`) shows that the side to move
+    cannot win: on the k-in-a-row boards, past their sparse openings (always on 4×4),
+    that is cheaper than the bounded search to say "no puzzle here"."""
+    if not isinstance(board, Board) or (board.size > 4 and board.move_count < 8):
+        return False
+    return exact.board_value(board) != 1
+
+
 def examine(board: PuzzleBoard, kind: str) -> Puzzle | None:
     """The puzzle a position makes (in its canonical orientation), or None."""
     prover = prover_for(board)
-    dense = isinstance(board, Board) and (board.size <= 4 or board.move_count >= 8)
-    if dense and isinstance(board, Board) and exact.board_value(board) != 1:
-        return None  # cheaper than the bounded search to say "no win at all"
+    if no_win_at_all(board):
+        return None
     n = prover.distance(prover.game.state(board), MAX_N[kind])
     if n is None or n < MIN_N[kind] or unique_winner(prover, board, n) is None:
         return None
@@ -122,8 +131,6 @@ def examine(board: PuzzleBoard, kind: str) -> Puzzle | None:
     solved_by = tuple(name for name in ("easy", "medium") if solves(agent(name, image), image, n))
     if kind in FILTERED and "medium" in solved_by:
         return None
-    from engine.puzzles.proof import main_line
-
     line = tuple(main_line(image, n))
     assert line[0] == first
     choices = len(image.legal_moves())
