@@ -18,8 +18,11 @@ WORKDIR /src
 COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY bot ./bot
+# The wheel must hold the compiled search and the puzzle set with its daily schedule.
 RUN pip wheel --no-deps --wheel-dir /wheels . \
-    && python -m zipfile -l /wheels/ttt-*.whl | grep -Eq "engine/ultimate/_csearch\.[^ ]*\.so"
+    && python -m zipfile -l /wheels/ttt-*.whl | grep -Eq "engine/ultimate/_csearch\.[^ ]*\.so" \
+    && python -m zipfile -l /wheels/ttt-*.whl | grep -q "engine/data/puzzles\.jsonl" \
+    && python -m zipfile -l /wheels/ttt-*.whl | grep -q "engine/data/puzzle_schedule\.txt"
 
 # Run: the slim image, the wheel installed with its dependencies, no compiler.
 FROM python:3.11-slim

@@ -1,4 +1,4 @@
-"""Command line: ``python -m engine arena|ladder|bench|book|sparse``."""
+"""Command line: ``python -m engine arena|ladder|bench|book|sparse|puzzles``."""
 
 from __future__ import annotations
 
@@ -63,6 +63,9 @@ def main(argv: list[str] | None = None) -> int:
     sub.choices["sparse"].add_argument(
         "--progress", default=None, help="append searched positions here; take them up again"
     )
+    puzzles = sub.add_parser("puzzles", help="the puzzle set (engine/data): generate it")
+    puzzles.add_argument("action", choices=["generate"])
+    puzzles.add_argument("rest", nargs=argparse.REMAINDER, help="see: puzzles generate -h")
     args = parser.parse_args(argv)
 
     try:
@@ -82,6 +85,10 @@ def main(argv: list[str] | None = None) -> int:
             if args.command == "sparse" and args.progress is not None:
                 forwarded += ["--progress", args.progress]
             return (book.main if args.command == "book" else sparse.main)(forwarded)
+        elif args.command == "puzzles":
+            from engine.puzzles import generate
+
+            return generate.main(args.rest)
         elif args.command == "ladder":
             print(_ladder(args.games, args.seed, args.size, args.think))
         else:
