@@ -28,7 +28,6 @@ from functools import cache
 from engine.board import Board
 from engine.exact import CANONICAL_MARKS, ExactTables, canonical_key, exact_tables, images
 from engine.geometry import Geometry, iter_cells
-from engine.puzzles.proof import register
 
 State = tuple[int, int]
 
@@ -189,9 +188,6 @@ def classic_game(size: int, k: int) -> ClassicGame:
     return ClassicGame(Board.new(size, k).geometry)
 
 
-def _make(board: object) -> tuple[Hashable, ClassicGame]:
+def make(board: object) -> tuple[Hashable, ClassicGame]:
     assert isinstance(board, Board)
     return ("classic", board.size, board.k), classic_game(board.size, board.k)
-
-
-register("classic", _make)  # type: ignore[arg-type]

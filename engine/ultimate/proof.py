@@ -15,7 +15,6 @@ from collections.abc import Hashable
 from functools import cache
 
 from engine.geometry import geometry
-from engine.puzzles.proof import register
 from engine.ultimate.board import UltimateBoard
 from engine.ultimate.fast import Position
 from engine.ultimate.tables import COMPLETING, FULL9, LINES, SQUARES, WINS
@@ -144,8 +143,5 @@ SYMMETRIES = geometry(3, 3).symmetries
 GAME = UltimateGame()
 
 
-def _make(board: object) -> tuple[Hashable, UltimateGame]:
+def make(board: object) -> tuple[Hashable, UltimateGame]:
     return "ultimate", GAME
-
-
-register("ultimate", _make)  # type: ignore[arg-type]
