@@ -21,11 +21,12 @@ import discord
 import yarl
 
 from bot import logs
-from bot.app import TTTBot, make_bot
+from bot.app import TTTBot
 from bot.core.repository import DatabaseError, Repository
 from bot.discord_ui import http_answers
 from bot.health import HealthError
 from bot.settings import Settings
+from bot.sharded import make_bot
 from bot.storage import SqliteRepository
 from bot.web.service import WebServiceError
 

@@ -21,11 +21,12 @@ import discord
 import yarl
 from discord.http import Route
 
-from bot.app import TTTBot, make_bot
+from bot.app import TTTBot
 from bot.core.models import Game
 from bot.core.policy import SERVER_SETTINGS
 from bot.discord_ui import custom_ids
 from bot.settings import Settings
+from bot.sharded import make_bot
 from bot.storage import PostgresRepository, SqliteRepository
 from engine import Board
 
