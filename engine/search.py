@@ -42,6 +42,8 @@ class SearchTables:
 
 
 _TABLES: dict[tuple[int, int], SearchTables] = {}
+MAX_COMPLETIONS = 1_000_000
+"""Marks whose completions a geometry's tables keep; past it they are worked out anew."""
 
 
 def tables_for(geo: Geometry) -> SearchTables:
@@ -70,6 +72,8 @@ def winning_cells(tables: SearchTables, marks: int, empty: int) -> int:
             missing = window & ~marks
             if missing & (missing - 1) == 0:
                 found |= missing
+        if len(tables.completions) >= MAX_COMPLETIONS:  # a long puzzle generation, say
+            tables.completions.clear()
         tables.completions[marks] = found
     return found & empty
 

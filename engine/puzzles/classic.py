@@ -28,6 +28,7 @@ from functools import cache
 from engine.board import Board
 from engine.exact import CANONICAL_MARKS, ExactTables, canonical_key, exact_tables, images
 from engine.geometry import Geometry, iter_cells
+from engine.search import tables_for, winning_cells
 
 State = tuple[int, int]
 
@@ -38,7 +39,7 @@ class ClassicGame:
     def __init__(self, geo: Geometry) -> None:
         self.geo = geo
         self.tables: ExactTables = exact_tables(geo)
-        self.completions: dict[int, int] = {}
+        self.search = tables_for(geo)  # the exact search's memo of window completions
         middle = (geo.size - 1) / 2
         self.order = sorted(
             range(geo.cells),
@@ -79,18 +80,8 @@ class ClassicGame:
         return me | opp == self.geo.full or self.geo.has_win(opp)
 
     def wins(self, marks: int) -> int:
-        """Cells (taken or not) that would complete a window for ``marks``."""
-        found = self.completions.get(marks)
-        if found is None:
-            found = 0
-            for window in self.geo.windows:
-                missing = window & ~marks
-                if missing & (missing - 1) == 0:
-                    found |= missing
-            if len(self.completions) >= 1_000_000:
-                self.completions.clear()
-            self.completions[marks] = found
-        return found
+        """Cells (empty or not) that would complete a window for ``marks``."""
+        return winning_cells(self.search, marks, self.geo.full)
 
     def wins_now(self, state: State) -> list[int]:
         me, opp = state
