@@ -14,22 +14,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from aiohttp import ClientSession
-from aiohttp.test_utils import TestServer
 from test_core_reviews_kept import FOUR_BY_FOUR, within
-from test_web_ultimate import InServer, Members, Service
+from test_web_ultimate import core_service
 
-from bot.core.records import RecordsService
 from bot.discord_ui import custom_ids
-from bot.settings import WebLimits
-from bot.web.api import ActivityApi
-from bot.web.limits import WebBudgets
-from bot.web.live import LiveHub
-from bot.web.service import make_app
-from bot.web.sessions import Sessions
 
 from bot_harness import running_bot, settings_for
-from core_harness import BOT, CHANNEL, GUILD, FakeClock, open_core, play
+from core_harness import CHANNEL, GUILD, play
 from discord_emulator import DiscordEmulator, buttons
 
 BUSY_MEMBER = {
@@ -112,10 +103,8 @@ async def test_a_click_past_the_engines_limits_is_refused_privately_in_the_membe
 
 @pytest.fixture
 async def page(tmp_path):  # type: ignore[no-untyped-def]
-    """The web service over the core alone (as tests/test_web_ultimate.py), its reviews
+    """The web service over the core alone (tests/test_web_ultimate.py's), its reviews
     worked out by a runner the test holds."""
-    core = await open_core(tmp_path / "ttt.sqlite3", FakeClock())
-    sessions = Sessions("secret")
     release, started = asyncio.Event(), asyncio.Event()
     calls: list[str] = []
 
@@ -125,31 +114,11 @@ async def page(tmp_path):  # type: ignore[no-untyped-def]
         await release.wait()
         return work(*args)
 
-    async def show(item: object) -> bool:
-        return True
-
-    api: ActivityApi
-
-    async def render(update: Any, session: Any) -> dict[str, Any]:
-        return await api.render(update, session)
-
-    async def games_for(session: Any) -> list[dict[str, Any]]:
-        return await api.games_for(session)
-
-    records = RecordsService(core.repo, BOT, run)
-    members = Members()
-    api = ActivityApi(games=core.games, lobby=core.lobby, records=records, auth=members,  # type: ignore[arg-type]
-                      sessions=sessions, show=show, hub=LiveHub(core.games.current, render,
-                      games_for, instance=members.instance), places=InServer(),  # type: ignore[arg-type]
-                      budgets=WebBudgets.of(WebLimits()))  # fmt: skip
-    server = TestServer(make_app(api, core.repo.doubts))
-    await server.start_server()
-    async with ClientSession() as http:
-        service = Service(core, str(server.make_url("")).rstrip("/"), http, sessions)
-        yield service, started, release, calls
-    release.set()
-    await server.close()
-    await core.repo.close()
+    try:
+        async with core_service(tmp_path, run) as service:
+            yield service, started, release, calls
+    finally:
+        release.set()
 
 
 async def test_the_pages_review_is_refused_with_429_while_the_members_own_is_worked_out(

@@ -10,6 +10,7 @@ a recorder: what a page sends goes through the same services as a chat click."""
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ from bot.core.engine_advice import REVIEW_TOP, engine_review
 from bot.core.models import Challenge, GameUpdate
 from bot.core.records import RecordsService, Review
 from bot.core.rules import illegal_move
+from bot.core.variants import Runner
 from bot.i18n import text
 from bot.settings import WebLimits
 from bot.web.api import ActivityApi
@@ -93,8 +95,10 @@ class Service:
                                {"ply": game.ply, "cell": cell})  # fmt: skip
 
 
-@pytest.fixture
-async def service(tmp_path: Path) -> AsyncIterator[Service]:
+@contextlib.asynccontextmanager
+async def core_service(tmp_path: Path, run: Runner) -> AsyncIterator[Service]:
+    """The web service over the core alone, on a test server, its reviews worked out by
+    ``run`` (tests/test_bot_engine_busy.py holds it)."""
     core = await open_core(tmp_path / "ttt.sqlite3", FakeClock())
     sessions = Sessions("secret")
     shown: list[GameUpdate | Challenge] = []
@@ -111,12 +115,6 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
     async def games_for(session: Session) -> list[dict[str, Any]]:
         return await api.games_for(session)
 
-    async def run(work: Callable[..., Any], *args: Any) -> Any:
-        """The reviews' runner, with a repeatable playout count instead of the clock."""
-        if work is engine_review:
-            return engine_review(*args, iterations=JUDGE_PLAYOUTS)
-        return work(*args)
-
     records = RecordsService(core.repo, BOT, run)
     members = Members()
     api = ActivityApi(games=core.games, lobby=core.lobby, records=records,
@@ -126,10 +124,24 @@ async def service(tmp_path: Path) -> AsyncIterator[Service]:
                       places=InServer(), budgets=WebBudgets.of(WebLimits()))  # type: ignore[arg-type]  # fmt: skip
     server = TestServer(make_app(api, core.repo.doubts))
     await server.start_server()
-    async with aiohttp.ClientSession() as http:
-        yield Service(core, str(server.make_url("")).rstrip("/"), http, sessions, shown)
-    await server.close()
-    await core.repo.close()
+    try:
+        async with aiohttp.ClientSession() as http:
+            yield Service(core, str(server.make_url("")).rstrip("/"), http, sessions, shown)
+    finally:
+        await server.close()
+        await core.repo.close()
+
+
+@pytest.fixture
+async def service(tmp_path: Path) -> AsyncIterator[Service]:
+    async def run(work: Callable[..., Any], *args: Any) -> Any:
+        """The reviews' runner, with a repeatable playout count instead of the clock."""
+        if work is engine_review:
+            return engine_review(*args, iterations=JUDGE_PLAYOUTS)
+        return work(*args)
+
+    async with core_service(tmp_path, run) as service:
+        yield service
 
 
 async def member_game(service: Service) -> str:
