@@ -57,6 +57,16 @@ async def until(condition, seconds: float = 10.0) -> None:  # type: ignore[no-un
         await asyncio.sleep(0.01)
 
 
+async def web_serving(http: aiohttp.ClientSession, base: str) -> None:
+    """Until the bot's web service answers (it starts with the bot, a moment after)."""
+    for _ in range(200):
+        try:
+            async with http.get(base + "/api/config"):
+                return
+        except aiohttp.ClientError:
+            await asyncio.sleep(0.05)
+
+
 async def member_game(emu: DiscordEmulator, n: int) -> tuple[object, object, dict]:
     """Two members and their game in a channel of its own (X moves first)."""
     x, o = emu.create_user(f"x{n}"), emu.create_user(f"o{n}")
@@ -155,12 +165,7 @@ async def bench(games: int, moves: int, validate: bool) -> list[str]:
             raise SystemExit(proc.communicate(timeout=10)[1].decode()[-3000:]) from None
         # one connection a page socket, and more for the moves: no pool limit
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-            for _ in range(200):
-                try:
-                    async with http.get(base + "/api/config"):
-                        break
-                except aiohttp.ClientError:
-                    await asyncio.sleep(0.05)
+            await web_serving(http, base)
             boards = [await member_game(emu, n) for n in range(games)]
             before_pages = rss_kb(proc.pid)[0]
             first_board: list[float] = []

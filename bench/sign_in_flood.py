@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT)]
 
 import aiohttp  # noqa: E402
+from activity_latency import web_serving  # noqa: E402
 
 from bot_harness import bot_process_env, free_port  # noqa: E402
 from discord_emulator import DiscordEmulator  # noqa: E402
@@ -101,12 +102,7 @@ async def bench(junk: int, limit: int, window: float, pause: float) -> list[str]
     try:
         await emu.wait_until_ready(timeout=30)
         async with aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0)) as http:
-            for _ in range(200):
-                try:
-                    async with http.get(base + "/api/config"):
-                        break
-                except aiohttp.ClientError:
-                    await asyncio.sleep(0.05)
+            await web_serving(http, base)
             alice, bob = emu.create_user("alice"), emu.create_user("bob")
             instance = emu.launch_activity(alice)
             emu.launch_activity(bob)
