@@ -6,25 +6,13 @@ move should do is asked of the engine here, independently of the service."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
 
 from bot.core.policy import ServerPolicy
 from bot.core.puzzles.models import EXPIRY
-from engine.puzzles import FIRST_DAY, daily, reply
+from engine.puzzles import reply
 
-from core_harness import GUILD, Core, FakeClock, refusal_key
-
-ALICE, BOB = 101, 102
-
-
-def day_clock(number: int, hour: int = 12) -> FakeClock:
-    """A clock at ``hour`` UTC on daily #``number``'s day."""
-    day = FIRST_DAY + timedelta(days=number - 1)
-    return FakeClock(datetime(day.year, day.month, day.day, hour, tzinfo=UTC).timestamp())
-
-
-def puzzle_of(number: int):  # type: ignore[no-untyped-def]
-    return daily(FIRST_DAY + timedelta(days=number - 1))
+from core_harness import GUILD, Core, refusal_key
+from puzzle_harness import ALICE, BOB, day_clock, puzzle_of
 
 
 async def test_a_daily_solved_along_its_line_moves_the_rating_once(make_core) -> None:  # type: ignore[no-untyped-def]
