@@ -104,8 +104,12 @@ GameSpec = tuple[int, int, int, tuple[int, ...], str]
 def find_own(games: Sequence[GameSpec], skip: frozenset[str], seconds: float) -> OwnPuzzle | None:
     """The first position, newest game first, where the member (to move) had a forced win
     of at least two of their moves and played a move that did not keep a win within
-    that many, whose id (``own-<game>-<ply>``) is not in ``skip``; None when none is
-    found within ``seconds``."""
+    that many, whose id (``own-<game>-<ply>``) is not in ``skip``; None when there is
+    none.
+
+    Raises:
+        TimeoutError: the scan took longer than ``seconds`` (a cold 5×5 table, say).
+    """
     until = time.monotonic() + seconds
     for game_id, size, k, moves, mark in games:
         kind = CLASSIC_KINDS.get((size, k))
@@ -114,7 +118,7 @@ def find_own(games: Sequence[GameSpec], skip: frozenset[str], seconds: float) ->
         board = Board.new(size, k)
         for ply, played in enumerate(moves):
             if time.monotonic() > until:
-                return None
+                raise TimeoutError(f"no missed win found within {seconds} s")
             here, board = board, board.play(played)
             if here.to_move != mark or f"own-{game_id}-{ply}" in skip:
                 continue
@@ -142,10 +146,10 @@ class PuzzleEngine:
     async def _run(self, inline: bool, fn: Callable[..., T], *args: Any) -> T:
         """Raises: Refusal: ``puzzle.busy`` (the pool did not answer in time, or broke)."""
         self.searches += 1
-        if inline or self.pool is None:
-            return fn(*args)
-        self.pooled += 1
         try:
+            if inline or self.pool is None:
+                return fn(*args)
+            self.pooled += 1
             return await self.pool.run(fn, *args, deadline=time.time() + self.seconds)
         except (TimeoutError, PoolClosed, BrokenProcessPool):
             raise Refusal("puzzle.busy") from None
