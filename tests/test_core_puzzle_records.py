@@ -125,3 +125,21 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
     assert again.rated and again.id != carol.id  # a first attempt again, as a new member
+
+
+async def test_retry_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    done = (await core.puzzles.open(ALICE, GUILD)).attempt
+    await core.puzzles.move(ALICE, done.id, 0, 27)  # wrong: over
+    training = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
+    assert training.rated and not training.over
+    before = await core.puzzles.player(ALICE)
+    retry = (await core.puzzles.retry(ALICE, done.id)).attempt
+    left = (await core.puzzles.show(ALICE, training.id)).attempt
+    assert (left.status, left.outcome) == ("failed", "abandoned")
+    after = await core.puzzles.player(ALICE)
+    assert before is not None and after is not None and after.tried == before.tried + 1
+    assert left.rating_after == after.rating.rating < before.rating.rating
+    beginner = (await core.puzzles.retry(ALICE, left.id)).attempt  # drops the open retry
+    assert await core.repo.get_puzzle_attempt(retry.id) is None and not beginner.rated
+    assert (await core.puzzles.current(ALICE)).attempt.id == beginner.id  # type: ignore[union-attr]
