@@ -143,11 +143,12 @@ class GameController:
             more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
-            # a second message (one holds 2,000 characters): ultimate, and tournaments
-            second = ["help.ultimate"] if dm or guest else ["help.ultimate", "help.tournament"]
-            await interaction.followup.send(
-                "\n\n".join(text(key, locale) for key in second), ephemeral=True
-            )
+            # more messages (one holds 2,000 characters): puzzles and ultimate, tournaments
+            second = ["help.puzzle", "help.ultimate"] if rules.puzzles else ["help.ultimate"]
+            for keys in [second] if dm or guest else [second, ["help.tournament"]]:
+                await interaction.followup.send(
+                    "\n\n".join(text(key, locale) for key in keys), ephemeral=True
+                )
 
     # --- buttons ------------------------------------------------------------------------
 

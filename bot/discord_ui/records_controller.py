@@ -13,8 +13,9 @@ import discord
 
 from bot.core.models import Variant
 from bot.core.policies import PolicyBook
+from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
-from bot.discord_ui import custom_ids, render_records
+from bot.discord_ui import custom_ids, render_puzzle, render_records
 from bot.discord_ui.custom_ids import ForgetClick
 from bot.discord_ui.render_common import Unlistened
 from bot.discord_ui.renderers import renderer_of
@@ -23,10 +24,15 @@ from bot.i18n import text
 
 
 class RecordsController:
-    def __init__(self, records: RecordsService, policies: PolicyBook, responder: Responder) -> None:
+    def __init__(
+        self, records: RecordsService, policies: PolicyBook, responder: Responder,
+        puzzles: PuzzleService | None = None,
+    ) -> None:  # fmt: skip
         self.records = records
         self.policies = policies
         self.responder = responder
+        self.puzzles = puzzles
+        """The puzzle records /ttt stats shows beside the games' (one per member)."""
 
     async def _colour(self, interaction: discord.Interaction) -> int:
         return (await self.policies.policy(settings_guild(interaction))).embed_colour
@@ -45,6 +51,10 @@ class RecordsController:
             embed = render_records.stats_embed(
                 user.mention, stats, interaction.locale, await self._colour(interaction)
             )
+            puzzles = None if self.puzzles is None else await self.puzzles.player(user.id)
+            if puzzles is not None:  # the same on every server, whichever game was asked
+                field, value = render_puzzle.player_field(puzzles, interaction.locale)
+                embed.add_field(name=field, value=value, inline=False)
             chart = await asyncio.to_thread(
                 render_records.rating_chart, user.display_name, stats, interaction.locale
             )

@@ -25,12 +25,18 @@ from bot.discord_ui.custom_ids import (
     JoinClick,
     LeaveClick,
     LiveClick,
+    PuzzleBoardClick,
+    PuzzleCellClick,
+    PuzzleClick,
     ReadyClick,
     RematchClick,
     ResignClick,
+    RetryClick,
     ReviewClick,
+    ShareClick,
 )
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import Responder
 from bot.discord_ui.tournament_controller import TournamentController
@@ -40,8 +46,10 @@ class ComponentRouter:
     def __init__(
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
+        puzzles: PuzzleController,
     ) -> None:  # fmt: skip
         self.games = games
+        self.puzzles = puzzles
         self.choices = choices
         self.records = records
         self.responder = responder
@@ -59,6 +67,13 @@ class ComponentRouter:
             return
         if isinstance(click, BoardClick) and not shown:
             await self.choices.on_unshown_board(interaction, click)  # its own refusal too
+            return
+        if isinstance(click, PuzzleClick) and (shown or _private(interaction)):
+            # The service answers a puzzle's click that has left its private message (a
+            # double click, an old message: shown again) or never was on it (another
+            # member's attempt, a forged cell: refused, privately). A public message never
+            # holds a puzzle's buttons: one forged onto it is refused below.
+            await self._puzzle(interaction, click)
             return
         if click is None or not shown:
             # Not a button of this version (an older message, a forged id), or one that
@@ -93,6 +108,23 @@ class ComponentRouter:
                 await self.games.on_live(interaction)
             case BoardClick():
                 await self.choices.on_board(interaction, click)
+
+    async def _puzzle(self, interaction: discord.Interaction, click: PuzzleClick) -> None:
+        match click:
+            case PuzzleCellClick():
+                await self.puzzles.on_cell(interaction, click)
+            case PuzzleBoardClick():
+                await self.puzzles.on_board(interaction, click)
+            case RetryClick():
+                await self.puzzles.on_retry(interaction, click)
+            case ShareClick():
+                await self.puzzles.on_share(interaction, click)
+
+
+def _private(interaction: discord.Interaction) -> bool:
+    """Whether the clicked message is ephemeral, as every puzzle's message is."""
+    message = interaction.message
+    return message is not None and message.flags.ephemeral
 
 
 def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:
