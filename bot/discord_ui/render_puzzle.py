@@ -43,7 +43,9 @@ from engine import Board, UltimateBoard
 from engine.puzzles import parse_board
 
 Style = discord.ButtonStyle
-FAILED = {"wrong": "puzzle.wrong", "slow": "puzzle.slow", "expired": "puzzle.expired"}
+FAILED = {"wrong": "puzzle.wrong", "slow": "puzzle.slow", "expired": "puzzle.expired",
+          "abandoned": "puzzle.abandoned"}  # fmt: skip
+"""How a failed attempt ended, by its outcome."""
 
 
 def board_label(kind: str, locale: object = None) -> str:
