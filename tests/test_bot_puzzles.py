@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from bot.discord_ui import custom_ids
+from bot.i18n import text as text_of_key
 from engine.puzzles import by_id, daily, judge, main_line, parse_board, reply
 from engine.puzzles.play import Verdict
 
@@ -114,6 +115,11 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
     assert res.content == f"🧩 <@{alice.id}> · ttt puzzle #1 ✅ solved in 4/4 · streak 1"
     assert not any(e in res.content for e in BOARD_EMOJI)
     assert len(emulator.channel_messages(emulator.channel)) == before + 1
+    # a puzzle's button forged onto that public line is refused, and it stays as it is
+    shared = res.message
+    res = await emulator.click(alice, shared, retry["custom_id"], force=True)
+    assert res.ephemeral and res.content == text_of_key("move.stale")
+    assert emulator.message(shared["id"]) == shared
     # Retry: the same message, the puzzle from its start, unrated
     res = await emulator.click(alice, message, retry["custom_id"])
     assert res.type == 7 and res.message["id"] == message["id"]
@@ -125,9 +131,149 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
     assert fields["Puzzles"] == (
         f"rating **{round(player.rating.rating)}** · 1 solved of 1 · daily streak 1 (best 1)"
     )
-    assert rating.endswith(f"→ {round(player.rating.rating)} (+{round(player.rating.rating) - 1500}).")
+    assert rating.endswith(
+        f"→ {round(player.rating.rating)} (+{round(player.rating.rating) - 1500})."
+    )
     res = await emulator.invoke(alice, "ttt leaderboard", {"game": "puzzles"})
     assert not res.ephemeral and res.embeds[0]["title"] == "Leaderboard: puzzles"
-    assert f"1. <@{alice.id}> — **{round(player.rating.rating)}** (1/1 solved)" in (
-        res.embeds[0]["description"]
+    assert (
+        f"1. <@{alice.id}> — **{round(player.rating.rating)}** (1/1 solved)"
+        in (res.embeds[0]["description"])
     )
+
+
+async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
+    emulator: DiscordEmulator, bot
+) -> None:
+    """Daily #7 is a 3×3 win in 2 for ⭕ (unrated): a move that gives the win away is
+    answered by its refutation, and the solution is shown as the review words moves."""
+    bot.puzzles.clock = lambda: day(7)
+    puzzle = by_id("3x3-c420726e00")
+    board = parse_board(puzzle.kind, puzzle.position)
+    wrong = next(c for c in board.legal_moves() if judge(board, c, 2) is Verdict.WRONG)
+    refutation = reply(board.play(wrong), 1)
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    res = await emulator.invoke(alice, "ttt puzzle", channel=emulator.open_dm(alice))
+    assert res.ephemeral
+    message = res.message
+    said = text_of(message).splitlines()
+    assert said == ["🧩 **Puzzle #7** · 3×3 · unrated", *grid(puzzle.position, 3),
+                    "You play ⭕: win in 2."]  # fmt: skip
+    mine = next(c for c, _ in clicks(message)).attempt_id
+    theirs = await emulator.invoke(bob, "ttt puzzle")
+    bobs = next(c for c, _ in clicks(theirs.message)).attempt_id
+    # forged: an attempt that does not exist, bob's, a square that is taken; an id that is
+    # no puzzle's at all: each refused privately, nothing played
+    for forged, answer in [
+        (custom_ids.puzzle_cell(bobs + mine + 7, 0, wrong), "puzzle.unknown"),
+        (custom_ids.puzzle_cell(bobs, 0, wrong), "puzzle.not_yours"),
+        (custom_ids.puzzle_cell(mine, 0, puzzle.position.index("X")), "puzzle.bad_cell"),
+        ("ttt:p:1:2", "move.stale"),
+    ]:
+        res = await emulator.click(alice, message, forged, force=True)
+        assert res.ephemeral and res.content == text_of_key(answer), forged
+    assert emulator.message(message["id"]) == message
+    assert emulator.message(theirs.message["id"]) == theirs.message
+    assert (await bot.puzzles.show(bob.id, bobs)).attempt.moves == ()
+    # the wrong move: the refuting reply and the solution
+    res = await emulator.click(alice, message, squares(message)[wrong]["custom_id"])
+    assert res.type == 7
+    said = text_of(res.message).splitlines()
+    solution = " · ".join(
+        f"{i + 1}. {'⭕❌'[i % 2]} {square(c, 3)}" for i, c in enumerate(main_line(board, 2))
+    )
+    assert said[4:] == [
+        "🚫 **Not this one**: that move gives the win away.",
+        f"❌ answers **{square(refutation, 3)}**.",
+        f"Solution: {solution}",
+        "Columns A–C from the left, rows 1–3 from the top.",
+        "Daily streak: 0 days.",
+    ]
+    assert said[1:4] == grid(board.play(wrong).play(refutation).to_string(), 3)
+    labels = {b.get("label") for c, b in clicks(res.message)}
+    assert {"Retry", "Share"} <= labels
+
+
+async def test_an_ultimate_board_choice_and_a_server_that_keeps_puzzles_out(
+    emulator: DiscordEmulator, bot
+) -> None:
+    """Daily #2 is ultimate, a free move first: the member looks into a board (nothing
+    stored), goes back, plays through it; then the server keeps Share to another channel
+    and turns puzzles off."""
+    bot.puzzles.clock = lambda: day(2)
+    puzzle = by_id("ultimate-f544f418c8")
+    line = puzzle.line
+    admin, alice = emulator.create_user("admin"), emulator.create_user("alice")
+    admin.permissions = MANAGE_GUILD
+    res = await emulator.invoke(alice, "ttt puzzle")
+    message = res.message
+    assert text_of(message).splitlines()[-1] == "You play ❌: win in 3."
+    assert not squares(message) and len(boards(message)) == 9
+    res = await emulator.click(alice, message, boards(message)[line[0] // 9]["custom_id"])
+    assert res.type == 7 and sorted(squares(res.message)) == list(range(36, 45))
+    assert not boards(res.message)
+    stored = await bot.puzzles.show(alice.id, of_attempt(message))
+    back = of_kind(res.message, custom_ids.PuzzleBoardClick)
+    res = await emulator.click(alice, res.message, back["custom_id"])
+    assert res.type == 7 and len(boards(res.message)) == 9 and not squares(res.message)
+    assert await bot.puzzles.show(alice.id, of_attempt(message)) == stored
+    for step, cell in enumerate(line[::2]):
+        res = await play(emulator, alice, message, cell)
+        assert res.type == 7
+        if step < 2:
+            assert f"win in {2 - step}." in text_of(res.message).splitlines()[-1]
+    assert "✅ **Solved**: ❌ wins in 3/3." in text_of(res.message).splitlines()
+    share = of_kind(res.message, custom_ids.ShareClick)["custom_id"]
+    # Share where the server plays in another channel only: refused privately
+    games = emulator.create_channel(emulator.guild.id, "games")
+    await emulator.invoke(admin, "ttt config", {"allow_channel": games})
+    before = emulator.channel_messages(emulator.channel)
+    res = await emulator.click(alice, res.message, share)
+    assert (
+        res.ephemeral
+        and res.content == f"Puzzle results are shared in <#{games.id}> on this server."
+    )
+    assert emulator.channel_messages(emulator.channel) == before
+    # puzzles turned off: /ttt puzzle refused privately (shown so in /ttt config)
+    res = await emulator.invoke(admin, "ttt config", {"puzzles": False})
+    assert {f["name"]: f["value"] for f in res.embeds[0]["fields"]}["Puzzles"] == "no"
+    res = await emulator.invoke(alice, "ttt puzzle", channel=games)
+    assert res.ephemeral and res.content == text_of_key("puzzle.off")
+
+
+def boards(message: dict[str, Any]) -> dict[int, dict[str, Any]]:
+    return {
+        c.board: b
+        for c, b in clicks(message)
+        if isinstance(c, custom_ids.PuzzleBoardClick) and c.board is not None
+    }
+
+
+def of_attempt(message: dict[str, Any]) -> int:
+    return int(next(c for c, _ in clicks(message)).attempt_id)
+
+
+async def play(emu: DiscordEmulator, user: Any, message: dict[str, Any], cell: int) -> Any:
+    """``cell`` played as a member plays it: its square when shown, else (a free move) its
+    small board, then the square."""
+    current = emu.message(message["id"])
+    if cell not in squares(current):
+        res = await emu.click(user, current, boards(current)[cell // 9]["custom_id"])
+        assert res.type == 7, res.content
+        current = res.message
+    return await emu.click(user, current, squares(current)[cell]["custom_id"])
+
+
+def test_the_puzzle_custom_ids_round_trip() -> None:
+    big = 2**63 - 1
+    cases = [
+        (custom_ids.puzzle_cell(big, 999, 80), custom_ids.PuzzleCellClick(big, 999, 80)),
+        (custom_ids.puzzle_board(big, 999, 8), custom_ids.PuzzleBoardClick(big, 999, 8)),
+        (custom_ids.puzzle_back(big, 999), custom_ids.PuzzleBoardClick(big, 999, None)),
+        (custom_ids.retry(big), custom_ids.RetryClick(big)),
+        (custom_ids.share(big), custom_ids.ShareClick(big)),
+    ]
+    for written, click in cases:
+        assert custom_ids.parse(written) == click and len(written) < 100
+    for bad in ("ttt:p:1:2", "ttt:pu:1:2:9", "ttt:pb:1", "ttt:pr:x", "ttt:ps:1:2", "ttt:p:-1:0:0"):
+        assert custom_ids.parse(bad) is None, bad

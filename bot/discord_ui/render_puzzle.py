@@ -138,7 +138,7 @@ def content(view: PuzzleView, locale: object, marks: Marks, focus: int | None = 
     else:
         shown = marks
         lines.append(board_grid(board, marks))
-        if view.last_reply is not None:
+        if view.last_reply is not None and view.refutation is None:  # else said below
             other = "O" if attempt.to_move == "X" else "X"
             lines.append(text("puzzle.reply", locale, mark=marks.of(other),
                               square=square_of(attempt.kind, view.last_reply)))  # fmt: skip

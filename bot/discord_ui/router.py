@@ -68,16 +68,18 @@ class ComponentRouter:
         if isinstance(click, BoardClick) and not shown:
             await self.choices.on_unshown_board(interaction, click)  # its own refusal too
             return
-        if isinstance(click, PuzzleClick) and (shown or _private(interaction)):
-            # The service answers a puzzle's click that has left its private message (a
-            # double click, an old message: shown again) or never was on it (another
-            # member's attempt, a forged cell: refused, privately). A public message never
-            # holds a puzzle's buttons: one forged onto it is refused below.
+        if isinstance(click, PuzzleClick) and _private(interaction):
+            # Shown or not, the service answers: a click that has left its message (a
+            # double click, an old message) is shown the attempt as it stands; one that
+            # never was on it (another member's attempt, a forged square) is refused
+            # privately. A public message never holds a puzzle's buttons: one forged onto
+            # it (even one without buttons, which passes as shown) is refused below.
             await self._puzzle(interaction, click)
             return
-        if click is None or not shown:
-            # Not a button of this version (an older message, a forged id), or one that
-            # has left the message since the member's client drew it.
+        if click is None or not shown or isinstance(click, PuzzleClick):
+            # Not a button of this version (an older message, a forged id), one that has
+            # left the message since the member's client drew it, or a puzzle's on a
+            # public message.
             async with self.responder.answering(interaction):
                 raise Refusal("move.stale")
             return
