@@ -175,10 +175,13 @@ async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
     assert emulator.message(message["id"]) == message
     assert emulator.message(theirs.message["id"]) == theirs.message
     assert (await bot.puzzles.show(bob.id, bobs)).attempt.moves == ()
-    # the wrong move: the refuting reply and the solution
-    res = await emulator.click(alice, message, squares(message)[wrong]["custom_id"])
-    assert res.type == 7
-    said = text_of(res.message).splitlines()
+    # the wrong move: the refuting reply and the solution; answered late (the service
+    # taking longer than the controller waits): deferred, then the message edited
+    bot.router.puzzles.patience = 0.0
+    res = await emulator.click(alice, message, squares(message)[wrong]["custom_id"],
+                               wait_final=True)  # fmt: skip
+    assert res.type == 6
+    said = text_of(emulator.message(message["id"])).splitlines()
     solution = " · ".join(
         f"{i + 1}. {'⭕❌'[i % 2]} {square(c, 3)}" for i, c in enumerate(main_line(board, 2))
     )
@@ -190,8 +193,11 @@ async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
         "Daily streak: 0 days.",
     ]
     assert said[1:4] == grid(board.play(wrong).play(refutation).to_string(), 3)
-    labels = {b.get("label") for c, b in clicks(res.message)}
+    labels = {b.get("label") for c, b in clicks(emulator.message(message["id"]))}
     assert {"Retry", "Share"} <= labels
+    res = await emulator.invoke(alice, "ttt help", channel=emulator.open_dm(alice))
+    await res.wait_for_edit(count=2)  # the help's second and third messages
+    assert "**Puzzles** (`/ttt puzzle`, privately)" in res.followups[-1]["content"]
 
 
 async def test_an_ultimate_board_choice_and_a_server_that_keeps_puzzles_out(
@@ -205,7 +211,10 @@ async def test_an_ultimate_board_choice_and_a_server_that_keeps_puzzles_out(
     line = puzzle.line
     admin, alice = emulator.create_user("admin"), emulator.create_user("alice")
     admin.permissions = MANAGE_GUILD
-    res = await emulator.invoke(alice, "ttt puzzle")
+    bot.router.puzzles.patience = 0.0  # answered late: "thinking", then the puzzle
+    res = await emulator.invoke(alice, "ttt puzzle", wait_final=True)
+    bot.router.puzzles.patience = 1.0
+    assert res.type == 5 and res.ephemeral
     message = res.message
     assert text_of(message).splitlines()[-1] == "You play ❌: win in 3."
     assert not squares(message) and len(boards(message)) == 9

@@ -143,9 +143,9 @@ class GameController:
             more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
-            # more messages (one holds 2,000 characters): puzzles and ultimate, tournaments
-            second = ["help.puzzle", "help.ultimate"] if rules.puzzles else ["help.ultimate"]
-            for keys in [second] if dm or guest else [second, ["help.tournament"]]:
+            # more messages (one holds 2,000 characters): ultimate and tournaments, puzzles
+            more = [["help.ultimate"]] if dm or guest else [["help.ultimate", "help.tournament"]]
+            for keys in [*more, ["help.puzzle"]] if rules.puzzles else more:
                 await interaction.followup.send(
                     "\n\n".join(text(key, locale) for key in keys), ephemeral=True
                 )

@@ -170,7 +170,7 @@ class PuzzleController:
         task = asyncio.ensure_future(work)
         wait = max(0.0, min(self.patience, answer_by(interaction) - time.time()))
         try:
-            done, _ = await asyncio.wait({task}, timeout=wait)
+            done = (await asyncio.wait({task}, timeout=wait))[0] if wait > 0 else set()
             if not done and not await in_time(interaction, defer()):
                 await task
                 return None
