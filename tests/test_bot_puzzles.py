@@ -143,7 +143,7 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
 
 
 async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
-    emulator: DiscordEmulator, bot
+    emulator: DiscordEmulator, transport: str, bot
 ) -> None:
     """Daily #7 is a 3×3 win in 2 for ⭕ (unrated): a move that gives the win away is
     answered by its refutation, and the solution is shown as the review words moves."""

@@ -144,8 +144,8 @@ class GameController:
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
             # more messages (one holds 2,000 characters): ultimate and tournaments, puzzles
-            more = [["help.ultimate"]] if dm or guest else [["help.ultimate", "help.tournament"]]
-            for keys in [*more, ["help.puzzle"]] if rules.puzzles else more:
+            second = ["help.ultimate"] if dm or guest else ["help.ultimate", "help.tournament"]
+            for keys in [second, ["help.puzzle"]] if rules.puzzles else [second]:
                 await interaction.followup.send(
                     "\n\n".join(text(key, locale) for key in keys), ephemeral=True
                 )
