@@ -6,25 +6,20 @@ move should do is asked of the engine here, independently of the service."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
 
 from bot.core.policy import ServerPolicy
-from bot.core.puzzles.models import EXPIRY
-from engine.puzzles import FIRST_DAY, daily, reply
+from bot.core.puzzles.engine_calls import Judged, PuzzleEngine
+from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
+from bot.core.puzzles.models import EXPIRY, Attempt
+from bot.core.puzzles.service import PuzzleService
+from engine import EnginePool
+from engine.puzzles import reply
 
-from core_harness import GUILD, Core, FakeClock, refusal_key
-
-ALICE, BOB = 101, 102
-
-
-def day_clock(number: int, hour: int = 12) -> FakeClock:
-    """A clock at ``hour`` UTC on daily #``number``'s day."""
-    day = FIRST_DAY + timedelta(days=number - 1)
-    return FakeClock(datetime(day.year, day.month, day.day, hour, tzinfo=UTC).timestamp())
-
-
-def puzzle_of(number: int):  # type: ignore[no-untyped-def]
-    return daily(FIRST_DAY + timedelta(days=number - 1))
+from core_harness import GUILD, Core, open_core, refusal_key
+from puzzle_harness import ALICE, BOB, day_clock, puzzle_of
 
 
 async def test_a_daily_solved_along_its_line_moves_the_rating_once(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -112,18 +107,49 @@ async def test_a_rated_attempt_expires_after_30_minutes_once(make_core) -> None:
     assert player is not None and player.tried == 1 and player.rating.rating == rating
 
 
+class PairedEngine(PuzzleEngine):
+    """The engine, each judgement held until two are under way: two clicks on the same
+    ply, both read before either is stored."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.both = asyncio.Event()
+        self.calls = 0
+
+    async def judge(self, attempt: Attempt, cell: int, line: tuple[int, ...]) -> Judged:
+        self.calls += 1
+        if self.calls == 2:
+            self.both.set()
+        await self.both.wait()
+        return await super().judge(attempt, cell, line)
+
+
 async def test_a_double_move_counts_once(make_core) -> None:  # type: ignore[no-untyped-def]
     core: Core = await make_core(clock=day_clock(2))
-    puzzle = puzzle_of(2)
     attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
-    first, second = await asyncio.gather(
+    puzzle = puzzle_of(2)
+    first, second = await asyncio.gather(  # in one process: the second waits its turn
         core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0]),
         core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0]),
     )
     assert [first.stale, second.stale] == [False, True]
-    assert second.attempt.moves == puzzle.line[:2]
+    # two processes (two services on one store): both judged, one stored, rated once
+    engine = PairedEngine()
+    one, two = (
+        PuzzleService(core.repo, core.puzzles.policies, clock=core.clock, engine=engine)
+        for _ in range(2)
+    )
+    views = await asyncio.gather(
+        one.move(ALICE, attempt.id, 2, 27),
+        two.move(ALICE, attempt.id, 2, 27),  # wrong: ends it
+    )
+    assert engine.calls == 2 and sorted(view.stale for view in views) == [False, True]
+    player = await core.puzzles.player(ALICE)
+    member, _ = duel(MEMBER_START, puzzle_start(puzzle.rating), solved=False)
+    assert player is not None and player.tried == 1
+    assert player.rating.rating == pytest.approx(member.rating)  # moved once
     stored = await core.repo.get_puzzle_attempt(attempt.id)
-    assert stored is not None and stored.moves == puzzle.line[:2]
+    assert stored is not None and stored.ply == 4 and stored.outcome == "wrong"
 
 
 async def test_retry_is_unrated_and_refusals(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -172,3 +198,48 @@ async def test_no_daily_before_the_first(make_core) -> None:  # type: ignore[no-
 async def test_puzzles_off_everywhere_by_the_environment(make_core) -> None:  # type: ignore[no-untyped-def]
     core: Core = await make_core(ServerPolicy(puzzles=False), clock=day_clock(2))
     assert await refusal_key(core.puzzles.open(ALICE, None)) == "puzzle.off"
+
+
+@pytest.mark.postgres
+async def test_two_processes_count_a_start_a_move_and_a_rating_once(pg_database: str) -> None:
+    clock = day_clock(2)
+    one, two = await open_core(pg_database, clock), await open_core(pg_database, clock)
+    try:
+        opened = await asyncio.gather(*(core.puzzles.open(ALICE, GUILD) for core in (one, two)))
+        attempt = opened[0].attempt
+        assert opened[1].attempt.id == attempt.id  # one attempt: the other resumed it
+        first, second = await asyncio.gather(
+            one.puzzles.move(ALICE, attempt.id, 0, 27), two.puzzles.move(ALICE, attempt.id, 0, 27)
+        )
+        assert sorted([first.stale, second.stale]) == [False, True]
+        member, puzzle = duel(MEMBER_START, puzzle_start(puzzle_of(2).rating), solved=False)
+        player = await two.puzzles.player(ALICE)
+        assert player is not None and player.tried == 1
+        assert player.rating.rating == pytest.approx(member.rating)  # moved once, not twice
+        moved = (await one.repo.puzzle_ratings())[attempt.puzzle_id]
+        assert moved == pytest.approx(puzzle.rating)
+    finally:
+        await one.repo.close()
+        await two.repo.close()
+
+
+async def test_big_boards_are_judged_in_the_pool_and_3x3_inline(tmp_path: Path) -> None:
+    pool = EnginePool(1)
+    clock = day_clock(2)
+    core = await open_core(tmp_path / "ttt.sqlite3", clock)
+    core.puzzles.engine.pool = pool  # as build_core hands it the bot's pool
+    try:
+        attempt = (await core.puzzles.open(ALICE, GUILD)).attempt  # ultimate
+        view = await core.puzzles.move(ALICE, attempt.id, 0, 27)  # wrong: searched
+        assert view.attempt.outcome == "wrong" and view.solution == puzzle_of(2).line
+        assert (core.puzzles.engine.searches, core.puzzles.engine.pooled) == (1, 1)
+        clock.advance(5 * 24 * 3600.0)  # daily #7: a 3×3
+        attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+        assert attempt.kind == "3x3" and not attempt.rated
+        wrong = next(c for c in puzzle_of(7).board().legal_moves() if c != puzzle_of(7).first)
+        view = await core.puzzles.move(ALICE, attempt.id, 0, wrong)
+        assert view.attempt.outcome == "wrong"
+        assert (core.puzzles.engine.searches, core.puzzles.engine.pooled) == (2, 1)
+    finally:
+        pool.close()
+        await core.repo.close()
