@@ -125,6 +125,12 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
     assert res.type == 7 and res.message["id"] == message["id"]
     said = text_of(res.message).splitlines()
     assert said[0] == "🧩 **Puzzle #1** · 5×5 · retry, unrated" and said[-1].endswith("win in 4.")
+    # /ttt puzzle again: the open attempt, resumed in a new private message
+    res = await emulator.invoke(alice, "ttt puzzle", {"mode": "training"})
+    assert res.ephemeral and text_of(res.message).splitlines()[:2] == [
+        said[0],
+        "Your puzzle was still open: here it is again.",
+    ]
     # /ttt stats and the puzzle leaderboard
     res = await emulator.invoke(alice, "ttt stats")
     fields = {f["name"]: f["value"] for f in res.embeds[0]["fields"]}
