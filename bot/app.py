@@ -23,6 +23,7 @@ from bot.core.hints import Hint
 from bot.core.models import Challenge, GameBoard, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
+from bot.core.puzzles.service import PuzzleService
 from bot.core.reconcile import ReadBack
 from bot.core.records import RecordsService
 from bot.core.repository import Repository
@@ -38,6 +39,7 @@ from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.http_answers import HttpAnswers
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.reconciler import Reconciler
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.reply_tokens import ReplyTokens
@@ -101,6 +103,7 @@ def intents() -> discord.Intents:
 
 class TTTBot(commands.Bot):
     games: GameService
+    puzzles: PuzzleService
     router: ComponentRouter
 
     def __init__(
@@ -173,16 +176,21 @@ class TTTBot(commands.Bot):
         game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
         moderation = ModerationController(games, messages, responder, publisher, pinger)
         records_service = RecordsService(repo, self.user.id, self.reviews.run, self.engine_gate)
-        records = RecordsController(records_service, games.policies, responder)
+        records = RecordsController(records_service, games.policies, responder, core.puzzles)
+        puzzles = PuzzleController(core.puzzles, games.policies, responder,
+                                   patience=settings.defer_after)  # fmt: skip
+        self.puzzles = core.puzzles
         config = ConfigController(games.policies, responder, self)
         shows = TournamentPublisher(self, core.tournaments, games, publisher, pinger)
         pinger.on_ended.append(shows.game_ended)
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
         choices = BoardChoiceController(games, responder)
-        self.router = ComponentRouter(game_controller, records, responder, tournaments, choices)
+        self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
+                                      puzzles)  # fmt: skip
         await self.tree.set_translator(CatalogTranslator())
-        await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments))
+        await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments,
+                                     puzzles))  # fmt: skip
         await games.policies.listen()
         await self.add_cog(Timekeeper(core.deadlines, publisher, pinger, core.tournaments, shows))
         read_back = ReadBack(games, repo=repo)

@@ -216,7 +216,7 @@ async def test_a_swiss_of_six_plays_three_rounds_without_repeats(
         final = await champion_shown(emulator, message)
         # /ttt help states the tie-breaks, in a second private message
         res = await emulator.invoke(players.members[0], "ttt help")
-        (more,) = await until(lambda: res.followups, what="the help's second message")
+        more = (await until(lambda: res.followups, what="the help's second message"))[0]
         assert more["flags"] & 64 and "Swiss by Buchholz" in more["content"]
     assert len(pairs) == 9 and len(set(pairs)) == 9
     picture = Image.open(io.BytesIO(picture_of(emulator, final)))

@@ -17,6 +17,7 @@ from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.moderation_controller import ModerationController
+from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import server_only
 from bot.discord_ui.tournament_controller import TournamentController
@@ -59,6 +60,17 @@ GAME_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.game.{variant}"), value=variant) for variant in VARIANTS
 ]
 """What a game or a tournament plays, or whose records: the classic boards or ultimate."""
+LEADERBOARD_CHOICES = [*GAME_CHOICES, app_commands.Choice(name=L("choice.game.puzzles"),
+                                                          value="puzzles")]  # fmt: skip
+"""A leaderboard's game: the games', or the puzzles' (one puzzle rating a member)."""
+PUZZLE_MODES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.puzzle_mode.{mode}"), value=mode)
+    for mode in ("daily", "training", "own")
+]
+PUZZLE_BOARDS: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.puzzle_board.{kind}"), value=kind)
+    for kind in ("3x3", "4x4", "5x5", "ultimate")
+]
 
 
 def chosen_variant(choice: app_commands.Choice[str] | None) -> Variant:
@@ -76,9 +88,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController,
         moderation: ModerationController, tournaments: TournamentController,
+        puzzles: PuzzleController,
     ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
+        self._puzzles = puzzles
         self._records = records
         self._config = config
         self._moderation = moderation
@@ -202,6 +216,18 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             variant=chosen_variant(game),
         )
 
+    @app_commands.command(name=name("puzzle"), description=L("cmd.puzzle"))
+    @app_commands.rename(mode=name("mode"), board=name("board"))
+    @app_commands.describe(mode=L("cmd.puzzle.mode"), board=L("cmd.puzzle.board"))
+    @app_commands.choices(mode=PUZZLE_MODES, board=PUZZLE_BOARDS)
+    async def puzzle(
+        self, interaction: discord.Interaction, mode: app_commands.Choice[str] | None = None,
+        board: app_commands.Choice[str] | None = None,
+    ) -> None:  # fmt: skip
+        # a board chosen without a mode means training, the one mode that takes a board
+        chosen, kind = mode.value if mode else "training" if board else "daily", board
+        await self._puzzles.on_puzzle(interaction, chosen, kind and kind.value)  # type: ignore[arg-type]
+
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:
         await self._games.on_resign_command(interaction)
@@ -233,12 +259,15 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("leaderboard"), description=L("cmd.leaderboard"))
     @server_only
     @app_commands.rename(game=name("game"))
-    @app_commands.describe(game=L("cmd.records.game"))
-    @app_commands.choices(game=GAME_CHOICES)
+    @app_commands.describe(game=L("cmd.leaderboard.game"))
+    @app_commands.choices(game=LEADERBOARD_CHOICES)
     async def leaderboard(
         self, interaction: discord.Interaction, game: app_commands.Choice[str] | None = None
     ) -> None:
-        await self._records.on_leaderboard(interaction, chosen_variant(game))
+        if game is not None and game.value == "puzzles":
+            await self._puzzles.on_leaderboard(interaction)
+        else:
+            await self._records.on_leaderboard(interaction, chosen_variant(game))
 
     @app_commands.command(name=name("history"), description=L("cmd.history"))
     @app_commands.rename(member=name("member"))
@@ -267,7 +296,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         colour=name("colour"), emoji=name("emoji"), language=name("language"),
         mark_x=name("mark_x"), mark_o=name("mark_o"), mark_empty=name("mark_empty"),
         reset_marks=name("reset_marks"), turn_ping=name("turn_ping"),
-        hints=name("hints"),
+        hints=name("hints"), puzzles=name("puzzles"),
     )  # fmt: skip
     @app_commands.describe(
         challenge_timeout=L("cmd.config.challenge_timeout"),
@@ -290,6 +319,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         mark_empty=L("cmd.config.mark_empty"),
         reset_marks=L("cmd.config.reset_marks"),
         hints=L("cmd.config.hints"),
+        puzzles=L("cmd.config.puzzles"),
     )
     @app_commands.choices(  # type: ignore[misc]
         difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES,
@@ -318,6 +348,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         reset_marks: bool | None = None,
         turn_ping: bool | None = None,
         hints: bool | None = None,
+        puzzles: bool | None = None,
     ) -> None:
         await self._config.on_config(
             interaction,
@@ -329,7 +360,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
             language=language.value if language else None, mark_x=mark_x, mark_o=mark_o,
             mark_empty=mark_empty, reset_marks=reset_marks, turn_ping=turn_ping,
-            hints=hints,
+            hints=hints, puzzles=puzzles,
         )  # fmt: skip
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))

@@ -48,7 +48,7 @@ class ConfigController:
             "difficulty": "default_difficulty", "size": "default_size",
             "games_per_channel": "games_per_channel",
             "one_game_per_member": "one_game_per_member", "cooldown": "start_cooldown",
-            "emoji": "emoji_set", "turn_ping": "turn_ping", "hints": "hints",
+            "emoji": "emoji_set", "turn_ping": "turn_ping", "hints": "hints", "puzzles": "puzzles",
         }  # fmt: skip
         changes: dict[str, object] = {
             simple[k]: v for k, v in options.items() if k in simple and v is not None
@@ -124,6 +124,7 @@ class ConfigController:
             "config.marks": " ".join((rules.marks.x, rules.marks.o, rules.marks.empty)),
             "config.language": text(f"choice.language.{rules.language or 'server'}", locale),
             "config.hints": yes_no[rules.hints],
+            "config.puzzles": yes_no[rules.puzzles],
         }  # fmt: skip
         embed = discord.Embed(title=text("config.title", locale), colour=rules.embed_colour)
         for key, value in rows.items():

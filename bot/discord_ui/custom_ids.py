@@ -16,6 +16,16 @@
     ttt:u:<game>:<ply>:<board>  ultimate, a free move: show small board <board>'s squares
                                 (changes no game state; <ply> as for a cell)
     ttt:ub:<game>:<ply>         ultimate: back from a chosen board to the choice of boards
+    ttt:p:<attempt>:<ply>:<cell>
+                                a puzzle's square: the member plays <cell> on their
+                                attempt as it stood at <ply> moves (an older <ply>, a
+                                double click or an old message: shown again, not played)
+    ttt:pu:<attempt>:<ply>:<board>
+                                an ultimate puzzle's free move: show small board
+                                <board>'s squares (changes no state, as ttt:u)
+    ttt:pb:<attempt>:<ply>      an ultimate puzzle: back to the choice of boards
+    ttt:pr:<attempt>            Retry a finished puzzle (a new, unrated attempt)
+    ttt:ps:<attempt>            Share a finished puzzle's result line in the channel
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -102,6 +112,37 @@ class BoardClick:
     board: int | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class PuzzleCellClick:
+    """A square of a puzzle attempt's board, as it stood at ``ply`` moves."""
+
+    attempt_id: int
+    ply: int
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleBoardClick:
+    """An ultimate puzzle's free move: look into small board ``board`` (None: back)."""
+
+    attempt_id: int
+    ply: int
+    board: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RetryClick:
+    attempt_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShareClick:
+    attempt_id: int
+
+
+PuzzleClick = PuzzleCellClick | PuzzleBoardClick | RetryClick | ShareClick
+"""The clicks on a puzzle's message, each answered by the puzzle controller."""
+
 Click = (
     CellClick
     | ResignClick
@@ -116,6 +157,10 @@ Click = (
     | ReadyClick
     | LiveClick
     | BoardClick
+    | PuzzleCellClick
+    | PuzzleBoardClick
+    | RetryClick
+    | ShareClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -133,6 +178,11 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:l:({_ID})"), LiveClick),
     (re.compile(rf"ttt:u:({_ID}):([0-9]{{1,3}}):([0-8])"), BoardClick),
     (re.compile(rf"ttt:ub:({_ID}):([0-9]{{1,3}})"), BoardClick),
+    (re.compile(rf"ttt:p:({_ID}):([0-9]{{1,3}}):([0-9]{{1,3}})"), PuzzleCellClick),
+    (re.compile(rf"ttt:pu:({_ID}):([0-9]{{1,3}}):([0-8])"), PuzzleBoardClick),
+    (re.compile(rf"ttt:pb:({_ID}):([0-9]{{1,3}})"), PuzzleBoardClick),
+    (re.compile(rf"ttt:pr:({_ID})"), RetryClick),
+    (re.compile(rf"ttt:ps:({_ID})"), ShareClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 
@@ -204,3 +254,23 @@ def board(game_id: int, ply: int, board_index: int) -> str:
 
 def back(game_id: int, ply: int) -> str:
     return f"ttt:ub:{game_id}:{ply}"
+
+
+def puzzle_cell(attempt_id: int, ply: int, cell_index: int) -> str:
+    return f"ttt:p:{attempt_id}:{ply}:{cell_index}"
+
+
+def puzzle_board(attempt_id: int, ply: int, board_index: int) -> str:
+    return f"ttt:pu:{attempt_id}:{ply}:{board_index}"
+
+
+def puzzle_back(attempt_id: int, ply: int) -> str:
+    return f"ttt:pb:{attempt_id}:{ply}"
+
+
+def retry(attempt_id: int) -> str:
+    return f"ttt:pr:{attempt_id}"
+
+
+def share(attempt_id: int) -> str:
+    return f"ttt:ps:{attempt_id}"

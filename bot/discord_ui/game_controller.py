@@ -143,11 +143,12 @@ class GameController:
             more += ["help.where"]
             message += "".join("\n\n" + text(key, locale) for key in more)
             await interaction.response.send_message(message, ephemeral=True)
-            # a second message (one holds 2,000 characters): ultimate, and tournaments
+            # more messages (one holds 2,000 characters): ultimate and tournaments, puzzles
             second = ["help.ultimate"] if dm or guest else ["help.ultimate", "help.tournament"]
-            await interaction.followup.send(
-                "\n\n".join(text(key, locale) for key in second), ephemeral=True
-            )
+            for keys in [second, ["help.puzzle"]] if rules.puzzles else [second]:
+                await interaction.followup.send(
+                    "\n\n".join(text(key, locale) for key in keys), ephemeral=True
+                )
 
     # --- buttons ------------------------------------------------------------------------
 

@@ -13,20 +13,34 @@ import discord
 
 from bot.core.models import Variant
 from bot.core.policies import PolicyBook
+from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
-from bot.discord_ui import custom_ids, render_records
+from bot.core.refusals import Refusal
+from bot.core.stats import PlayerStats
+from bot.discord_ui import custom_ids, render_puzzle, render_records
 from bot.discord_ui.custom_ids import ForgetClick
 from bot.discord_ui.render_common import Unlistened
 from bot.discord_ui.renderers import renderer_of
-from bot.discord_ui.responder import NO_MENTIONS, Responder, is_guest, settings_guild
+from bot.discord_ui.responder import (
+    NO_MENTIONS,
+    Responder,
+    is_guest,
+    refusal_text,
+    settings_guild,
+)
 from bot.i18n import text
 
 
 class RecordsController:
-    def __init__(self, records: RecordsService, policies: PolicyBook, responder: Responder) -> None:
+    def __init__(
+        self, records: RecordsService, policies: PolicyBook, responder: Responder,
+        puzzles: PuzzleService | None = None,
+    ) -> None:  # fmt: skip
         self.records = records
         self.policies = policies
         self.responder = responder
+        self.puzzles = puzzles
+        """The puzzle records /ttt stats shows beside the games' (one per member)."""
 
     async def _colour(self, interaction: discord.Interaction) -> int:
         return (await self.policies.policy(settings_guild(interaction))).embed_colour
@@ -36,18 +50,31 @@ class RecordsController:
         variant: Variant = "classic",
     ) -> None:  # fmt: skip
         async with self.responder.answering(interaction):
-            user = member or interaction.user
-            scope = settings_guild(interaction)
-            stats = await self.records.stats(
-                scope, user.id, interaction.user.id, guest=is_guest(interaction),
-                variant=variant,
+            user, locale = member or interaction.user, interaction.locale
+            colour = await self._colour(interaction)
+            puzzles = None if self.puzzles is None else await self.puzzles.player(user.id)
+            stats: PlayerStats | None = None
+            try:
+                found = await self.records.stats(
+                    settings_guild(interaction), user.id, interaction.user.id,
+                    guest=is_guest(interaction), variant=variant,
+                )  # fmt: skip
+            except Refusal as refusal:  # no game here, but puzzles (the same everywhere)?
+                if puzzles is None or not refusal.key.startswith("stats.none"):
+                    raise
+                embed = discord.Embed(
+                    title=text("stats.title", locale, name=user.mention),
+                    description=refusal_text(refusal, locale), colour=colour,
+                )  # fmt: skip
+            else:
+                stats = found
+                embed = render_records.stats_embed(user.mention, found, locale, colour)
+            if puzzles is not None:
+                field, value = render_puzzle.player_field(puzzles, locale)
+                embed.add_field(name=field, value=value, inline=False)
+            chart = None if stats is None else await asyncio.to_thread(
+                render_records.rating_chart, user.display_name, stats, locale
             )  # fmt: skip
-            embed = render_records.stats_embed(
-                user.mention, stats, interaction.locale, await self._colour(interaction)
-            )
-            chart = await asyncio.to_thread(
-                render_records.rating_chart, user.display_name, stats, interaction.locale
-            )
             await interaction.response.send_message(
                 embed=embed, files=[chart] if chart else [], ephemeral=True,
                 allowed_mentions=NO_MENTIONS,

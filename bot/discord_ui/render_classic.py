@@ -9,7 +9,6 @@ notification and older library shows, and they already have a row free."""
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any, cast
 
 import discord
@@ -22,7 +21,6 @@ from bot.core.records import Review
 from bot.discord_ui import custom_ids, render_hint, render_records
 from bot.discord_ui.render_common import (
     CLASSIC,
-    EMPTY_LABEL,
     Drawn,
     GameMessage,
     UnlistenedLayout,
@@ -30,6 +28,8 @@ from bot.discord_ui.render_common import (
     actions,
     open_to_moves,
     player_name,
+    square_item,
+    square_payload,
     status_line,
 )
 from bot.i18n import text
@@ -45,7 +45,11 @@ def classic(game: Game) -> Board:
 
 
 def grid(game: Game, marks: Marks = CLASSIC) -> str:
-    board = classic(game)
+    return board_grid(classic(game), marks)
+
+
+def board_grid(board: Board, marks: Marks = CLASSIC) -> str:
+    """A board's squares as rows of emoji (a game's, or a puzzle's position)."""
     rows = []
     for row in range(board.size):
         cells = range(row * board.size, (row + 1) * board.size)
@@ -121,22 +125,14 @@ def cell_button(
 ) -> discord.ui.Button[Any]:
     """One square (see :func:`square_look`) as a discord.py item, for a layout."""
     style, mark, disabled = square_look(game, cell, marks)
-    return discord.ui.Button(custom_id=custom_ids.cell(game.id, game.ply, cell), style=style,
-                             emoji=mark, label=None if mark else EMPTY_LABEL,
-                             disabled=disabled, row=row)  # fmt: skip
+    return square_item(custom_ids.cell(game.id, game.ply, cell), style, mark, disabled, row)
 
 
 def cell_payload(game: Game, cell: int, marks: Marks = CLASSIC) -> dict[str, Any]:
     """One square (see :func:`square_look`) as the payload :func:`cell_button`'s item
     encodes to, built directly."""
     style, mark, disabled = square_look(game, cell, marks)
-    payload: dict[str, Any] = {"type": 2, "style": style.value, "disabled": disabled,
-                               "custom_id": custom_ids.cell(game.id, game.ply, cell)}  # fmt: skip
-    if mark:
-        payload["emoji"] = dict(_emoji(mark))
-    else:
-        payload["label"] = EMPTY_LABEL
-    return payload
+    return square_payload(custom_ids.cell(game.id, game.ply, cell), style, mark, disabled)
 
 
 def square_look(
@@ -151,12 +147,6 @@ def square_look(
     green = won and cell in (board.winning_line() or ())
     style = discord.ButtonStyle.success if green else discord.ButtonStyle.secondary
     return style, marks.of(mark) if mark else None, mark is not None or not open_to_moves(game)
-
-
-@cache
-def _emoji(mark: str) -> dict[str, Any]:
-    """A mark's emoji as discord.py encodes it (a server's custom emoji too)."""
-    return discord.PartialEmoji.from_str(mark).to_dict()  # type: ignore[return-value]
 
 
 class ClassicRenderer:

@@ -5,6 +5,7 @@ The variants' renderers (:mod:`~bot.discord_ui.render_classic`,
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, NamedTuple
 
 import discord
@@ -181,3 +182,33 @@ def open_to_moves(game: Game) -> bool:
     """Whether a member may move on the board shown: it runs and the bot is not to move
     (the member's move shown while the bot thinks: no square to click until it replies)."""
     return game.running and game.bot_side != game.board.to_move
+
+
+def square_item(
+    custom_id: str, style: discord.ButtonStyle, mark: str | None, disabled: bool,
+    row: int | None = None,
+) -> discord.ui.Button[Any]:  # fmt: skip
+    """A board's square as a discord.py item, for a layout: its mark as the emoji, or an
+    empty label (a game's square or a puzzle's, on any board)."""
+    return discord.ui.Button(custom_id=custom_id, style=style, emoji=mark,
+                             label=None if mark else EMPTY_LABEL, disabled=disabled,
+                             row=row)  # fmt: skip
+
+
+def square_payload(
+    custom_id: str, style: discord.ButtonStyle, mark: str | None, disabled: bool
+) -> dict[str, Any]:
+    """:func:`square_item` as the payload that item encodes to, built directly."""
+    payload: dict[str, Any] = {"type": 2, "style": style.value, "disabled": disabled,
+                               "custom_id": custom_id}  # fmt: skip
+    if mark:
+        payload["emoji"] = dict(_emoji(mark))
+    else:
+        payload["label"] = EMPTY_LABEL
+    return payload
+
+
+@cache
+def _emoji(mark: str) -> dict[str, Any]:
+    """A mark's emoji as discord.py encodes it (a server's custom emoji too)."""
+    return discord.PartialEmoji.from_str(mark).to_dict()  # type: ignore[return-value]

@@ -27,13 +27,13 @@ from bot.core.records import Review
 from bot.discord_ui import custom_ids
 from bot.discord_ui.render_common import (
     CLASSIC,
-    EMPTY_LABEL,
     GameMessage,
     UnlistenedLayout,
     action_buttons,
     button,
     open_to_moves,
     player_name,
+    square_item,
     status_line,
 )  # fmt: skip
 from bot.i18n import text
@@ -87,9 +87,19 @@ def grid(game: Game, marks: Marks = CLASSIC, focus: int | None = None,
     their rows); empty squares of the boards to play now (``focus``: the one chosen) in
     yellow, of decided boards in black, of the game's winning boards in green."""
     board = ultimate(game)
+    return board_grid(board, marks, focus, lit, running=game.running,
+                      ended=game.ending is not None)  # fmt: skip
+
+
+def board_grid(
+    board: UltimateBoard, marks: Marks = CLASSIC, focus: int | None = None,
+    lit: frozenset[int] = frozenset(), *, running: bool = True, ended: bool = False,
+) -> str:  # fmt: skip
+    """:func:`grid` of a board (a game's, or a puzzle's position): the boards to play in
+    yellow while ``running``, the winning boards in green once ``ended``."""
     playable = {focus} if focus is not None else set(board.playable_boards())
     statuses = board.board_statuses()
-    winning = set(board.winning_boards() or ()) if game.ending is not None else set()
+    winning = set(board.winning_boards() or ()) if ended else set()
     glyphs = {"lit": _pick(LIT, marks), "play": _pick(PLAYABLE, marks),
               "decided": _pick(DECIDED, marks), "won": _pick(WINNING, marks)}  # fmt: skip
 
@@ -103,7 +113,7 @@ def grid(game: Game, marks: Marks = CLASSIC, focus: int | None = None,
             return glyphs["won"]
         if statuses[small] is not None:
             return glyphs["decided"]
-        return glyphs["play"] if game.running and small in playable else marks.empty
+        return glyphs["play"] if running and small in playable else marks.empty
 
     rows = []
     for row in range(9):
@@ -127,9 +137,15 @@ def text_marks(marks: Marks) -> Marks:
 
 def legend(game: Game, locale: object, marks: Marks, focus: int | None) -> list[str]:
     """Where the member to move may play, and the last move."""
-    board = ultimate(game)
+    return board_legend(ultimate(game), locale, marks, focus, running=game.running)
+
+
+def board_legend(
+    board: UltimateBoard, locale: object, marks: Marks, focus: int | None, *, running: bool
+) -> list[str]:
+    """:func:`legend` of a board (a game's, or a puzzle's position)."""
     lines = []
-    if game.running:
+    if running:
         mover, play = marks.of(board.to_move), _pick(PLAYABLE, marks)
         if board.forced_board is not None:
             lines.append(text("ultimate.forced", locale, lit=play, mark=mover,
@@ -223,27 +239,35 @@ def square_button(game: Game, cell: int, marks: Marks) -> discord.ui.Button[Any]
     """A square of the small board to play: a taken one shows its mark and is disabled
     (every one, while the bot thinks)."""
     mark = ultimate(game)[cell]
-    return discord.ui.Button(
-        custom_id=custom_ids.cell(game.id, game.ply, cell), style=discord.ButtonStyle.secondary,
-        emoji=marks.of(mark) if mark else None, label=None if mark else EMPTY_LABEL,
-        disabled=mark is not None or not open_to_moves(game),
-    )  # fmt: skip
+    return square_item(custom_ids.cell(game.id, game.ply, cell), discord.ButtonStyle.secondary,
+                       marks.of(mark) if mark else None,
+                       mark is not None or not open_to_moves(game))  # fmt: skip
 
 
 def board_button(game: Game, small: int, marks: Marks) -> discord.ui.Button[Any]:
-    """A small board, to choose on a free move: its arrow while open, else who won it
-    (➖: full without a line), disabled; while the bot thinks and at the end every one is
-    disabled, at the end the game's winning boards green."""
+    """A small board, to choose on a free move (see :func:`small_board_button`); while
+    the bot thinks and at the end every one is disabled, at the end the game's winning
+    boards green."""
     board = ultimate(game)
-    status = board.board_status(small)
     winning = game.ending is not None and small in (board.winning_boards() or ())
+    return small_board_button(board, small, custom_ids.board(game.id, game.ply, small), marks,
+                              playable=open_to_moves(game), winning=winning)  # fmt: skip
+
+
+def small_board_button(
+    board: UltimateBoard, small: int, custom_id: str, marks: Marks, *, playable: bool,
+    winning: bool = False,
+) -> discord.ui.Button[Any]:  # fmt: skip
+    """A small board's button (a game's, or a puzzle's): its arrow while open, else who
+    won it (➖: full without a line), disabled; all disabled unless ``playable``."""
+    status = board.board_status(small)
     emoji = (
         ARROWS[small] if status is None else DRAWN_BOARD if status == "draw" else marks.of(status)
     )
     return discord.ui.Button(
-        custom_id=custom_ids.board(game.id, game.ply, small),
+        custom_id=custom_id,
         style=discord.ButtonStyle.success if winning else discord.ButtonStyle.secondary,
-        emoji=emoji, disabled=status is not None or not open_to_moves(game),
+        emoji=emoji, disabled=status is not None or not playable,
     )  # fmt: skip
 
 

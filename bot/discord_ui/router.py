@@ -25,12 +25,18 @@ from bot.discord_ui.custom_ids import (
     JoinClick,
     LeaveClick,
     LiveClick,
+    PuzzleBoardClick,
+    PuzzleCellClick,
+    PuzzleClick,
     ReadyClick,
     RematchClick,
     ResignClick,
+    RetryClick,
     ReviewClick,
+    ShareClick,
 )
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import Responder
 from bot.discord_ui.tournament_controller import TournamentController
@@ -40,8 +46,10 @@ class ComponentRouter:
     def __init__(
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
+        puzzles: PuzzleController,
     ) -> None:  # fmt: skip
         self.games = games
+        self.puzzles = puzzles
         self.choices = choices
         self.records = records
         self.responder = responder
@@ -60,9 +68,18 @@ class ComponentRouter:
         if isinstance(click, BoardClick) and not shown:
             await self.choices.on_unshown_board(interaction, click)  # its own refusal too
             return
-        if click is None or not shown:
-            # Not a button of this version (an older message, a forged id), or one that
-            # has left the message since the member's client drew it.
+        if isinstance(click, PuzzleClick) and _private(interaction):
+            # Shown or not, the service answers: a click that has left its message (a
+            # double click, an old message) is shown the attempt as it stands; one that
+            # never was on it (another member's attempt, a forged square) is refused
+            # privately. A public message never holds a puzzle's buttons: one forged onto
+            # it (even one without buttons, which passes as shown) is refused below.
+            await self._puzzle(interaction, click)
+            return
+        if click is None or not shown or isinstance(click, PuzzleClick):
+            # Not a button of this version (an older message, a forged id), one that has
+            # left the message since the member's client drew it, or a puzzle's on a
+            # public message.
             async with self.responder.answering(interaction):
                 raise Refusal("move.stale")
             return
@@ -93,6 +110,23 @@ class ComponentRouter:
                 await self.games.on_live(interaction)
             case BoardClick():
                 await self.choices.on_board(interaction, click)
+
+    async def _puzzle(self, interaction: discord.Interaction, click: PuzzleClick) -> None:
+        match click:
+            case PuzzleCellClick():
+                await self.puzzles.on_cell(interaction, click)
+            case PuzzleBoardClick():
+                await self.puzzles.on_board(interaction, click)
+            case RetryClick():
+                await self.puzzles.on_retry(interaction, click)
+            case ShareClick():
+                await self.puzzles.on_share(interaction, click)
+
+
+def _private(interaction: discord.Interaction) -> bool:
+    """Whether the clicked message is ephemeral, as every puzzle's message is."""
+    message = interaction.message
+    return message is not None and message.flags.ephemeral
 
 
 def _still_shown(interaction: discord.Interaction, custom_id: str) -> bool:
