@@ -18,6 +18,7 @@ from bot.core.lobby import Lobby
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.policy import ServerPolicy
+from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
 from bot.core.repository import Repository
@@ -70,6 +71,7 @@ class Core:
     clock: FakeClock
     messages: GameMessages
     tournaments: TournamentService
+    puzzles: PuzzleService
 
 
 def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
@@ -100,7 +102,7 @@ async def open_core(
         advise=advise,
     )
     return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
-                core.messages, core.tournaments)  # fmt: skip
+                core.messages, core.tournaments, core.puzzles)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

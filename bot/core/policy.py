@@ -60,6 +60,8 @@ class ServerPolicy:
     server's own locale as Discord reports it."""
     hints: bool = True
     """Members may ask for a hint in a game against the bot."""
+    puzzles: bool = True
+    """Members may start puzzles through the server and share a result there."""
 
     @property
     def marks(self) -> Marks:

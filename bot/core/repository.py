@@ -15,6 +15,7 @@ from typing import Protocol
 
 from bot.core.doubts import Doubts
 from bot.core.models import Challenge, Game, Variant
+from bot.core.puzzles.store import PuzzleStore
 from bot.core.tournaments.models import Entrant, Match, Tournament
 
 DEADLINES_TOPIC = "deadlines"
@@ -63,8 +64,9 @@ class BotRecord:
     draws: int
 
 
-class Store(Protocol):
-    """Reads and writes of games, challenges, records and settings."""
+class Store(PuzzleStore, Protocol):
+    """Reads and writes of games, challenges, records and settings (and puzzles:
+    :class:`~bot.core.puzzles.store.PuzzleStore`)."""
 
     # --- games ---
     async def create_game(self, game: Game) -> Game:
@@ -190,7 +192,8 @@ class Store(Protocol):
     ) -> list[BotRecord]: ...
 
     async def forget_player(self, user_id: int) -> int:
-        """Delete a member's finished games (their reviews too), ratings and records;
+        """Delete a member's finished games (their reviews too), ratings and records,
+        and their puzzle attempts and puzzle record (a puzzle's own rating stays);
         return the game count."""
 
     async def review_of(self, game_id: int) -> str | None:

@@ -16,6 +16,8 @@ from bot.core.lobby import Lobby
 from bot.core.locks import LockRegistry
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
+from bot.core.puzzles.engine_calls import PuzzleEngine
+from bot.core.puzzles.service import PuzzleService
 from bot.core.repository import Repository
 from bot.core.service import Clock, GameService
 from bot.core.tournaments.service import TournamentService
@@ -29,6 +31,7 @@ class Core:
     messages: GameMessages
     deadlines: Deadlines
     tournaments: TournamentService
+    puzzles: PuzzleService
 
 
 def build_core(
@@ -50,4 +53,6 @@ def build_core(
         GameMessages(games, repo=repo, policies=policies, locks=locks),
         Deadlines(games, lobby, repo=repo, clock=clock, alarm=alarm),
         TournamentService(repo, policies, clock=clock, rng=rng, alarm=alarm),
+        # puzzle judgements search where the bot's moves do: the process's engine pool
+        PuzzleService(repo, policies, clock=clock, rng=rng, engine=PuzzleEngine(opponent.pool)),
     )

@@ -138,6 +138,8 @@ SECTIONS = (
                 shown="each server's locale"),
         Setting("TTT_HINTS", "policy.hints", flag, "members may ask for a hint in games "
                 "against the bot (a game played with one stays out of the best records)"),
+        Setting("TTT_PUZZLES", "policy.puzzles", flag, "members may play /ttt puzzle "
+                "(answered privately) and share a result in the channel"),
         Setting("TTT_TURN_PING", "policy.turn_ping", flag, "mention the member to move in a "
                 "short message when the turn passes to them (games between members)"),
     )),

@@ -5,6 +5,8 @@ Never edit a released entry; append a new one.
 
 from __future__ import annotations
 
+from bot.storage.puzzle_migrations import SQLITE_PUZZLES
+
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, challenges and a key-value table for bot state (command sync hash).
     """
@@ -394,4 +396,6 @@ MIGRATIONS: tuple[str, ...] = (
         created_at REAL NOT NULL
     );
     """,
+    # 16: puzzles: attempts, members' and puzzles' ratings (see the module).
+    SQLITE_PUZZLES,
 )

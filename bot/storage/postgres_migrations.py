@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.storage.game_queries import ROOM_AFTER_LOCKS
+from bot.storage.puzzle_migrations import POSTGRES_PUZZLES
 
 FUNCTIONS = (ROOM_AFTER_LOCKS,)
 MIGRATION_LOCK = 0x7474_745F_6D69_6772  # "ttt_migr": the advisory lock key for migrating
@@ -264,6 +265,8 @@ MIGRATIONS: tuple[str, ...] = (
         created_at DOUBLE PRECISION NOT NULL
     );
     """,
+    # 13: puzzles (bot/storage/puzzle_migrations.py).
+    POSTGRES_PUZZLES,
 )
 
 

@@ -21,11 +21,12 @@ from bot.storage import setting_queries as settings
 from bot.storage import token_queries as tokens
 from bot.storage import tournament_queries as tournaments
 from bot.storage.board_writes import BoardWrites
+from bot.storage.puzzle_store import PuzzleSql
 
 T = TypeVar("T")
 
 
-class SqlStore:
+class SqlStore(PuzzleSql):
     _boards: BoardWrites
     """Boards posted and not stored yet, shared by a repository and its transactions."""
 

@@ -1,25 +1,72 @@
-"""The one place that decides puzzles (CONTRACT: signatures the Discord and web
-interfaces code against; the puzzles-core branch implements them).
+"""The one place that decides puzzles (the contract the Discord and web interfaces code
+against).
 
 Every method validates, updates state, stores it, and returns what to show; a request
 that cannot be honoured raises :class:`~bot.core.refusals.Refusal` with a catalog key
 (``puzzle.*``), changing nothing. No search runs on the event loop: replies come from
-the stored main line or from the engine pool (3×3 inline: microseconds).
+the stored main line or from the engine pool (3×3 inline: microseconds); see
+:mod:`bot.core.puzzles.engine_calls`.
+
+A member's puzzle actions take turns within a process (a lock per member: a double
+click sees the first click's result); across processes a move is stored by a
+compare-and-set on the ply and a finish in one transaction with both ratings, so a
+move counts once and a rating moves once, whichever process or page asked.
 """
 
 from __future__ import annotations
 
+import asyncio
+import random
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import replace
+
+from bot.core.policies import PolicyBook
+from bot.core.puzzles import starts
+from bot.core.puzzles.engine_calls import PuzzleEngine, board_after
+from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
 from bot.core.puzzles.models import (
+    EXPIRY,
+    Attempt,
     Mode,
+    Outcome,
     PuzzleKind,
     PuzzlePlayer,
     PuzzleStanding,
     PuzzleView,
     ShareLine,
 )
+from bot.core.puzzles.streaks import day_number, streaks
+from bot.core.refusals import Refusal
+from bot.core.repository import Conflict, Repository
+from engine.puzzles import by_id
 
 
 class PuzzleService:
+    """Puzzles over ``repo``: ``policies`` say where they are on, ``clock`` what time it
+    is (the daily's day, the 30 minutes), ``rng`` which training puzzle among the nearest,
+    ``engine`` where the judging searches run (:class:`PuzzleEngine`: the pool)."""
+
+    def __init__(
+        self, repo: Repository, policies: PolicyBook, *, clock: Callable[[], float] = time.time,
+        rng: random.Random | None = None, engine: PuzzleEngine | None = None,
+    ) -> None:  # fmt: skip
+        self.repo = repo
+        self.policies = policies
+        self.clock = clock
+        self.rng = rng or random.Random()
+        self.engine = engine or PuzzleEngine()
+        self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._solutions: dict[tuple[str, str, int], tuple[int, ...]] = {}
+        """Own-game puzzles' main lines worked out, by (kind, position, n)."""
+
+    def _lock(self, user_id: int) -> asyncio.Lock:
+        lock = self._locks.get(user_id)
+        if lock is None:
+            lock = self._locks[user_id] = asyncio.Lock()
+        return lock
+
     async def open(
         self, user_id: int, guild_id: int | None, mode: Mode = "daily",
         kind: PuzzleKind | None = None,
@@ -41,12 +88,38 @@ class PuzzleService:
                 ``puzzle.no_own`` (no missed win found), ``puzzle.no_daily`` (before
                 daily #1 or past the schedule), ``puzzle.busy`` (the engine is busy).
         """
-        raise NotImplementedError
+        if not (await self.policies.policy(guild_id)).puzzles:
+            raise Refusal("puzzle.off")
+        async with self._lock(user_id):
+            for _ in range(3):  # another process may start one meanwhile: resume that
+                resumed = await self._open_of(user_id)
+                if resumed is not None:
+                    return await self._view(resumed, resumed=True)
+                now = self.clock()
+                if mode == "daily":
+                    started = await starts.daily_attempt(self.repo, user_id, guild_id, now)
+                elif mode == "training":
+                    started = await starts.training_attempt(
+                        self.repo, user_id, guild_id, kind, now, self.rng
+                    )
+                else:
+                    started = await starts.own_attempt(
+                        self.repo, self.engine, user_id, guild_id, now
+                    )
+                if started.over:  # today's daily, finished before
+                    return await self._view(started)
+                try:
+                    return await self._view(await self.repo.insert_puzzle_attempt(started))
+                except Conflict:
+                    continue
+            raise Refusal("puzzle.busy")
 
     async def current(self, user_id: int) -> PuzzleView | None:
         """The member's open attempt (after the 30-minute check), or None: what the
         Activity's page shows on load."""
-        raise NotImplementedError
+        async with self._lock(user_id):
+            attempt = await self._open_of(user_id)
+            return None if attempt is None else await self._view(attempt, resumed=True)
 
     async def move(self, user_id: int, attempt_id: int, ply: int, cell: int) -> PuzzleView:
         """The member plays ``cell`` on the attempt's board as it stood at ``ply``; the
@@ -63,7 +136,25 @@ class PuzzleService:
                 (another member's attempt), ``puzzle.bad_cell`` (an occupied or
                 out-of-board cell, or not in the small board to play), ``puzzle.busy``.
         """
-        raise NotImplementedError
+        async with self._lock(user_id):
+            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            if attempt.over or ply != attempt.ply:
+                return await self._view(attempt, stale=True)
+            board = board_after(attempt.kind, attempt.position, attempt.moves)
+            if cell not in board.legal_moves():
+                raise Refusal("puzzle.bad_cell")
+            judged = await self.engine.judge(attempt, cell, self._line(attempt))
+            played = (cell,) if judged.reply is None else (cell, judged.reply)
+            moves = attempt.moves + played
+            try:
+                if judged.verdict == "right":
+                    after = replace(attempt, moves=moves, outcome="right")
+                    await self.repo.save_puzzle_attempt(after, attempt.ply)
+                    return await self._view(after)
+                after = await self._finish(attempt, moves, judged.verdict)
+            except Conflict:  # another process (or the page) played or ended it first
+                return await self._view(await self._reread(attempt), stale=True)
+            return await self._view(after, solution=judged.solution)
 
     async def show(self, user_id: int, attempt_id: int) -> PuzzleView:
         """An attempt of the member's as it stands (the 30-minute check applied).
@@ -71,16 +162,36 @@ class PuzzleService:
         Raises:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``.
         """
-        raise NotImplementedError
+        async with self._lock(user_id):
+            return await self._view(await self._checked(await self._mine(user_id, attempt_id)))
 
     async def retry(self, user_id: int, attempt_id: int) -> PuzzleView:
         """A new, unrated attempt at a finished attempt's puzzle, from its start. An open
-        attempt of the member's is failed first if rated, else dropped.
+        attempt of the member's is failed first if rated (``abandoned``), else dropped.
 
         Raises:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``.
         """
-        raise NotImplementedError
+        async with self._lock(user_id):
+            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            if not attempt.over:
+                raise Refusal("puzzle.still_open")
+            for _ in range(3):
+                left = await self._open_of(user_id)
+                try:
+                    if left is not None and left.rated:
+                        await self._finish(left, left.moves, "abandoned")
+                    elif left is not None:
+                        await self.repo.drop_puzzle_attempt(left.id)
+                    again = replace(
+                        attempt, id=0, rated=False, started_at=self.clock(), moves=(),
+                        status="open", outcome=None, finished_at=None, rating_before=None,
+                        rating_after=None, retry_of=attempt.id,
+                    )  # fmt: skip
+                    return await self._view(await self.repo.insert_puzzle_attempt(again))
+                except Conflict:  # another process moved or started one meanwhile
+                    continue
+            raise Refusal("puzzle.busy")
 
     async def share(self, user_id: int, attempt_id: int, guild_id: int | None) -> ShareLine:
         """The public line for a finished attempt of the member's.
@@ -89,12 +200,113 @@ class PuzzleService:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``,
                 ``puzzle.off``.
         """
-        raise NotImplementedError
+        if not (await self.policies.policy(guild_id)).puzzles:
+            raise Refusal("puzzle.off")
+        async with self._lock(user_id):
+            attempt = await self._checked(await self._mine(user_id, attempt_id))
+        if not attempt.over:
+            raise Refusal("puzzle.still_open")
+        player = await self.player(user_id)
+        return ShareLine(
+            user_id, attempt.kind, attempt.daily, attempt.status == "solved", attempt.n,
+            (attempt.ply + 1) // 2, 0 if player is None else player.streak,
+            attempt.retry_of is not None,
+        )  # fmt: skip
 
     async def player(self, user_id: int) -> PuzzlePlayer | None:
         """The member's puzzle record (None: never finished one): /ttt stats."""
-        raise NotImplementedError
+        stored = await self.repo.puzzle_player(user_id)
+        if stored is None:
+            return None
+        today = day_number(self.clock())
+        current, best = streaks(await self.repo.solved_dailies(user_id), today)
+        return replace(stored, streak=current, best_streak=best)
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzleStanding]:
         """The members with a rated attempt through this server, by puzzle rating."""
-        raise NotImplementedError
+        return await self.repo.puzzle_leaderboard(guild_id, limit)
+
+    # --- reading and ending -------------------------------------------------------------
+
+    async def _mine(self, user_id: int, attempt_id: int) -> Attempt:
+        attempt = await self.repo.get_puzzle_attempt(attempt_id)
+        if attempt is None:
+            raise Refusal("puzzle.unknown")
+        if attempt.user_id != user_id:
+            raise Refusal("puzzle.not_yours")
+        return attempt
+
+    async def _reread(self, attempt: Attempt) -> Attempt:
+        again = await self.repo.get_puzzle_attempt(attempt.id)
+        if again is None:  # forgotten (forget-me) meanwhile
+            raise Refusal("puzzle.unknown")
+        return again
+
+    async def _open_of(self, user_id: int) -> Attempt | None:
+        attempt = await self.repo.open_puzzle_attempt(user_id)
+        if attempt is None:
+            return None
+        attempt = await self._checked(attempt)
+        return None if attempt.over else attempt
+
+    async def _checked(self, attempt: Attempt) -> Attempt:
+        """The attempt, failed (``expired``, rating moved) if it is a rated one open past
+        :data:`EXPIRY`; as stored now if another process ended it first."""
+        if attempt.over or not attempt.rated or self.clock() - attempt.started_at < EXPIRY:
+            return attempt
+        try:
+            return await self._finish(attempt, attempt.moves, "expired")
+        except Conflict:
+            return await self._reread(attempt)
+
+    async def _finish(self, attempt: Attempt, moves: tuple[int, ...], how: Outcome) -> Attempt:
+        """The attempt ended with ``moves`` (solved, or failed ``how``), and the member's
+        record (and both ratings, when rated) in one transaction.
+
+        Raises:
+            Conflict: it was no longer open at its ply (nothing written).
+        """
+        solved = how == "solved"
+        async with self.repo.atomic() as tx:
+            player = await tx.lock_puzzle_player(attempt.user_id, MEMBER_START)
+            rating, before, after = player.rating, None, None
+            if attempt.rated:
+                seed = puzzle_start(by_id(attempt.puzzle_id).rating)
+                puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
+                rating, moved = duel(player.rating, puzzle, solved)
+                await tx.save_puzzle_rating(attempt.puzzle_id, moved)
+                before, after = player.rating.rating, rating.rating
+            done = replace(
+                attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
+                finished_at=self.clock(), rating_before=before, rating_after=after,
+            )  # fmt: skip
+            await tx.save_puzzle_attempt(done, attempt.ply)
+            counts = {"solved": player.solved + solved, "tried": player.tried + 1}
+            await tx.save_puzzle_player(replace(player, rating=rating, **counts))
+        return done
+
+    def _line(self, attempt: Attempt) -> tuple[int, ...]:
+        """The stored main line of a set puzzle (an own-game puzzle has none)."""
+        return () if attempt.mode == "own" else by_id(attempt.puzzle_id).line
+
+    async def _view(
+        self, attempt: Attempt, *, resumed: bool = False, stale: bool = False,
+        solution: tuple[int, ...] = (),
+    ) -> PuzzleView:  # fmt: skip
+        moves = attempt.moves
+        board = board_after(attempt.kind, attempt.position, moves)
+        reply = moves[-1] if moves and len(moves) % 2 == 0 else None
+        refutation = reply if attempt.outcome in ("wrong", "slow") else None
+        if attempt.status == "failed" and not solution:
+            solution = self._line(attempt) or await self._own_solution(attempt)
+        return PuzzleView(
+            attempt, board.to_string(), attempt.n - (len(moves) + 1) // 2, reply,
+            solution if attempt.status == "failed" else (), refutation, attempt.daily,
+            await self.player(attempt.user_id) if attempt.over else None, resumed, stale,
+        )  # fmt: skip
+
+    async def _own_solution(self, attempt: Attempt) -> tuple[int, ...]:
+        key = (attempt.kind, attempt.position, attempt.n)
+        if key not in self._solutions:
+            self._solutions[key] = await self.engine.solution(attempt)
+        return self._solutions[key]

@@ -1,0 +1,145 @@
+"""Puzzle records without Discord, on SQLite and PostgreSQL: the daily streak over fake
+days, training near the member's rating, a puzzle from the member's own finished game,
+the server leaderboard and forget-me."""
+
+from __future__ import annotations
+
+from bot.core.puzzles.models import EXPIRY
+from engine import Board
+from engine.puzzles import load, move_wins, reply, winning_moves
+
+from core_harness import GUILD, Core, member_game, play, refusal_key
+from puzzle_harness import ALICE, BOB, CAROL, day_clock, puzzle_of, solve_daily
+
+DAY = 24 * 3600.0
+
+
+async def test_the_streak_counts_days_in_a_row_and_keeps_the_best(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    await solve_daily(core, ALICE)
+    clock.advance(DAY)  # day 2: today's not solved yet, yesterday's streak still shows
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.streak, player.best_streak) == (1, 1)
+    await solve_daily(core, ALICE)
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.streak, player.best_streak) == (2, 2)
+    clock.advance(2 * DAY)  # day 4: day 3 was missed
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.streak, player.best_streak) == (0, 2)
+    await solve_daily(core, ALICE)
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.streak, player.best_streak, player.solved) == (1, 2, 3)
+    share = await core.puzzles.share(ALICE, (await core.puzzles.open(ALICE, GUILD)).attempt.id,
+                                     GUILD)  # fmt: skip
+    assert (share.daily, share.streak, share.retry) == (4, 1, False)
+
+
+async def test_a_daily_begun_before_midnight_counts_for_its_day(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1, hour=23)
+    core: Core = await make_core(clock=clock)
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    clock.advance(3600 + 60)  # past midnight, past the 30 minutes too: expired
+    view = await core.puzzles.show(ALICE, attempt.id)
+    assert view.attempt.outcome == "expired"
+    retry = (await core.puzzles.retry(ALICE, attempt.id)).attempt
+    line = puzzle_of(1).line
+    for ply in range(0, len(line), 2):
+        view = await core.puzzles.move(ALICE, retry.id, ply, line[ply])
+    assert view.attempt.status == "solved" and view.attempt.daily == 1
+    player = await core.puzzles.player(ALICE)  # a Retry of #1 started on day 2: no day
+    assert player is not None and player.streak == 0 and player.solved == 1
+
+
+def nearest(rating: float, kind: str, tried: set[str]) -> list[float]:
+    """The distances of the untried puzzles of ``kind`` from ``rating``, nearest first
+    (every puzzle stands at its seed rating: nobody else moved one)."""
+    return sorted(abs(p.rating - rating) for p in load() if p.kind == kind and p.id not in tried)
+
+
+async def test_training_is_near_the_rating_and_never_a_tried_puzzle(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)  # the daily is a 5×5: all twenty 4×4 puzzles are training's
+    core: Core = await make_core(clock=clock)
+    tried: set[str] = set()
+    rating = 1500.0
+    for _ in range(20):
+        view = await core.puzzles.open(ALICE, GUILD, "training", "4x4")
+        attempt = view.attempt
+        assert attempt.kind == "4x4" and attempt.rated and attempt.puzzle_id not in tried
+        seed = next(p.rating for p in load() if p.id == attempt.puzzle_id)
+        near = nearest(rating, "4x4", tried)
+        assert abs(seed - rating) <= near[min(4, len(near) - 1)]  # among the five nearest
+        tried.add(attempt.puzzle_id)
+        clock.advance(EXPIRY)  # failed at the next open: the rating goes down
+        rating = (await core.puzzles.show(ALICE, attempt.id)).attempt.rating_after or rating
+    assert len(tried) == 20
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "4x4")) == (
+        "puzzle.none_left")  # fmt: skip
+    beginner = (await core.puzzles.open(ALICE, GUILD, "training", "3x3")).attempt
+    assert beginner.kind == "3x3" and not beginner.rated
+    any_board = (await core.puzzles.open(BOB, GUILD, "training")).attempt
+    assert any_board.kind in ("5x5", "ultimate") and any_board.rated
+
+
+async def test_an_own_puzzle_from_a_missed_win_in_a_real_game(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(1))
+    game_id = await member_game(core, ALICE, BOB)
+    # X 0, O 1, X 4, O 8: X forks with 3 or 6 (a win in two) and plays 7 instead
+    await play(core, game_id, (ALICE, 0), (BOB, 1), (ALICE, 4), (BOB, 8), (ALICE, 7))
+    await core.games.resign(ALICE, game_id=game_id)
+    view = await core.puzzles.open(ALICE, GUILD, "own")
+    attempt = view.attempt
+    board = Board.from_string("XO..X...O")
+    assert (attempt.puzzle_id, attempt.mode, attempt.rated) == (f"own-{game_id}-4", "own", False)
+    assert (attempt.position, attempt.n, attempt.to_move) == (board.to_string(), 2, "X")
+    assert winning_moves(board, 2) == [3, 6]  # several first moves are right
+    view = await core.puzzles.move(ALICE, attempt.id, 0, 3)
+    assert view.last_reply == reply(board.play(3), 1) and not view.attempt.over
+    after = board.play(3).play(view.last_reply)
+    win = next(c for c in after.legal_moves() if move_wins(after, c, 1))
+    view = await core.puzzles.move(ALICE, attempt.id, 2, win)
+    assert view.attempt.status == "solved" and view.attempt.rating_after is None
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and player.rating.rating == 1500.0
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD, "own")) == "puzzle.no_own"
+    assert await refusal_key(core.puzzles.open(CAROL, GUILD, "own")) == "puzzle.no_own"
+
+
+async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    await solve_daily(core, ALICE, GUILD)
+    await solve_daily(core, BOB, GUILD + 1)
+    carol = (await core.puzzles.open(CAROL, GUILD)).attempt
+    await core.puzzles.move(CAROL, carol.id, 0, 27)  # wrong
+    board = await core.puzzles.leaderboard(GUILD)
+    assert [s.user_id for s in board] == [ALICE, CAROL]
+    assert board[0].rating > 1500 > board[1].rating and (board[0].solved, board[0].tried) == (1, 1)
+    assert [s.user_id for s in await core.puzzles.leaderboard(GUILD + 1)] == [BOB]
+    puzzle = puzzle_of(2).id
+    moved = (await core.repo.puzzle_ratings())[puzzle]
+    assert await core.records.forget(ALICE, ALICE, confirmed=True) == 0
+    assert await core.puzzles.player(ALICE) is None
+    assert await core.repo.tried_puzzles(ALICE) == set()
+    assert [s.user_id for s in await core.puzzles.leaderboard(GUILD)] == [CAROL]
+    assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
+    again = (await core.puzzles.open(ALICE, GUILD)).attempt
+    assert again.rated and again.id != carol.id  # a first attempt again, as a new member
+
+
+async def test_retry_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    done = (await core.puzzles.open(ALICE, GUILD)).attempt
+    await core.puzzles.move(ALICE, done.id, 0, 27)  # wrong: over
+    training = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
+    assert training.rated and not training.over
+    before = await core.puzzles.player(ALICE)
+    retry = (await core.puzzles.retry(ALICE, done.id)).attempt
+    left = (await core.puzzles.show(ALICE, training.id)).attempt
+    assert (left.status, left.outcome) == ("failed", "abandoned")
+    after = await core.puzzles.player(ALICE)
+    assert before is not None and after is not None and after.tried == before.tried + 1
+    assert left.rating_after == after.rating.rating < before.rating.rating
+    beginner = (await core.puzzles.retry(ALICE, left.id)).attempt  # drops the open retry
+    assert await core.repo.get_puzzle_attempt(retry.id) is None and not beginner.rated
+    assert (await core.puzzles.current(ALICE)).attempt.id == beginner.id  # type: ignore[union-attr]

@@ -1,0 +1,245 @@
+"""Puzzles without Discord, on SQLite and PostgreSQL: a daily played along its stored
+line, a wrong and a slow move, a deviation judged by search, the 30 minutes, a double
+click, Retry, and the refusals. The positions are the shipped set's dailies; what a
+move should do is asked of the engine here, independently of the service."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from bot.core.policy import ServerPolicy
+from bot.core.puzzles.engine_calls import Judged, PuzzleEngine
+from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
+from bot.core.puzzles.models import EXPIRY, Attempt
+from bot.core.puzzles.service import PuzzleService
+from engine import EnginePool
+from engine.puzzles import reply
+
+from core_harness import GUILD, Core, open_core, refusal_key
+from puzzle_harness import ALICE, BOB, day_clock, puzzle_of
+
+
+async def test_a_daily_solved_along_its_line_moves_the_rating_once(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(1))
+    puzzle = puzzle_of(1)
+    view = await core.puzzles.open(ALICE, GUILD)
+    attempt = view.attempt
+    assert (attempt.puzzle_id, attempt.daily, attempt.rated) == (puzzle.id, 1, True)
+    assert view.board == puzzle.position and view.moves_left == puzzle.n and view.number == 1
+    for ply in range(0, len(puzzle.line) - 1, 2):
+        view = await core.puzzles.move(ALICE, attempt.id, ply, puzzle.line[ply])
+        assert view.last_reply == puzzle.line[ply + 1] and not view.attempt.over
+        assert view.moves_left == puzzle.n - ply // 2 - 1
+    view = await core.puzzles.move(ALICE, attempt.id, len(puzzle.line) - 1, puzzle.line[-1])
+    done = view.attempt
+    assert (done.status, done.outcome, done.moves) == ("solved", "solved", puzzle.line)
+    assert done.rating_before == 1500 and done.rating_after is not None
+    assert done.rating_after > 1500 and view.solution == ()
+    assert core.puzzles.engine.searches == 0  # every reply came from the stored line
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.solved, player.tried, player.streak) == (1, 1, 1)
+    assert player.rating.rating == done.rating_after
+    again = await core.puzzles.open(ALICE, GUILD)  # today's, over: shown again
+    assert again.attempt.id == attempt.id and again.attempt.over and not again.resumed
+    stale = await core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0])
+    assert stale.stale and (await core.puzzles.player(ALICE)) == player
+
+
+async def test_a_wrong_move_fails_with_the_refutation_and_the_solution(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    puzzle = puzzle_of(2)  # ultimate: 40 is the only winning move
+    view = await core.puzzles.open(ALICE, None)
+    board = puzzle.board()
+    view = await core.puzzles.move(ALICE, view.attempt.id, 0, 27)
+    done = view.attempt
+    assert (done.status, done.outcome) == ("failed", "wrong")
+    expected = reply(board.play(27), puzzle.n - 1)
+    assert view.refutation == expected and done.moves == (27, expected)
+    assert view.solution == puzzle.line
+    assert done.rating_after is not None and done.rating_after < 1500
+    assert view.player is not None and view.player.tried == 1 and view.player.solved == 0
+
+
+async def test_a_slow_move_fails_as_slow(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(9))
+    puzzle = puzzle_of(9)  # ultimate: 0 wins, but not within n
+    view = await core.puzzles.open(ALICE, GUILD)
+    view = await core.puzzles.move(ALICE, view.attempt.id, 0, 0)
+    assert (view.attempt.status, view.attempt.outcome) == ("failed", "slow")
+    assert view.solution == puzzle.line and view.refutation is not None
+
+
+async def test_a_deviation_that_still_wins_is_judged_by_search(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(47))
+    puzzle = puzzle_of(47)  # ultimate, n 3: at ply 2, 68 wins as well as the line's 67
+    view = await core.puzzles.open(ALICE, GUILD)
+    attempt = view.attempt
+    await core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0])
+    assert core.puzzles.engine.searches == 0
+    view = await core.puzzles.move(ALICE, attempt.id, 2, 68)
+    assert core.puzzles.engine.searches == 1 and not view.attempt.over
+    board = puzzle.board().play(puzzle.line[0]).play(puzzle.line[1]).play(68)
+    assert view.last_reply == reply(board, puzzle.n - 2)  # the longest defence
+    assert view.moves_left == 1
+
+
+async def test_a_rated_attempt_expires_after_30_minutes_once(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    puzzle = puzzle_of(1)
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    await core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0])
+    clock.advance(EXPIRY - 1)
+    assert (await core.puzzles.current(ALICE)) is not None
+    clock.advance(1)
+    assert (await core.puzzles.current(ALICE)) is None
+    view = await core.puzzles.show(ALICE, attempt.id)
+    assert (view.attempt.status, view.attempt.outcome) == ("failed", "expired")
+    assert view.solution == puzzle.line
+    rating = view.attempt.rating_after
+    assert rating is not None and rating < 1500
+    stale = await core.puzzles.move(ALICE, attempt.id, 2, puzzle.line[2])
+    assert stale.stale and stale.attempt.moves == puzzle.line[:2]
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and player.tried == 1 and player.rating.rating == rating
+
+
+class PairedEngine(PuzzleEngine):
+    """The engine, each judgement held until two are under way: two clicks on the same
+    ply, both read before either is stored."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.both = asyncio.Event()
+        self.calls = 0
+
+    async def judge(self, attempt: Attempt, cell: int, line: tuple[int, ...]) -> Judged:
+        self.calls += 1
+        if self.calls == 2:
+            self.both.set()
+        await self.both.wait()
+        return await super().judge(attempt, cell, line)
+
+
+async def test_a_double_move_counts_once(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    puzzle = puzzle_of(2)
+    first, second = await asyncio.gather(  # in one process: the second waits its turn
+        core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0]),
+        core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0]),
+    )
+    assert [first.stale, second.stale] == [False, True]
+    # two processes (two services on one store): both judged, one stored, rated once
+    engine = PairedEngine()
+    one, two = (
+        PuzzleService(core.repo, core.puzzles.policies, clock=core.clock, engine=engine)
+        for _ in range(2)
+    )
+    views = await asyncio.gather(
+        one.move(ALICE, attempt.id, 2, 27),
+        two.move(ALICE, attempt.id, 2, 27),  # wrong: ends it
+    )
+    assert engine.calls == 2 and sorted(view.stale for view in views) == [False, True]
+    player = await core.puzzles.player(ALICE)
+    member, _ = duel(MEMBER_START, puzzle_start(puzzle.rating), solved=False)
+    assert player is not None and player.tried == 1
+    assert player.rating.rating == pytest.approx(member.rating)  # moved once
+    stored = await core.repo.get_puzzle_attempt(attempt.id)
+    assert stored is not None and stored.ply == 4 and stored.outcome == "wrong"
+
+
+async def test_retry_is_unrated_and_refusals(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    puzzle = puzzle_of(2)
+    first = (await core.puzzles.open(ALICE, GUILD)).attempt
+    assert await refusal_key(core.puzzles.retry(ALICE, first.id)) == "puzzle.still_open"
+    assert await refusal_key(core.puzzles.share(ALICE, first.id, GUILD)) == "puzzle.still_open"
+    assert await refusal_key(core.puzzles.move(BOB, first.id, 0, 40)) == "puzzle.not_yours"
+    assert await refusal_key(core.puzzles.show(BOB, first.id)) == "puzzle.not_yours"
+    assert await refusal_key(core.puzzles.move(ALICE, first.id + 99, 0, 40)) == "puzzle.unknown"
+    taken = next(c for c in range(81) if puzzle.board()[c] is not None)
+    assert await refusal_key(core.puzzles.move(ALICE, first.id, 0, taken)) == "puzzle.bad_cell"
+    await core.puzzles.move(ALICE, first.id, 0, 27)  # wrong: failed, rated
+    rated = await core.puzzles.player(ALICE)
+    view = await core.puzzles.retry(ALICE, first.id)
+    again = view.attempt
+    assert again.id != first.id and not again.rated and again.retry_of == first.id
+    assert again.daily == 2 and view.board == puzzle.position
+    for ply in range(0, len(puzzle.line), 2):
+        view = await core.puzzles.move(ALICE, again.id, ply, puzzle.line[ply])
+    assert view.attempt.status == "solved" and view.attempt.rating_after is None
+    player = await core.puzzles.player(ALICE)
+    assert rated is not None and player is not None
+    assert player.rating == rated.rating and (player.solved, player.tried) == (1, 2)
+    assert player.streak == 1  # a Retry solved the same day counts for the streak
+    line = await core.puzzles.share(ALICE, again.id, GUILD)
+    assert (line.daily, line.solved, line.retry, line.streak, line.moves_used) == (
+        2, True, True, 1, puzzle.n)  # fmt: skip
+
+
+async def test_puzzles_off_in_a_server(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    await core.puzzles.policies.configure(GUILD, {"puzzles": False})  # /ttt config
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD)) == "puzzle.off"
+    view = await core.puzzles.open(ALICE, None)  # in DMs the defaults hold
+    await core.puzzles.move(ALICE, view.attempt.id, 0, 27)
+    assert await refusal_key(core.puzzles.share(ALICE, view.attempt.id, GUILD)) == "puzzle.off"
+
+
+async def test_no_daily_before_the_first(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(0))
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD)) == "puzzle.no_daily"
+
+
+async def test_puzzles_off_everywhere_by_the_environment(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(ServerPolicy(puzzles=False), clock=day_clock(2))
+    assert await refusal_key(core.puzzles.open(ALICE, None)) == "puzzle.off"
+
+
+@pytest.mark.postgres
+async def test_two_processes_count_a_start_a_move_and_a_rating_once(pg_database: str) -> None:
+    clock = day_clock(2)
+    one, two = await open_core(pg_database, clock), await open_core(pg_database, clock)
+    try:
+        opened = await asyncio.gather(*(core.puzzles.open(ALICE, GUILD) for core in (one, two)))
+        attempt = opened[0].attempt
+        assert opened[1].attempt.id == attempt.id  # one attempt: the other resumed it
+        first, second = await asyncio.gather(
+            one.puzzles.move(ALICE, attempt.id, 0, 27), two.puzzles.move(ALICE, attempt.id, 0, 27)
+        )
+        assert sorted([first.stale, second.stale]) == [False, True]
+        member, puzzle = duel(MEMBER_START, puzzle_start(puzzle_of(2).rating), solved=False)
+        player = await two.puzzles.player(ALICE)
+        assert player is not None and player.tried == 1
+        assert player.rating.rating == pytest.approx(member.rating)  # moved once, not twice
+        moved = (await one.repo.puzzle_ratings())[attempt.puzzle_id]
+        assert moved == pytest.approx(puzzle.rating)
+    finally:
+        await one.repo.close()
+        await two.repo.close()
+
+
+async def test_big_boards_are_judged_in_the_pool_and_3x3_inline(tmp_path: Path) -> None:
+    pool = EnginePool(1)
+    clock = day_clock(2)
+    core = await open_core(tmp_path / "ttt.sqlite3", clock)
+    core.puzzles.engine.pool = pool  # as build_core hands it the bot's pool
+    try:
+        attempt = (await core.puzzles.open(ALICE, GUILD)).attempt  # ultimate
+        view = await core.puzzles.move(ALICE, attempt.id, 0, 27)  # wrong: searched
+        assert view.attempt.outcome == "wrong" and view.solution == puzzle_of(2).line
+        assert (core.puzzles.engine.searches, core.puzzles.engine.pooled) == (1, 1)
+        clock.advance(5 * 24 * 3600.0)  # daily #7: a 3×3
+        attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+        assert attempt.kind == "3x3" and not attempt.rated
+        wrong = next(c for c in puzzle_of(7).board().legal_moves() if c != puzzle_of(7).first)
+        view = await core.puzzles.move(ALICE, attempt.id, 0, wrong)
+        assert view.attempt.outcome == "wrong"
+        assert (core.puzzles.engine.searches, core.puzzles.engine.pooled) == (2, 1)
+    finally:
+        pool.close()
+        await core.repo.close()
