@@ -23,6 +23,7 @@ from bot.core.hints import Hint
 from bot.core.models import Challenge, GameBoard, GameUpdate
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
+from bot.core.puzzles.service import PuzzleService
 from bot.core.reconcile import ReadBack
 from bot.core.records import RecordsService
 from bot.core.repository import Repository
@@ -101,6 +102,7 @@ def intents() -> discord.Intents:
 
 class TTTBot(commands.Bot):
     games: GameService
+    puzzles: PuzzleService
     router: ComponentRouter
 
     def __init__(
@@ -179,6 +181,7 @@ class TTTBot(commands.Bot):
         pinger.on_ended.append(shows.game_ended)
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
+        self.puzzles = core.puzzles
         choices = BoardChoiceController(games, responder)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices)
         await self.tree.set_translator(CatalogTranslator())
@@ -206,6 +209,7 @@ class TTTBot(commands.Bot):
                 sign_ins_overall=settings.sign_ins_overall,
                 sign_ins_per_member=settings.sign_ins_per_member,
                 traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
+                puzzles=core.puzzles,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),

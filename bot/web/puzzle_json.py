@@ -68,20 +68,21 @@ def puzzle_json(view: PuzzleView, locale: str) -> dict[str, Any]:
         "last_reply": view.last_reply, "solution": list(view.solution),
         "refutation": view.refutation, "rating": rating,
         "streak": player.streak if player is not None else None,
-        "resumed": view.resumed, "title": _title(view, locale),
+        "resumed": view.resumed,
+        "title": title(attempt.mode, view.number, attempt.kind, locale),
         "actions": [] if running else ["retry"],
     } | _said("goal", goal) | _said("line", line) | _said("solution_text", solution) | {
         "record": record,
     } | shown  # fmt: skip
 
 
-def _title(view: PuzzleView, locale: str) -> str:
-    attempt = view.attempt
-    if attempt.mode == "daily" and view.number is not None:
-        title = text("web.puzzle.daily_number", locale, number=view.number)
+def title(mode: str, number: int | None, kind: str, locale: str) -> str:
+    """The attempt's heading: "Daily puzzle #12 · 5×5, four in a row"."""
+    if mode == "daily" and number is not None:
+        named = text("web.puzzle.daily_number", locale, number=number)
     else:
-        title = text(f"web.puzzle.mode.{attempt.mode}", locale)
-    return f"{title} · {text(BOARD_NAMES[attempt.kind], locale)}"
+        named = text(f"web.puzzle.mode.{mode}", locale)
+    return f"{named} · {text(BOARD_NAMES[kind], locale)}"
 
 
 def _line(view: PuzzleView, page: PageBoard, board: Any, locale: str) -> str | None:

@@ -6,8 +6,9 @@ message shows it at its next click (the service answers that click ``stale``).
 
 Routes (under ``/api`` and ``/.proxy/api``; docs/develop/activity-api.md):
 
-- ``GET puzzles``: ``{"puzzle": Puzzle | null, "texts": {...}}``, the member's open
-  attempt and the page's puzzle words;
+- ``GET puzzles``: ``{"puzzle": Puzzle | null, "today": {"number", "kind", "title"} |
+  null, "texts": {...}}``, the member's open attempt, today's daily (none before #1)
+  and the page's puzzle words;
 - ``POST puzzles`` ``{"mode": "daily" | "training", "board": "any" | "3x3" | ...}``
   (``board`` for training only): ``{"puzzle": Puzzle}``, started or resumed;
 - ``POST puzzles/{id}/move`` ``{"ply", "cell"}``: ``{"puzzle": Puzzle}``; a ply the
@@ -23,6 +24,7 @@ from aiohttp import web
 
 from bot.core.puzzles.models import Mode, PuzzleKind, PuzzleView
 from bot.core.puzzles.service import PuzzleService
+from bot.core.puzzles.streaks import day_number, utc_day
 from bot.core.refusals import Refusal
 from bot.i18n import text
 from bot.web.api import refusal
@@ -31,8 +33,9 @@ from bot.web.fields import int_field, is_id, json_object, str_field
 from bot.web.limits import WebBudgets, spend
 from bot.web.page_text import plain
 from bot.web.places import Places
-from bot.web.puzzle_json import CHOICES, page_texts, puzzle_json
+from bot.web.puzzle_json import CHOICES, page_texts, puzzle_json, title
 from bot.web.sessions import Session, Sessions
+from engine.puzzles import NoDailyPuzzle, daily
 
 MODES = ("daily", "training")
 """What the page may start: today's puzzle, or training (own-game puzzles are chat's)."""
@@ -68,6 +71,7 @@ class PuzzlesApi:
         session = self._session(request)
         view = await self.puzzles.current(session.user_id)
         return web.json_response({"puzzle": self._json(view, session),
+                                  "today": self._today(session.locale),
                                   "texts": page_texts(session.locale)})  # fmt: skip
 
     async def start(self, request: web.Request) -> web.Response:
@@ -136,6 +140,18 @@ class PuzzlesApi:
                 refused.extra["retry_after"] = BUSY_WAIT
             raise refused from None
         return view
+
+    def _today(self, locale: str) -> dict[str, Any] | None:
+        """Today's daily by the service's own clock (the day the service starts), or None
+        before daily #1 and past the schedule."""
+        when = self.puzzles.clock()
+        try:
+            puzzle = daily(utc_day(when))
+        except NoDailyPuzzle:
+            return None
+        number = day_number(when)
+        return {"number": number, "kind": puzzle.kind,
+                "title": title("daily", number, puzzle.kind, locale)}  # fmt: skip
 
     def _json(self, view: PuzzleView | None, session: Session) -> dict[str, Any] | None:
         return None if view is None else puzzle_json(view, session.locale)

@@ -57,9 +57,13 @@ export class HomeView {
           h("span", { class: "pick-status" }, statusLine(open.goal_parts, open.goal)),
           h("span", { class: "pick-size" }, open.title ?? ""))
         : null,
-      h("button", { type: "button", class: "primary puzzle-daily", dataset: { key: "puzzle-daily" },
-        "aria-disabled": busy, onClick: () => this.intents.puzzleStart({ mode: "daily" }) },
-        t("puzzle.daily")),
+      store.puzzleToday
+        ? h("button", { type: "button", class: "primary puzzle-daily",
+          dataset: { key: "puzzle-daily" }, "aria-disabled": busy,
+          onClick: () => this.intents.puzzleStart({ mode: "daily" }) },
+          h("span", { class: "puzzle-daily-label" }, t("puzzle.daily")),
+          h("span", { class: "puzzle-daily-title" }, store.puzzleToday.title))
+        : null,
       h("form", { class: "puzzle-train", onSubmit: (e) => {
         e.preventDefault();
         this.intents.puzzleStart({ mode: "training", board: this.choice.puzzleBoard });

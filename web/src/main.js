@@ -177,6 +177,7 @@ async function boot() {
   store.puzzles = puzzles !== null;
   // An attempt open in the chat shows here: the home view offers to go on with it.
   if (puzzles?.puzzle) store.puzzle = puzzles.puzzle;
+  store.puzzleToday = puzzles?.today ?? null;
   store.subscribe(render);
   store.setGames(games ?? []);
   // The game shown goes with each connection: one that ended while the socket was down

@@ -28,6 +28,7 @@ export class Store {
     this.puzzles = false; // the server plays puzzles (its `api/puzzles` answered)
     this.puzzle = null; // the member's puzzle attempt, as the server last sent it
     this.puzzleShown = false; // the puzzle's view is shown (over the games)
+    this.puzzleToday = null; // today's daily: {number, kind, title}, null before #1
     this.listeners = new Set();
   }
 
