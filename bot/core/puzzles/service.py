@@ -24,7 +24,7 @@ from dataclasses import replace
 
 from bot.core.policies import PolicyBook
 from bot.core.puzzles import starts
-from bot.core.puzzles.engine_calls import PuzzleEngine, board_after
+from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
 from bot.core.puzzles.models import (
     EXPIRY,
@@ -69,7 +69,7 @@ class PuzzleService:
 
     async def open(
         self, user_id: int, guild_id: int | None, mode: Mode = "daily",
-        kind: PuzzleKind | None = None,
+        kind: PuzzleKind | None = None, *, searching: Searching = None,
     ) -> PuzzleView:  # fmt: skip
         """``/ttt puzzle`` (and the page's start). The member's open attempt is resumed
         whatever was asked (``resumed=True``), unless it is a rated one past its 30
@@ -80,7 +80,8 @@ class PuzzleService:
         - ``training``: a puzzle of ``kind`` (None: any board) the member has not tried,
           rated nearest their puzzle rating (3×3 puzzles are unrated beginners');
         - ``own``: a position from the member's finished classic games where they missed
-          a forced win of at least two moves, not tried yet.
+          a forced win of at least two moves, not tried yet (the scan of their games
+          runs in the engine pool: ``searching`` is awaited before it, as for a move).
 
         Raises:
             Refusal: ``puzzle.off`` (the server turned puzzles off), ``puzzle.none_left``
@@ -104,7 +105,7 @@ class PuzzleService:
                     )
                 else:
                     started = await starts.own_attempt(
-                        self.repo, self.engine, user_id, guild_id, now
+                        self.repo, self.engine, user_id, guild_id, now, searching
                     )
                 if started.over:  # today's daily, finished before
                     return await self._view(started)
@@ -121,7 +122,10 @@ class PuzzleService:
             attempt = await self._open_of(user_id)
             return None if attempt is None else await self._view(attempt, resumed=True)
 
-    async def move(self, user_id: int, attempt_id: int, ply: int, cell: int) -> PuzzleView:
+    async def move(
+        self, user_id: int, attempt_id: int, ply: int, cell: int, *,
+        searching: Searching = None,
+    ) -> PuzzleView:  # fmt: skip
         """The member plays ``cell`` on the attempt's board as it stood at ``ply``; the
         defender's longest defence is played in the same call. Judged as the issue says:
         still winning in time → on; the win → solved; the win given up → failed
@@ -129,7 +133,9 @@ class PuzzleService:
         attempt's end moves the member's and the puzzle's Glicko-2 ratings once.
 
         A click at an older ``ply``, or on an attempt already over: ``stale=True``,
-        nothing played (a double click, or the page played it first).
+        nothing played (a double click, or the page played it first). ``searching`` is
+        awaited just before the move is sent to the engine pool (a move off the stored
+        line on 4×4, 5×5 or ultimate: up to seconds), so an interface defers only then.
 
         Raises:
             Refusal: ``puzzle.unknown`` (no such attempt), ``puzzle.not_yours``
@@ -143,7 +149,7 @@ class PuzzleService:
             board = board_after(attempt.kind, attempt.position, attempt.moves)
             if cell not in board.legal_moves():
                 raise Refusal("puzzle.bad_cell")
-            judged = await self.engine.judge(attempt, cell, self._line(attempt))
+            judged = await self.engine.judge(attempt, cell, self._line(attempt), searching)
             played = (cell,) if judged.reply is None else (cell, judged.reply)
             moves = attempt.moves + played
             try:

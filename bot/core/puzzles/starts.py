@@ -13,7 +13,7 @@ import contextlib
 import random
 
 from bot.core.puzzles import training
-from bot.core.puzzles.engine_calls import GameSpec, PuzzleEngine
+from bot.core.puzzles.engine_calls import GameSpec, PuzzleEngine, Searching
 from bot.core.puzzles.glicko2 import MEMBER_START
 from bot.core.puzzles.models import Attempt, Mode, PuzzleKind
 from bot.core.puzzles.store import PuzzleStore
@@ -76,8 +76,9 @@ async def training_attempt(
 
 
 async def own_attempt(
-    repo: PuzzleStore, engine: PuzzleEngine, user_id: int, guild_id: int | None, now: float
-) -> Attempt:
+    repo: PuzzleStore, engine: PuzzleEngine, user_id: int, guild_id: int | None, now: float,
+    searching: Searching = None,
+) -> Attempt:  # fmt: skip
     """A missed win of the member's newest finished classic games, not tried yet
     (unrated).
 
@@ -90,7 +91,7 @@ async def own_attempt(
         mark = game.mark_of(user_id)
         if mark is not None:
             specs.append((game.id, game.size, game.k, game.moves, mark))
-    found = await engine.own(specs, await repo.tried_puzzles(user_id))
+    found = await engine.own(specs, await repo.tried_puzzles(user_id), searching)
     if found is None:
         raise Refusal("puzzle.no_own")
     return Attempt(
