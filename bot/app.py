@@ -185,6 +185,7 @@ class TTTBot(commands.Bot):
         pinger.on_ended.append(shows.game_ended)
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
+        self.puzzles = core.puzzles
         choices = BoardChoiceController(games, responder)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
                                       puzzles)  # fmt: skip
@@ -214,6 +215,7 @@ class TTTBot(commands.Bot):
                 sign_ins_overall=settings.sign_ins_overall,
                 sign_ins_per_member=settings.sign_ins_per_member,
                 traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
+                puzzles=core.puzzles,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),
