@@ -142,9 +142,10 @@ class TTTBot(commands.Bot):
         # up to a second, which must hold neither the event loop nor the workers choosing
         # the bot's moves.
         self.reviews = EnginePool(1)
-        # Hints in one of their own, so a member asking for one never waits behind a
-        # review. Both are started at start-up when settings.warm_workers (~40 MB each
-        # with the 5×5 tables read; a search's table can take one to ~250 MB).
+        # Hints (and puzzle moves off their stored line) in one of their own, so a member
+        # asking for one never waits behind a review. Both are started at start-up when
+        # settings.warm_workers (~40 MB each with the 5×5 tables read; a search's table
+        # can take one to ~250 MB).
         self.hints = EnginePool(1)
         # What each of the two takes at once, and one request in flight per member (a
         # page asking a long review over and over must not hold everyone's for minutes).
@@ -168,6 +169,9 @@ class TTTBot(commands.Bot):
             advise=self.hint,
             live_board=settings.client_secret is not None,  # the Activity is set up
             gate=self.engine_gate,
+            # a puzzle move off its stored line asks the exact 5×5 solver, whose tables
+            # the hint worker holds from start-up (a cold worker reads them: 1.4-2.7 s)
+            puzzle_pool=self.hints,
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
@@ -185,7 +189,6 @@ class TTTBot(commands.Bot):
         pinger.on_ended.append(shows.game_ended)
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
-        self.puzzles = core.puzzles
         choices = BoardChoiceController(games, responder)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
                                       puzzles)  # fmt: skip
