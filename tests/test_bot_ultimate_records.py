@@ -122,7 +122,9 @@ async def test_the_game_options_are_synced_with_their_translations(emulator, bot
         assert not game.get("required")
         assert game["name_localizations"]["fr"] == "jeu"
         assert game["name_localizations"]["de"] == "spiel"
-        assert [c["value"] for c in game["choices"]] == ["classic", "ultimate"]
+        # the leaderboard ranks puzzle ratings too (docs/play/puzzles.md)
+        puzzles = ["puzzles"] if command is by_name["leaderboard"] else []
+        assert [c["value"] for c in game["choices"]] == ["classic", "ultimate", *puzzles]
         ultimate = game["choices"][1]
         assert ultimate["name_localizations"]["es-ES"] == "ultimate (nueve tableros en uno)"
         assert ultimate["name_localizations"]["pt-BR"] == "ultimate (nove tabuleiros em um)"
