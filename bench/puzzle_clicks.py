@@ -42,11 +42,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
 
+from bot_latency import tree_cpu_seconds, wait_until_ready  # noqa: E402
+
 from bot.discord_ui import custom_ids  # noqa: E402
 from engine.puzzles import by_id, parse_board  # noqa: E402
 
 from bot_harness import bot_process_env  # noqa: E402
-from bot_latency import tree_cpu_seconds, wait_until_ready  # noqa: E402
 from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
 
 BOARDS = {
