@@ -4,7 +4,7 @@ the server leaderboard and forget-me."""
 
 from __future__ import annotations
 
-from bot.core.puzzles.models import EXPIRY
+from bot.core.puzzles.models import EXPIRY, Attempt
 from engine import Board
 from engine.puzzles import load, move_wins, reply, winning_moves
 
@@ -49,6 +49,11 @@ async def test_a_daily_begun_before_midnight_counts_for_its_day(make_core) -> No
     assert view.attempt.status == "solved" and view.attempt.daily == 1
     player = await core.puzzles.player(ALICE)  # a Retry of #1 started on day 2: no day
     assert player is not None and player.streak == 0 and player.solved == 1
+
+
+def puzzle_of_id(attempt: Attempt) -> int:
+    """The one winning first move of a set puzzle's attempt."""
+    return next(p.first for p in load() if p.id == attempt.puzzle_id)
 
 
 def nearest(rating: float, kind: str, tried: set[str]) -> list[float]:
@@ -112,6 +117,13 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     await solve_daily(core, BOB, GUILD + 1)
     carol = (await core.puzzles.open(CAROL, GUILD)).attempt
     await core.puzzles.move(CAROL, carol.id, 0, 27)  # wrong
+    dave = 104  # a record from an unrated 3×3, and today's daily open here: not listed yet
+    beginner = (await core.puzzles.open(dave, None, "training", "3x3")).attempt
+    first = puzzle_of_id(beginner)
+    wrong = next(c for c in range(9) if beginner.position[c] == "." and c != first)
+    await core.puzzles.move(dave, beginner.id, 0, wrong)
+    assert (await core.puzzles.player(dave)) is not None
+    await core.puzzles.open(dave, GUILD)
     board = await core.puzzles.leaderboard(GUILD)
     assert [s.user_id for s in board] == [ALICE, CAROL]
     assert board[0].rating > 1500 > board[1].rating and (board[0].solved, board[0].tried) == (1, 1)
@@ -125,3 +137,21 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
     assert again.rated and again.id != carol.id  # a first attempt again, as a new member
+
+
+async def test_retry_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    done = (await core.puzzles.open(ALICE, GUILD)).attempt
+    await core.puzzles.move(ALICE, done.id, 0, 27)  # wrong: over
+    training = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
+    assert training.rated and not training.over
+    before = await core.puzzles.player(ALICE)
+    retry = (await core.puzzles.retry(ALICE, done.id)).attempt
+    left = (await core.puzzles.show(ALICE, training.id)).attempt
+    assert (left.status, left.outcome) == ("failed", "abandoned")
+    after = await core.puzzles.player(ALICE)
+    assert before is not None and after is not None and after.tried == before.tried + 1
+    assert left.rating_after == after.rating.rating < before.rating.rating
+    beginner = (await core.puzzles.retry(ALICE, left.id)).attempt  # drops the open retry
+    assert await core.repo.get_puzzle_attempt(retry.id) is None and not beginner.rated
+    assert (await core.puzzles.current(ALICE)).attempt.id == beginner.id  # type: ignore[union-attr]

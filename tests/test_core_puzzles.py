@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bot.core.policy import ServerPolicy
-from bot.core.puzzles.engine_calls import Judged, PuzzleEngine
+from bot.core.puzzles.engine_calls import Judged, PuzzleEngine, Searching
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
 from bot.core.puzzles.models import EXPIRY, Attempt
 from bot.core.puzzles.service import PuzzleService
@@ -116,12 +116,14 @@ class PairedEngine(PuzzleEngine):
         self.both = asyncio.Event()
         self.calls = 0
 
-    async def judge(self, attempt: Attempt, cell: int, line: tuple[int, ...]) -> Judged:
+    async def judge(
+        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None
+    ) -> Judged:
         self.calls += 1
         if self.calls == 2:
             self.both.set()
         await self.both.wait()
-        return await super().judge(attempt, cell, line)
+        return await super().judge(attempt, cell, line, searching)
 
 
 async def test_a_double_move_counts_once(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -230,15 +232,21 @@ async def test_big_boards_are_judged_in_the_pool_and_3x3_inline(tmp_path: Path) 
     core.puzzles.engine.pool = pool  # as build_core hands it the bot's pool
     try:
         attempt = (await core.puzzles.open(ALICE, GUILD)).attempt  # ultimate
-        view = await core.puzzles.move(ALICE, attempt.id, 0, 27)  # wrong: searched
+        told: list[int] = []
+
+        async def searching() -> None:  # the interface defers its answer here
+            told.append(core.puzzles.engine.pooled)
+
+        view = await core.puzzles.move(ALICE, attempt.id, 0, 27, searching=searching)
+        assert told == [1]  # once, before the pool answered
         assert view.attempt.outcome == "wrong" and view.solution == puzzle_of(2).line
         assert (core.puzzles.engine.searches, core.puzzles.engine.pooled) == (1, 1)
         clock.advance(5 * 24 * 3600.0)  # daily #7: a 3×3
         attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
         assert attempt.kind == "3x3" and not attempt.rated
         wrong = next(c for c in puzzle_of(7).board().legal_moves() if c != puzzle_of(7).first)
-        view = await core.puzzles.move(ALICE, attempt.id, 0, wrong)
-        assert view.attempt.outcome == "wrong"
+        view = await core.puzzles.move(ALICE, attempt.id, 0, wrong, searching=searching)
+        assert view.attempt.outcome == "wrong" and told == [1]  # 3×3: inline, no deferral
         assert (core.puzzles.engine.searches, core.puzzles.engine.pooled) == (2, 1)
     finally:
         pool.close()

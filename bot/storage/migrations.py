@@ -396,6 +396,5 @@ MIGRATIONS: tuple[str, ...] = (
         created_at REAL NOT NULL
     );
     """,
-    # 16: puzzles: attempts, members' and puzzles' ratings (see the module).
-    SQLITE_PUZZLES,
+    SQLITE_PUZZLES,  # 16: puzzles' attempts and ratings (bot/storage/puzzle_migrations.py)
 )

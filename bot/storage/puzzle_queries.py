@@ -177,7 +177,8 @@ async def solved_dailies(db: Db, user_id: int) -> list[tuple[int, float]]:
 async def leaderboard(db: Db, guild_id: int, limit: int) -> list[PuzzleStanding]:
     rows = await db.rows(
         "SELECT user_id, rating, solved, tried FROM puzzle_players WHERE user_id IN"
-        " (SELECT user_id FROM puzzle_attempts WHERE guild_id = :guild AND rated)"
+        " (SELECT user_id FROM puzzle_attempts WHERE guild_id = :guild AND rated"
+        " AND status != 'open')"
         " ORDER BY rating DESC, user_id LIMIT :limit",
         {"guild": guild_id, "limit": limit},
     )

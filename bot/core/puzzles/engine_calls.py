@@ -14,7 +14,7 @@ Every function the pool runs is module-level and takes plain values.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
@@ -27,6 +27,9 @@ from engine.puzzles.proof import distance
 from engine.puzzles.records import MAX_N, PuzzleBoard
 
 T = TypeVar("T")
+Searching = Callable[[], Awaitable[None]] | None
+"""Called (awaited) just before work is sent to the pool, so an interface may defer its
+answer only when one may take a while (as a hint's ``searching`` is)."""
 Judgement = Literal["right", "solved", "wrong", "slow"]
 
 TIME_LIMIT = 30.0
@@ -104,8 +107,12 @@ GameSpec = tuple[int, int, int, tuple[int, ...], str]
 def find_own(games: Sequence[GameSpec], skip: frozenset[str], seconds: float) -> OwnPuzzle | None:
     """The first position, newest game first, where the member (to move) had a forced win
     of at least two of their moves and played a move that did not keep a win within
-    that many, whose id (``own-<game>-<ply>``) is not in ``skip``; None when none is
-    found within ``seconds``."""
+    that many, whose id (``own-<game>-<ply>``) is not in ``skip``; None when there is
+    none.
+
+    Raises:
+        TimeoutError: the scan took longer than ``seconds`` (a cold 5×5 table, say).
+    """
     until = time.monotonic() + seconds
     for game_id, size, k, moves, mark in games:
         kind = CLASSIC_KINDS.get((size, k))
@@ -114,7 +121,7 @@ def find_own(games: Sequence[GameSpec], skip: frozenset[str], seconds: float) ->
         board = Board.new(size, k)
         for ply, played in enumerate(moves):
             if time.monotonic() > until:
-                return None
+                raise TimeoutError(f"no missed win found within {seconds} s")
             here, board = board, board.play(played)
             if here.to_move != mark or f"own-{game_id}-{ply}" in skip:
                 continue
@@ -139,18 +146,22 @@ class PuzzleEngine:
         self.pooled = 0
         """Of those, the ones sent to the pool."""
 
-    async def _run(self, inline: bool, fn: Callable[..., T], *args: Any) -> T:
+    async def _run(self, inline: bool, searching: Searching, fn: Callable[..., T], *args: Any) -> T:
         """Raises: Refusal: ``puzzle.busy`` (the pool did not answer in time, or broke)."""
         self.searches += 1
-        if inline or self.pool is None:
-            return fn(*args)
-        self.pooled += 1
         try:
+            if inline or self.pool is None:
+                return fn(*args)
+            self.pooled += 1
+            if searching is not None:
+                await searching()
             return await self.pool.run(fn, *args, deadline=time.time() + self.seconds)
         except (TimeoutError, PoolClosed, BrokenProcessPool):
             raise Refusal("puzzle.busy") from None
 
-    async def judge(self, attempt: Attempt, cell: int, line: tuple[int, ...]) -> Judged:
+    async def judge(
+        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None
+    ) -> Judged:
         """Judge the member's ``cell`` on the attempt (a legal move).
 
         Raises:
@@ -159,7 +170,7 @@ class PuzzleEngine:
         args = (attempt.kind, attempt.position, attempt.moves, cell, attempt.n, line)
         if follows_line(attempt.moves, cell, line):
             return judge_move(*args)  # the stored proof answers: no search
-        return await self._run(attempt.kind == "3x3", judge_move, *args)
+        return await self._run(attempt.kind == "3x3", searching, judge_move, *args)
 
     async def solution(self, attempt: Attempt) -> tuple[int, ...]:
         """An own-game puzzle's main line (a set puzzle's is stored).
@@ -168,13 +179,16 @@ class PuzzleEngine:
             Refusal: ``puzzle.busy``.
         """
         inline = attempt.kind == "3x3"
-        return await self._run(inline, solution_of, attempt.kind, attempt.position, attempt.n)
+        return await self._run(inline, None, solution_of, attempt.kind, attempt.position, attempt.n)
 
-    async def own(self, games: Sequence[GameSpec], skip: set[str]) -> OwnPuzzle | None:
+    async def own(
+        self, games: Sequence[GameSpec], skip: set[str], searching: Searching = None
+    ) -> OwnPuzzle | None:
         """:func:`find_own` over the member's games (inline when all are 3×3).
 
         Raises:
             Refusal: ``puzzle.busy``.
         """
         inline = all(size == 3 for _, size, _, _, _ in games)
-        return await self._run(inline, find_own, tuple(games), frozenset(skip), OWN_SECONDS)
+        skipped = frozenset(skip)
+        return await self._run(inline, searching, find_own, tuple(games), skipped, OWN_SECONDS)

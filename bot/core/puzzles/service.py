@@ -16,7 +16,6 @@ move counts once and a rating moves once, whichever process or page asked.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import random
 import time
 import weakref
@@ -24,8 +23,8 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.core.policies import PolicyBook
-from bot.core.puzzles import training
-from bot.core.puzzles.engine_calls import GameSpec, PuzzleEngine, board_after
+from bot.core.puzzles import starts
+from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
 from bot.core.puzzles.models import (
     EXPIRY,
@@ -38,13 +37,10 @@ from bot.core.puzzles.models import (
     PuzzleView,
     ShareLine,
 )
-from bot.core.puzzles.streaks import day_number, streaks, utc_day
+from bot.core.puzzles.streaks import day_number, streaks
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from engine.puzzles import NoDailyPuzzle, Puzzle, by_id, daily, load
-
-OWN_GAMES = 20
-"""How many of a member's newest finished classic games the own-puzzle scan reads."""
+from engine.puzzles import by_id
 
 
 class PuzzleService:
@@ -73,7 +69,7 @@ class PuzzleService:
 
     async def open(
         self, user_id: int, guild_id: int | None, mode: Mode = "daily",
-        kind: PuzzleKind | None = None,
+        kind: PuzzleKind | None = None, *, searching: Searching = None,
     ) -> PuzzleView:  # fmt: skip
         """``/ttt puzzle`` (and the page's start). The member's open attempt is resumed
         whatever was asked (``resumed=True``), unless it is a rated one past its 30
@@ -84,7 +80,8 @@ class PuzzleService:
         - ``training``: a puzzle of ``kind`` (None: any board) the member has not tried,
           rated nearest their puzzle rating (3×3 puzzles are unrated beginners');
         - ``own``: a position from the member's finished classic games where they missed
-          a forced win of at least two moves, not tried yet.
+          a forced win of at least two moves, not tried yet (the scan of their games
+          runs in the engine pool: ``searching`` is awaited before it, as for a move).
 
         Raises:
             Refusal: ``puzzle.off`` (the server turned puzzles off), ``puzzle.none_left``
@@ -99,12 +96,17 @@ class PuzzleService:
                 resumed = await self._open_of(user_id)
                 if resumed is not None:
                     return await self._view(resumed, resumed=True)
+                now = self.clock()
                 if mode == "daily":
-                    started = await self._daily(user_id, guild_id)
+                    started = await starts.daily_attempt(self.repo, user_id, guild_id, now)
                 elif mode == "training":
-                    started = await self._training(user_id, guild_id, kind)
+                    started = await starts.training_attempt(
+                        self.repo, user_id, guild_id, kind, now, self.rng
+                    )
                 else:
-                    started = await self._own(user_id, guild_id)
+                    started = await starts.own_attempt(
+                        self.repo, self.engine, user_id, guild_id, now, searching
+                    )
                 if started.over:  # today's daily, finished before
                     return await self._view(started)
                 try:
@@ -120,7 +122,10 @@ class PuzzleService:
             attempt = await self._open_of(user_id)
             return None if attempt is None else await self._view(attempt, resumed=True)
 
-    async def move(self, user_id: int, attempt_id: int, ply: int, cell: int) -> PuzzleView:
+    async def move(
+        self, user_id: int, attempt_id: int, ply: int, cell: int, *,
+        searching: Searching = None,
+    ) -> PuzzleView:  # fmt: skip
         """The member plays ``cell`` on the attempt's board as it stood at ``ply``; the
         defender's longest defence is played in the same call. Judged as the issue says:
         still winning in time → on; the win → solved; the win given up → failed
@@ -128,7 +133,9 @@ class PuzzleService:
         attempt's end moves the member's and the puzzle's Glicko-2 ratings once.
 
         A click at an older ``ply``, or on an attempt already over: ``stale=True``,
-        nothing played (a double click, or the page played it first).
+        nothing played (a double click, or the page played it first). ``searching`` is
+        awaited just before the move is sent to the engine pool (a move off the stored
+        line on 4×4, 5×5 or ultimate: up to seconds), so an interface defers only then.
 
         Raises:
             Refusal: ``puzzle.unknown`` (no such attempt), ``puzzle.not_yours``
@@ -142,7 +149,7 @@ class PuzzleService:
             board = board_after(attempt.kind, attempt.position, attempt.moves)
             if cell not in board.legal_moves():
                 raise Refusal("puzzle.bad_cell")
-            judged = await self.engine.judge(attempt, cell, self._line(attempt))
+            judged = await self.engine.judge(attempt, cell, self._line(attempt), searching)
             played = (cell,) if judged.reply is None else (cell, judged.reply)
             moves = attempt.moves + played
             try:
@@ -224,59 +231,6 @@ class PuzzleService:
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzleStanding]:
         """The members with a rated attempt through this server, by puzzle rating."""
         return await self.repo.puzzle_leaderboard(guild_id, limit)
-
-    # --- starting ---------------------------------------------------------------------
-
-    def _new(
-        self, user_id: int, guild_id: int | None, puzzle: Puzzle, mode: Mode, rated: bool,
-        number: int | None = None,
-    ) -> Attempt:  # fmt: skip
-        return Attempt(
-            0, user_id, puzzle.id, puzzle.kind, mode, puzzle.position,  # type: ignore[arg-type]
-            puzzle.to_move, puzzle.n, rated and puzzle.kind != "3x3", self.clock(), guild_id,
-            daily=number,
-        )  # fmt: skip
-
-    async def _daily(self, user_id: int, guild_id: int | None) -> Attempt:
-        day = utc_day(self.clock())
-        try:
-            puzzle = daily(day)
-        except NoDailyPuzzle:
-            raise Refusal("puzzle.no_daily") from None
-        number = day_number(self.clock())
-        last = await self.repo.latest_puzzle_attempt(user_id, puzzle.id)
-        if last is not None and last.daily == number:
-            return last  # over (an open one was resumed): shown again
-        return self._new(user_id, guild_id, puzzle, "daily", last is None, number)
-
-    async def _training(
-        self, user_id: int, guild_id: int | None, kind: PuzzleKind | None
-    ) -> Attempt:
-        tried = await self.repo.tried_puzzles(user_id)
-        with contextlib.suppress(NoDailyPuzzle):  # kept for the daily (training would unrate it)
-            tried.add(daily(utc_day(self.clock())).id)
-        me = await self.repo.puzzle_player(user_id)
-        rating = (me.rating if me is not None else MEMBER_START).rating
-        moved = await self.repo.puzzle_ratings()
-        puzzle = training.pick(load(), kind, tried, rating, moved, self.rng)
-        if puzzle is None:
-            raise Refusal("puzzle.none_left")
-        return self._new(user_id, guild_id, puzzle, "training", True)
-
-    async def _own(self, user_id: int, guild_id: int | None) -> Attempt:
-        games = await self.repo.recent_classic_games(user_id, OWN_GAMES)
-        specs: list[GameSpec] = []
-        for game in games:
-            mark = game.mark_of(user_id)
-            if mark is not None:
-                specs.append((game.id, game.size, game.k, game.moves, mark))
-        found = await self.engine.own(specs, await self.repo.tried_puzzles(user_id))
-        if found is None:
-            raise Refusal("puzzle.no_own")
-        return Attempt(
-            0, user_id, f"own-{found.game_id}-{found.ply}", found.kind, "own", found.position,
-            found.to_move, found.n, False, self.clock(), guild_id,
-        )  # fmt: skip
 
     # --- reading and ending -------------------------------------------------------------
 

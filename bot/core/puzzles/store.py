@@ -68,8 +68,8 @@ class PuzzleStore(Protocol):
         """``(daily number, started_at)`` of each of the member's solved daily attempts."""
 
     async def puzzle_leaderboard(self, guild_id: int, limit: int) -> list[PuzzleStanding]:
-        """The members with a rated attempt started through the server, by puzzle rating
-        (ties: the lower user id first)."""
+        """The members with a finished rated attempt started through the server, by
+        puzzle rating (ties: the lower user id first)."""
 
     async def recent_classic_games(self, user_id: int, limit: int) -> list[Game]:
         """The member's newest finished classic games (any server, DMs), newest first: at
