@@ -142,9 +142,10 @@ class TTTBot(commands.Bot):
         # up to a second, which must hold neither the event loop nor the workers choosing
         # the bot's moves.
         self.reviews = EnginePool(1)
-        # Hints in one of their own, so a member asking for one never waits behind a
-        # review. Both are started at start-up when settings.warm_workers (~40 MB each
-        # with the 5×5 tables read; a search's table can take one to ~250 MB).
+        # Hints (and puzzle moves off their stored line) in one of their own, so a member
+        # asking for one never waits behind a review. Both are started at start-up when
+        # settings.warm_workers (~40 MB each with the 5×5 tables read; a search's table
+        # can take one to ~250 MB).
         self.hints = EnginePool(1)
         # What each of the two takes at once, and one request in flight per member (a
         # page asking a long review over and over must not hold everyone's for minutes).
@@ -168,6 +169,9 @@ class TTTBot(commands.Bot):
             advise=self.hint,
             live_board=settings.client_secret is not None,  # the Activity is set up
             gate=self.engine_gate,
+            # a puzzle move off its stored line asks the exact 5×5 solver, whose tables
+            # the hint worker holds from start-up (a cold worker reads them: 1.4-2.7 s)
+            puzzle_pool=self.hints,
         )
         games, lobby, messages = core.games, core.lobby, core.messages
         pinger = TurnPinger(self, messages)
@@ -214,6 +218,7 @@ class TTTBot(commands.Bot):
                 sign_ins_overall=settings.sign_ins_overall,
                 sign_ins_per_member=settings.sign_ins_per_member,
                 traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
+                puzzles=core.puzzles,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),

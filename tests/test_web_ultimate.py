@@ -33,6 +33,7 @@ from bot.web.coaching import review_json
 from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub
 from bot.web.places import Place
+from bot.web.puzzles_api import PuzzlesApi
 from bot.web.service import make_app
 from bot.web.sessions import Session, Sessions
 from bot.web.ultimate_json import grid_name
@@ -96,10 +97,13 @@ class Service:
 
 
 @contextlib.asynccontextmanager
-async def core_service(tmp_path: Path, run: Runner) -> AsyncIterator[Service]:
+async def core_service(
+    tmp_path: Path, run: Runner, clock: FakeClock | None = None, limits: WebLimits | None = None
+) -> AsyncIterator[Service]:
     """The web service over the core alone, on a test server, its reviews worked out by
-    ``run`` (tests/test_bot_engine_busy.py holds it)."""
-    core = await open_core(tmp_path / "ttt.sqlite3", FakeClock())
+    ``run`` (tests/test_bot_engine_busy.py holds it), its puzzles too (on ``clock``:
+    tests/test_web_puzzles.py), within ``limits``."""
+    core = await open_core(tmp_path / "ttt.sqlite3", clock or FakeClock())
     sessions = Sessions("secret")
     shown: list[GameUpdate | Challenge] = []
 
@@ -117,11 +121,14 @@ async def core_service(tmp_path: Path, run: Runner) -> AsyncIterator[Service]:
 
     records = RecordsService(core.repo, BOT, run)
     members = Members()
+    budgets = WebBudgets.of(limits or WebLimits())
+    puzzles = PuzzlesApi(puzzles=core.puzzles, sessions=sessions, places=InServer(),  # type: ignore[arg-type]
+                         budgets=budgets)  # fmt: skip
     api = ActivityApi(games=core.games, lobby=core.lobby, records=records,
                       auth=members, sessions=sessions, show=show,  # type: ignore[arg-type]
                       hub=LiveHub(core.games.current, render, games_for,
                                   instance=members.instance),
-                      places=InServer(), budgets=WebBudgets.of(WebLimits()))  # type: ignore[arg-type]  # fmt: skip
+                      places=InServer(), budgets=budgets, more=[puzzles.routes])  # type: ignore[arg-type]  # fmt: skip
     server = TestServer(make_app(api, core.repo.doubts))
     await server.start_server()
     try:

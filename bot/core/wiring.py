@@ -22,6 +22,7 @@ from bot.core.repository import Repository
 from bot.core.service import Clock, GameService
 from bot.core.tournaments.service import TournamentService
 from bot.core.variants import Advisor, advise_here
+from engine import EnginePool
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +39,10 @@ def build_core(
     repo: Repository, policies: PolicyBook, opponent: BotOpponent, *, bot_user_id: int,
     clock: Clock = time.time, rng: random.Random | None = None, patience: float = 1.0,
     advise: Advisor = advise_here, live_board: bool = False, gate: EngineGate | None = None,
+    puzzle_pool: EnginePool | None = None,
 ) -> Core:  # fmt: skip
+    """The core's services. ``puzzle_pool`` judges puzzle moves past their stored line
+    (default: the bot's moves' pool, ``opponent.pool``)."""
     rng = rng or random.Random()
     locks, alarm = LockRegistry(), DeadlineAlarm()
     games = GameService(
@@ -53,6 +57,7 @@ def build_core(
         GameMessages(games, repo=repo, policies=policies, locks=locks),
         Deadlines(games, lobby, repo=repo, clock=clock, alarm=alarm),
         TournamentService(repo, policies, clock=clock, rng=rng, alarm=alarm),
-        # puzzle judgements search where the bot's moves do: the process's engine pool
-        PuzzleService(repo, policies, clock=clock, rng=rng, engine=PuzzleEngine(opponent.pool)),
+        PuzzleService(
+            repo, policies, clock=clock, rng=rng, engine=PuzzleEngine(puzzle_pool or opponent.pool)
+        ),
     )

@@ -130,19 +130,37 @@ def content(view: PuzzleView, locale: object, marks: Marks, focus: int | None = 
     lines = [title(view, locale)]
     if view.resumed:
         lines.append(text("puzzle.resumed", locale))
-    if isinstance(board, UltimateBoard):
-        shown = text_marks(marks)
-        running = not attempt.over
-        lines.append(ultimate_grid(board, shown, focus, running=running, ended=attempt.over))
-        lines += board_legend(board, locale, shown, focus, running=running)
-    else:
-        shown = marks
-        lines.append(board_grid(board, marks))
-        if view.last_reply is not None and view.refutation is None:  # else said below
-            other = "O" if attempt.to_move == "X" else "X"
-            lines.append(text("puzzle.reply", locale, mark=marks.of(other),
-                              square=square_of(attempt.kind, view.last_reply)))  # fmt: skip
+    grid_lines, shown = _GRIDS[board.variant](view, board, locale, marks, focus)
+    lines += grid_lines
     return "\n".join([*lines, *status_lines(view, locale, shown)])
+
+
+def _ultimate_grid(
+    view: PuzzleView, board: Any, locale: object, marks: Marks, focus: int | None
+) -> tuple[list[str], Marks]:
+    """An ultimate puzzle's grid and legend, in marks that fit a message's text."""
+    shown, attempt = text_marks(marks), view.attempt
+    running = not attempt.over
+    lines = [ultimate_grid(board, shown, focus, running=running, ended=attempt.over)]
+    return [*lines, *board_legend(board, locale, shown, focus, running=running)], shown
+
+
+def _classic_grid(
+    view: PuzzleView, board: Any, locale: object, marks: Marks, focus: int | None
+) -> tuple[list[str], Marks]:
+    """A k-in-a-row puzzle's grid, and the defender's reply named (a refutation is said
+    with the solution instead)."""
+    attempt, lines = view.attempt, [board_grid(board, marks)]
+    if view.last_reply is not None and view.refutation is None:
+        other = "O" if attempt.to_move == "X" else "X"
+        lines.append(text("puzzle.reply", locale, mark=marks.of(other),
+                          square=square_of(attempt.kind, view.last_reply)))  # fmt: skip
+    return lines, marks
+
+
+_GRIDS = {"classic": _classic_grid, "ultimate": _ultimate_grid}
+"""Each board's grid lines, by its variant (the registry this module asks, rather than
+asking a board its type)."""
 
 
 def end_actions(view: PuzzleView, locale: object) -> list[Action]:
@@ -171,8 +189,13 @@ def puzzle_message(
     """The puzzle's message as it stands (``focus``: on an ultimate free move, the small
     board the member looks into; ignored unless it may be played)."""
     board = parse_board(view.attempt.kind, view.board)
-    if isinstance(board, UltimateBoard):
-        return _ultimate(view, board, locale, marks, focus)
+    return _MESSAGES[board.variant](view, board, locale, marks, focus)
+
+
+def _classic(
+    view: PuzzleView, board: Any, locale: object, marks: Marks, focus: int | None
+) -> GameMessage:
+    """As a k-in-a-row game's message: a button per square."""
     size = board.size
     if size < MAX_ROWS:  # a legacy message, as a 3×3 or 4×4 game's
         squares = [square_payload(*square_look(view, board, c, marks)) for c in range(size * size)]
@@ -273,3 +296,7 @@ def leaderboard_embed(
         + ("\n".join(rows) if rows else text("puzzle.board.empty", locale)),
         colour=colour,
     )  # fmt: skip
+
+
+_MESSAGES = {"classic": _classic, "ultimate": _ultimate}
+"""Each board's message, by its variant."""

@@ -168,6 +168,9 @@ class WebLimits:
     starts_per_member: int = 6
     """New games and rematches from the page (each posts a board in the chat)."""
     starts_overall: int = 300
+    puzzles_per_member: int = 40
+    """Puzzle starts, moves and retries from the page (a move past 3×3 may ask the engine)."""
+    puzzles_overall: int = 1200
     connects_per_member: int = 20
     """Live sockets opened (a page reconnects after each loss)."""
     connects_overall: int = 1200

@@ -221,6 +221,12 @@ SECTIONS = (
                 "new games and rematches one member may start from the live board"),
         Setting("TTT_WEB_STARTS_OVERALL", "web_limits.starts_overall", bounded(1, 10**6),
                 "new games and rematches all members together may start from the live board"),
+        Setting("TTT_WEB_PUZZLES_PER_MEMBER", "web_limits.puzzles_per_member",
+                bounded(1, 10**6), "puzzle starts, moves and retries one member may send "
+                "from the live board"),
+        Setting("TTT_WEB_PUZZLES_OVERALL", "web_limits.puzzles_overall", bounded(1, 10**6),
+                "puzzle starts, moves and retries all members together may send from the "
+                "live board"),
         Setting("TTT_WEB_CONNECTS_PER_MEMBER", "web_limits.connects_per_member",
                 bounded(1, 10**6), "live sockets one member may open (a page opens one, and "
                 "again after each loss)"),

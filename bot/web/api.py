@@ -4,9 +4,8 @@ sees it (``docs/develop/activity-api.md``)."""
 
 from __future__ import annotations
 
-import json
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from aiohttp import web
@@ -26,6 +25,8 @@ from bot.web.coaching import hint_json, review_json
 from bot.web.discord_auth import INSTANCE_ID, DiscordAuth, avatar_url, display_name
 from bot.web.errors import WebRefusal
 from bot.web.fields import CODE, int_field, str_field
+from bot.web.fields import is_id as _is_id
+from bot.web.fields import json_object as _body
 from bot.web.game_json import Person, game_json
 from bot.web.limits import WebBudgets, spend, too_many
 from bot.web.live import LiveHub
@@ -45,14 +46,20 @@ REFUSALS = {
     "move.elsewhere": (400, "wrong_board"), "move.elsewhere_any": (400, "wrong_board"),
     "engine.busy": (429, "busy"), "engine.busy_member": (429, "busy"),
 }  # fmt: skip
+Routes = Callable[[str], list[web.RouteDef]]
+"""A part's routes under a prefix (``/api``, ``/.proxy/api``)."""
 KNOWN_CHANNELS = 10_000
 PAGE_TEXTS = ("title", "pick", "none", "start_bot", "challenge", "difficulty", "size",
               "spectating", "your_turn", "connecting", "reconnecting", "prev", "next", "back",
               "clock", "error", "challenge_sent")  # fmt: skip
 
 
-def refusal(error: Refusal, locale: str) -> WebRefusal:
-    status, code = REFUSALS.get(error.key, (409, "refused"))
+def refusal(
+    error: Refusal, locale: str, table: dict[str, tuple[int, str]] = REFUSALS
+) -> WebRefusal:
+    """``error`` as the page reads it: its status and code from ``table``, its reason in
+    the member's language."""
+    status, code = table.get(error.key, (409, "refused"))
     template = catalogs()[language_of(locale)].get(error.key) or catalogs()["en"][error.key]
     params: dict[str, object] = {name: "" for name in placeholders(template)}
     given = with_keys(error.params, locale)
@@ -64,6 +71,7 @@ class ActivityApi:
     def __init__(
         self, *, games: GameService, lobby: Lobby, records: RecordsService, auth: DiscordAuth,
         sessions: Sessions, show: Show, hub: LiveHub, places: Places, budgets: WebBudgets,
+        more: Sequence[Routes] = (),
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
@@ -74,6 +82,8 @@ class ActivityApi:
         self.hub = hub
         self.places = places
         self.budgets = budgets
+        self.more = more
+        """Other parts' routes served beside these (the puzzles')."""
         self._channels: OrderedDict[int, int] = OrderedDict()
         """Each game's channel, once read: it never changes, so a move needs no read."""
 
@@ -89,6 +99,7 @@ class ActivityApi:
             web.post(f"{prefix}/games/{{id}}/hint", self.hint),
             web.get(f"{prefix}/games/{{id}}/review", self.review),
             web.get(f"{prefix}/live", self.live),
+            *(route for routes in self.more for route in routes(prefix)),
         ]
 
     # --- signing in ----------------------------------------------------------------------
@@ -291,27 +302,3 @@ class ActivityApi:
     async def _person(self, user_id: int) -> Person:
         user = await self.auth.user(user_id)
         return display_name(user), avatar_url(user)
-
-
-async def _body(request: web.Request) -> dict[str, Any]:
-    """The JSON object sent.
-
-    Raises:
-        WebRefusal: 400 for anything but a JSON object; 413 past the size limit.
-    """
-    try:
-        body = json.loads(await request.read() or b"{}")
-    except web.HTTPRequestEntityTooLarge:
-        raise WebRefusal(413, "too_large", "the body is too large") from None
-    except (ValueError, UnicodeDecodeError):
-        raise WebRefusal(400, "bad_json", "the body is not JSON") from None
-    except RecursionError:  # the parser's own limit: some thousand nested [ or {
-        raise WebRefusal(400, "bad_json", "the body is nested too deeply") from None
-    if not isinstance(body, dict):
-        raise WebRefusal(400, "bad_json", "the body is not a JSON object")
-    return body
-
-
-def _is_id(raw: str) -> bool:
-    """Digits that fit the store's 64-bit ids (a longer number is no id of ours)."""
-    return raw.isascii() and raw.isdigit() and len(raw) < 20 and int(raw) < 2**63

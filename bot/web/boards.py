@@ -16,6 +16,10 @@ class PageBoard(Protocol):
         """The Game fields of its board: ``cells``, ``shape`` and its own."""
         ...
 
+    def square_name(self, board: Any, cell: int) -> str:
+        """A square's name as chat's hints and reviews name it ("C3", "E5")."""
+        ...
+
     def won_key(self, k: int) -> str:
         """The catalog key of the status line of a game won on the board (a line of ``k``)."""
         ...

@@ -83,6 +83,9 @@ class ClassicPage:
     def board_json(self, board: Board, locale: str, running: bool) -> dict[str, Any]:
         return classic_json(board, locale, running)
 
+    def square_name(self, board: Board, cell: int) -> str:
+        return cell_name(cell, board.size)
+
     def won_key(self, k: int) -> str:
         return "game.won" if k == 3 else "game.won_k"
 

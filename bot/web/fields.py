@@ -4,8 +4,11 @@ it may take, or the request is refused with a 400 that names the field."""
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any
+
+from aiohttp import web
 
 from bot.web.errors import WebRefusal
 
@@ -13,6 +16,30 @@ WHOLE = range(2**31)
 """A ply or a cell: a whole number, none so large that the store could not hold it."""
 CODE = re.compile(r"[!-~]{1,512}")
 """A sign-in code as Discord makes them (letters and digits): printable ASCII, short."""
+
+
+async def json_object(request: web.Request) -> dict[str, Any]:
+    """The JSON object sent.
+
+    Raises:
+        WebRefusal: 400 for anything but a JSON object; 413 past the size limit.
+    """
+    try:
+        body = json.loads(await request.read() or b"{}")
+    except web.HTTPRequestEntityTooLarge:
+        raise WebRefusal(413, "too_large", "the body is too large") from None
+    except (ValueError, UnicodeDecodeError):
+        raise WebRefusal(400, "bad_json", "the body is not JSON") from None
+    except RecursionError:  # the parser's own limit: some thousand nested [ or {
+        raise WebRefusal(400, "bad_json", "the body is nested too deeply") from None
+    if not isinstance(body, dict):
+        raise WebRefusal(400, "bad_json", "the body is not a JSON object")
+    return body
+
+
+def is_id(raw: str) -> bool:
+    """Digits that fit the store's 64-bit ids (a longer number is no id of ours)."""
+    return raw.isascii() and raw.isdigit() and len(raw) < 20 and int(raw) < 2**63
 
 
 def int_field(

@@ -32,6 +32,8 @@ class WebBudgets:
     """New games and rematches."""
     connects: Budget
     """Live sockets opened."""
+    puzzles: Budget
+    """Puzzle starts, moves and retries."""
 
     @classmethod
     def of(cls, limits: WebLimits, clock: Callable[[], float] = time.monotonic) -> WebBudgets:
@@ -43,11 +45,13 @@ class WebBudgets:
             budget("reviews", limits.reviews_per_member, limits.reviews_overall),
             budget("starts", limits.starts_per_member, limits.starts_overall),
             budget("connects", limits.connects_per_member, limits.connects_overall),
+            budget("puzzles", limits.puzzles_per_member, limits.puzzles_overall),
         )
 
     def refused(self) -> dict[str, int]:
         """Requests each budget refused so far (for /metrics)."""
-        return {b.name: b.refused for b in (self.hints, self.reviews, self.starts, self.connects)}
+        every = (self.hints, self.reviews, self.starts, self.connects, self.puzzles)
+        return {b.name: b.refused for b in every}
 
 
 def too_many(spent: Spent, locale: str) -> WebRefusal:

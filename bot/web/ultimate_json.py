@@ -133,6 +133,9 @@ class UltimatePage:
     def board_json(self, board: UltimateBoard, locale: str, running: bool) -> dict[str, Any]:
         return ultimate_json(board, locale, running)
 
+    def square_name(self, board: UltimateBoard, cell: int) -> str:
+        return grid_name(cell)
+
     def won_key(self, k: int) -> str:
         return "ultimate.won"
 

@@ -12,6 +12,7 @@ import aiohttp
 
 from bot.core.lobby import Lobby
 from bot.core.models import GameUpdate
+from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
 from bot.core.repository import GAMES_TOPIC, Repository
 from bot.core.service import GameService
@@ -23,6 +24,7 @@ from bot.web.interactions import InteractionsEndpoint
 from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub, LiveLimits
 from bot.web.places import Places
+from bot.web.puzzles_api import PuzzlesApi
 from bot.web.service import WebService
 from bot.web.sessions import Session, Sessions
 
@@ -67,7 +69,7 @@ async def start_activity(
     interactions: InteractionsEndpoint | None = None, limits: WebLimits | None = None,
     traces: Sequence[aiohttp.TraceConfig] = (), clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
-    sign_in_clock: Callable[[], float] = time.monotonic,
+    sign_in_clock: Callable[[], float] = time.monotonic, puzzles: PuzzleService | None = None,
 ) -> Activity:  # fmt: skip
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
     the Interactions Endpoint (when given). ``bot``: the bot's REST client, for the calls
@@ -75,7 +77,7 @@ async def start_activity(
     ``traces``, within ``sign_ins_overall`` sign-ins a minute and ``sign_ins_per_member``
     a member in ten minutes (on ``sign_in_clock``, which a test moves with Discord's).
     ``limits``: what a member's pages may ask (None: the defaults); ``clock`` the
-    sessions' time, ``monotonic`` the budgets'.
+    sessions' time, ``monotonic`` the budgets'. ``puzzles``: the page plays them too.
 
     What it opened is closed again when it fails or is cancelled.
 
@@ -110,9 +112,13 @@ async def start_activity(
     hub = LiveHub(games.current, render, games_for, instance=auth.instance, limits=live,
                   clock=clock)  # fmt: skip
     budgets = WebBudgets.of(limits, monotonic)
-    api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth,
-                      sessions=Sessions(client_secret, clock), show=show, hub=hub,
-                      places=Places(bot), budgets=budgets)  # fmt: skip
+    sessions, places = Sessions(client_secret, clock), Places(bot)
+    more = []
+    if puzzles is not None:
+        more.append(PuzzlesApi(puzzles=puzzles, sessions=sessions, places=places,
+                               budgets=budgets).routes)  # fmt: skip
+    api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth, sessions=sessions,
+                      show=show, hub=hub, places=places, budgets=budgets, more=more)  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)

@@ -82,7 +82,8 @@ export class GameView {
     const hint = store.hint?.id === game.id && store.hint.ply === game.ply ? store.hint : null;
 
     setText(this.back, `\u2039 ${t("back")}`);
-    this.back.hidden = !(store.games.length > 1 || !game.running);
+    // Back to the list, or to the puzzles (which live on the home view).
+    this.back.hidden = !(store.games.length > 1 || !game.running || store.puzzles);
 
     replaceKeepingFocus(this.players, ["X", "O"].map((mark) => this.player(game, mark)));
     // Replaced only when it changed: the line is a live region.

@@ -1,5 +1,6 @@
 // What shows when no game is chosen: the channel's games to pick from, or, when none
-// runs, a form to start one against the bot or to challenge someone in the Activity.
+// runs, a form to start one against the bot or to challenge someone in the Activity; and
+// the puzzles: today's, training on a board, or the member's open attempt to go on with.
 import { participantAvatar } from "./discord.js";
 import { avatar, h, markShape, replaceKeepingFocus, statusLine } from "./dom.js";
 
@@ -11,10 +12,10 @@ function choices(texts, group) {
 }
 
 export class HomeView {
-  /** @param {{pick, start, challenge}} intents */
+  /** @param {{pick, start, challenge, puzzleStart, puzzleOpen}} intents */
   constructor(intents) {
     this.intents = intents;
-    this.choice = { difficulty: null, size: null };
+    this.choice = { difficulty: null, size: null, puzzleBoard: "any" };
     this.el = h("section", { class: "home" });
   }
 
@@ -22,7 +23,7 @@ export class HomeView {
   update(store) {
     const t = (key) => store.t(key);
     const content = store.games.length ? this.picker(store, t) : this.form(store, t);
-    replaceKeepingFocus(this.el, content);
+    replaceKeepingFocus(this.el, [...content, store.puzzles ? this.puzzles(store, t) : null]);
   }
 
   picker(store, t) {
@@ -40,6 +41,40 @@ export class HomeView {
             h("span", { class: "pick-size" }, game.shape ?? t(`size.${game.size}`)),
             game.can_move ? h("span", { class: "your-turn" }, t("your_turn")) : null)))),
     ];
+  }
+
+  /** Today's puzzle, training on a chosen board, and the attempt open (from the chat, or
+   * left here) to go on with. */
+  puzzles(store, t) {
+    const boards = choices(store.texts, "puzzle.board");
+    const open = store.puzzle?.running ? store.puzzle : null;
+    const busy = String(store.busy);
+    return h("fieldset", { class: "group puzzles" }, h("legend", {}, t("puzzle.title")),
+      open
+        ? h("button", { type: "button", class: "pick pick-yours puzzle-open",
+          dataset: { key: "puzzle-continue" }, onClick: () => this.intents.puzzleOpen() },
+          h("span", { class: "pick-players" }, t("puzzle.continue")),
+          h("span", { class: "pick-status" }, statusLine(open.goal_parts, open.goal)),
+          h("span", { class: "pick-size" }, open.title ?? ""))
+        : null,
+      store.puzzleToday
+        ? h("button", { type: "button", class: "primary puzzle-daily",
+          dataset: { key: "puzzle-daily" }, "aria-disabled": busy,
+          onClick: () => this.intents.puzzleStart({ mode: "daily" }) },
+          h("span", { class: "puzzle-daily-label" }, t("puzzle.daily")),
+          h("span", { class: "puzzle-daily-title" }, store.puzzleToday.title))
+        : null,
+      h("form", { class: "puzzle-train", onSubmit: (e) => {
+        e.preventDefault();
+        this.intents.puzzleStart({ mode: "training", board: this.choice.puzzleBoard });
+      } },
+        h("label", { class: "field" }, h("span", { class: "field-label" }, t("puzzle.board")),
+          h("select", { class: "select", name: "puzzle-board", dataset: { key: "select-puzzle-board" },
+            onChange: (e) => { this.choice.puzzleBoard = e.target.value; } },
+            boards.map((o) => h("option", { value: o.value,
+              selected: o.value === this.choice.puzzleBoard }, o.label)))),
+        h("button", { type: "submit", dataset: { key: "puzzle-train" }, "aria-disabled": busy },
+          t("puzzle.train"))));
   }
 
   form(store, t) {

@@ -8,6 +8,7 @@ import { setText } from "./dom.js";
 import { GameView } from "./game_view.js";
 import { HomeView } from "./home_view.js";
 import { LiveSocket } from "./live.js";
+import { PuzzleView } from "./puzzle_view.js";
 import { Store } from "./store.js";
 
 const FALLBACK = "The game could not load. Close the Activity and start it again.";
@@ -31,6 +32,7 @@ async function send(intent, retried = false) {
     }
     if (!again) {
       if (error?.body?.game) store.putGame(error.body.game); // 409 stale: the stored game
+      if (error?.body?.puzzle) store.putPuzzle(error.body.puzzle); // played elsewhere first
       const reason = error instanceof ApiError && error.status < 500 ? error.reason : null;
       store.alert = reason || store.t("error");
     }
@@ -83,6 +85,24 @@ const intents = {
   start: (choice) => send(async () => started(await api.post("api/games", choice))),
   challenge: (opponentId, board) =>
     send(async () => started(await api.post("api/games", { opponent_id: opponentId, ...board }))),
+  // Puzzles: the same attempt as the chat's /ttt puzzle (the server keeps it).
+  puzzleStart: (choice) =>
+    send(async () => store.putPuzzle((await api.post("api/puzzles", choice)).puzzle)),
+  puzzleOpen: () => store.set({ puzzleShown: true, notice: "" }),
+  puzzleBack: () => store.set({ puzzleShown: false, notice: "" }),
+  puzzleMove: (cell) => {
+    const puzzle = store.puzzle;
+    if (!puzzle?.can_move) return;
+    send(async () => {
+      const answer = await api.post(`api/puzzles/${puzzle.id}/move`, { ply: puzzle.ply, cell });
+      store.putPuzzle(answer.puzzle);
+    });
+  },
+  puzzleRetry: () => {
+    const puzzle = store.puzzle;
+    if (!puzzle) return;
+    send(async () => store.putPuzzle((await api.post(`api/puzzles/${puzzle.id}/retry`)).puzzle));
+  },
 };
 
 function toggleReview(game) {
@@ -97,6 +117,7 @@ function toggleReview(game) {
 
 const gameView = new GameView(intents);
 const homeView = new HomeView(intents);
+const puzzleView = new PuzzleView(intents);
 
 function render() {
   $("app").removeAttribute("aria-busy");
@@ -115,7 +136,8 @@ function render() {
   setText($("notice"), store.notice);
   setText($("alert"), store.alert);
   const main = $("main");
-  const view = store.current ? gameView : homeView;
+  const puzzle = store.puzzleShown && store.puzzle !== null;
+  const view = puzzle ? puzzleView : store.current ? gameView : homeView;
   if (main.firstElementChild !== view.el) {
     // Another view (a game picked, back to the list): the focus follows if it was in the
     // view that goes, and is not taken from the member on a page that just loaded.
@@ -126,7 +148,7 @@ function render() {
   } else {
     view.update(store);
   }
-  main.dataset.view = store.current ? "game" : "home";
+  main.dataset.view = puzzle ? "puzzle" : store.current ? "game" : "home";
 }
 
 function fail(error) {
@@ -145,8 +167,17 @@ async function boot() {
   const signedIn = await discord.start();
   document.documentElement.lang = signedIn.locale || "en";
   store.me = signedIn.user;
-  const { games, texts } = await api.get("api/games");
-  store.texts = texts ?? {};
+  const [{ games, texts }, puzzles] = await Promise.all([api.get("api/games"),
+    // A process without puzzles answers 404: the page shows none.
+    api.get("api/puzzles").catch((error) => {
+      if (error instanceof ApiError && error.status === 404) return null;
+      throw error;
+    })]);
+  store.texts = { ...(texts ?? {}), ...(puzzles?.texts ?? {}) };
+  store.puzzles = puzzles !== null;
+  // An attempt open in the chat shows here: the home view offers to go on with it.
+  if (puzzles?.puzzle) store.puzzle = puzzles.puzzle;
+  store.puzzleToday = puzzles?.today ?? null;
   store.subscribe(render);
   store.setGames(games ?? []);
   // The game shown goes with each connection: one that ended while the socket was down

@@ -25,6 +25,10 @@ export class Store {
     this.notice = ""; // a line from the server that something happened ("challenge sent")
     this.alert = ""; // a refusal's reason, or the server's word for a failure
     this.busy = false; // an intent is on its way
+    this.puzzles = false; // the server plays puzzles (its `api/puzzles` answered)
+    this.puzzle = null; // the member's puzzle attempt, as the server last sent it
+    this.puzzleShown = false; // the puzzle's view is shown (over the games)
+    this.puzzleToday = null; // today's daily: {number, kind, title}, null before #1
     this.listeners = new Set();
   }
 
@@ -100,6 +104,15 @@ export class Store {
     const hinted = this.hint && this.game(this.hint.id);
     if (this.hint && (!hinted?.running || hinted.ply !== this.hint.ply)) this.hint = null;
     if (this.review && this.review.id !== this.selected) this.review = null;
+  }
+
+  /** An attempt from an answer: a newer one (another id: a retry, a new puzzle) replaces
+   * the one held; the same one only from its ply on (an answer that crossed a later one). */
+  putPuzzle(puzzle, show = true) {
+    const held = this.puzzle;
+    if (!held || held.id !== puzzle.id || puzzle.ply >= held.ply) this.puzzle = puzzle;
+    if (show) this.puzzleShown = true;
+    this.changed();
   }
 
   set(fields) {
