@@ -7,6 +7,7 @@ from __future__ import annotations
 from bot.core.puzzles.models import EXPIRY, Attempt
 from engine import Board
 from engine.puzzles import load, move_wins, reply, winning_moves
+from engine.puzzles.schedule import schedule
 
 from core_harness import GUILD, Core, member_game, play, refusal_key
 from puzzle_harness import ALICE, BOB, CAROL, day_clock, puzzle_of, solve_daily
@@ -84,6 +85,17 @@ async def test_training_is_near_the_rating_and_never_a_tried_puzzle(make_core) -
     assert beginner.kind == "3x3" and not beginner.rated
     any_board = (await core.puzzles.open(BOB, GUILD, "training")).attempt
     assert any_board.kind in ("5x5", "ultimate") and any_board.rated
+
+
+async def test_training_keeps_the_dailies_to_come_while_the_board_has_others(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(3)
+    core: Core = await make_core(clock=clock)
+    coming = set(schedule()[2:])  # daily #3 (today) onwards
+    assert sum(p.kind == "5x5" and p.id in coming for p in load()) > 100
+    for _ in range(12):
+        attempt = (await core.puzzles.open(ALICE, GUILD, "training", "5x5")).attempt
+        assert attempt.kind == "5x5" and attempt.puzzle_id not in coming
+        clock.advance(EXPIRY)
 
 
 async def test_an_own_puzzle_from_a_missed_win_in_a_real_game(make_core) -> None:  # type: ignore[no-untyped-def]

@@ -20,6 +20,7 @@ from bot.core.puzzles.store import PuzzleStore
 from bot.core.puzzles.streaks import day_number, utc_day
 from bot.core.refusals import Refusal
 from engine.puzzles import NoDailyPuzzle, Puzzle, daily, load
+from engine.puzzles.schedule import schedule
 
 OWN_GAMES = 20
 """How many of a member's newest finished classic games the own-puzzle scan reads."""
@@ -69,7 +70,14 @@ async def training_attempt(
         tried.add(daily(utc_day(now)).id)
     me = await repo.puzzle_player(user_id)
     rating = (me.rating if me is not None else MEMBER_START).rating
-    puzzle = training.pick(load(), kind, tried, rating, await repo.puzzle_ratings(), rng)
+    moved = await repo.puzzle_ratings()
+    # The dailies still to come are kept for their day too (a puzzle tried in training
+    # would be an unrated daily), while the board has others: 4×4's twenty are all
+    # scheduled, so its training gives them out rather than nothing.
+    coming = set(schedule()[max(0, day_number(now) - 1) :])
+    puzzle = training.pick(load(), kind, tried | coming, rating, moved, rng) or training.pick(
+        load(), kind, tried, rating, moved, rng
+    )
     if puzzle is None:
         raise Refusal("puzzle.none_left")
     return new_attempt(user_id, guild_id, puzzle, "training", True, now)

@@ -1,0 +1,322 @@
+"""A puzzle click's CPU beside a game click's on the same board, and how soon each answers.
+
+    python bench/puzzle_clicks.py --members 6 --rounds 3
+
+Starts the Discord emulator in this process and the real bot as a child process
+(``python -m bot``, with its engine pool), as bench/bot_latency.py does. For each board
+(3×3, 4×4, 5×5, ultimate) it runs three loads one after another, each on fresh members,
+and counts the bot's CPU (its process and its engine workers, from /proc) over each:
+
+- ``puzzle, solved``: members ask ``/ttt puzzle mode:training board:<board>`` and play the
+  puzzle's solution (read from the set by the attempt's puzzle id): each click is the
+  member's move and the defender's reply from the stored proof;
+- ``puzzle, wrong``: the same, but each member's first move is a random wrong one (a
+  legal move other than the solution), which the engine judges (in the pool past 3×3)
+  and refutes: a puzzle's costliest click;
+- ``game``: members ``/ttt start`` a game of that board against the bot at ``hard``,
+  moving first, and click random legal squares: each click is the member's move and the
+  bot's reply.
+
+A click is one button press that plays a square (an ultimate free move's board choice
+is a press of its own, counted with the loads' CPU, not as a click). The first answer's
+latency is the emulator's, from the interaction to the bot's initial response; "shown"
+is when the board the member's click produced is on the message (the edit after a
+deferral, or the answer itself).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import platform
+import random
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
+
+from bot_latency import tree_cpu_seconds, wait_until_ready  # noqa: E402
+
+from bot.discord_ui import custom_ids  # noqa: E402
+from engine.puzzles import by_id, parse_board  # noqa: E402
+
+from bot_harness import bot_process_env  # noqa: E402
+from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
+
+BOARDS = {
+    "3x3": {"size": 3},
+    "4x4": {"size": 4},
+    "5x5": {"size": 5},
+    "ultimate": {"game": "ultimate"},
+}
+"""Each puzzle board, and the /ttt start options of a game on it."""
+CELL_CLICKS = (custom_ids.PuzzleCellClick, custom_ids.CellClick)
+BOARD_CLICKS = (custom_ids.PuzzleBoardClick, custom_ids.BoardClick)
+
+
+@dataclass
+class Load:
+    name: str
+    clicks: int = 0
+    presses: int = 0
+    """Every button press, board choices included."""
+    cpu: float = 0.0
+    first: list[float] = field(default_factory=list)
+    """Seconds to each click's initial response."""
+    shown: list[float] = field(default_factory=list)
+    """Seconds to each click's board on the message."""
+    deferred: int = 0
+    unanswered: int = 0
+    starts: list[float] = field(default_factory=list)
+    """Seconds to each command's first answer."""
+
+    def cpu_ms(self) -> float:
+        return 1000 * self.cpu / max(1, self.clicks)
+
+
+def enabled(message: dict[str, Any]) -> list[tuple[Any, str]]:
+    """The message's enabled buttons, each with the click its custom_id stands for."""
+    return [
+        (custom_ids.parse(b["custom_id"]), b["custom_id"])
+        for row in buttons(message) for b in row
+        if "custom_id" in b and not b.get("disabled")
+    ]  # fmt: skip
+
+
+async def press(
+    emu: DiscordEmulator, user: Any, message: dict[str, Any], custom_id: str, load: Load,
+    cell: bool,
+) -> dict[str, Any] | None:  # fmt: skip
+    """Click; the message as the click left it (None: unanswered)."""
+    began = time.perf_counter()
+    res = await emu.click(user, message, custom_id)
+    load.presses += 1
+    if res.type is None:
+        load.unanswered += 1
+        return None
+    if cell:
+        load.clicks += 1
+        load.first.append(res.latency or 0.0)
+    if res.type in (5, 6):
+        load.deferred += 1
+        await res.wait_for_edit()
+    if cell:
+        load.shown.append(time.perf_counter() - began)
+    return emu.message(message["id"])
+
+
+async def play_cell(
+    emu: DiscordEmulator, user: Any, message: dict[str, Any], cell: int, load: Load
+) -> dict[str, Any] | None:
+    """Play ``cell``: through its board's choice first when it is not shown (ultimate)."""
+    for _ in range(2):
+        shown = enabled(message)
+        for click, cid in shown:
+            if isinstance(click, CELL_CLICKS) and click.cell == cell:
+                return await press(emu, user, message, cid, load, cell=True)
+        choice = next(
+            (
+                cid
+                for click, cid in shown
+                if isinstance(click, BOARD_CLICKS) and click.board == cell // 9
+            ),
+            None,
+        )
+        if choice is None:
+            raise AssertionError(f"cell {cell} cannot be played on the message shown")
+        answered = await press(emu, user, message, choice, load, cell=False)
+        if answered is None:
+            return None
+        message = answered
+    raise AssertionError(f"cell {cell} not shown after its board was chosen")
+
+
+def attempt_of(db: Path, attempt_id: int) -> tuple[str, tuple[int, ...]]:
+    """An attempt's puzzle id and moves, read from the bot's database."""
+    with sqlite3.connect(db) as conn:
+        puzzle, moves = conn.execute(
+            "SELECT puzzle_id, moves FROM puzzle_attempts WHERE id = ?", (attempt_id,)
+        ).fetchone()
+    return puzzle, tuple(int(m) for m in moves.split(",") if m)
+
+
+def attempt_id(message: dict[str, Any]) -> int:
+    return next(
+        c.attempt_id
+        for c, _ in enabled(message)
+        if isinstance(c, custom_ids.PuzzleCellClick | custom_ids.PuzzleBoardClick)
+    )
+
+
+async def puzzle_member(
+    emu: DiscordEmulator, user: Any, channel: Any, kind: str, db: Path, load: Load,
+    wrong: bool, rng: random.Random, rounds: int,
+) -> None:  # fmt: skip
+    for _ in range(rounds):
+        res = await emu.invoke(
+            user, "ttt puzzle", {"mode": "training", "board": kind}, channel=channel
+        )
+        if res.type is None:
+            load.unanswered += 1
+            return
+        load.starts.append(res.latency or 0.0)
+        if res.type == 5:
+            await res.wait_for_edit()
+        message = res.message
+        assert message is not None
+        puzzle = by_id(attempt_of(db, attempt_id(message))[0])
+        line = list(puzzle.line)
+        if wrong:  # a legal first move other than the only one that wins in time
+            legal = parse_board(puzzle.kind, puzzle.position).legal_moves()
+            line = [rng.choice([c for c in legal if c != puzzle.first])]
+        for cell in line[::2]:
+            message = await play_cell(emu, user, message, cell, load)
+            if message is None or any(
+                isinstance(c, custom_ids.RetryClick) for c, _ in enabled(message)
+            ):
+                break
+
+
+async def game_member(
+    emu: DiscordEmulator, user: Any, channel: Any, kind: str, load: Load, rng: random.Random,
+    rounds: int,
+) -> None:  # fmt: skip
+    for _ in range(rounds):
+        options = {"difficulty": "hard", "first": "me", **BOARDS[kind]}
+        res = await emu.invoke(user, "ttt start", options, channel=channel)
+        if res.type is None:
+            load.unanswered += 1
+            return
+        load.starts.append(res.latency or 0.0)
+        message = res.message
+        for _ in range(3):  # three of the member's moves a game: the puzzles' length
+            if message is None:
+                return
+            shown = enabled(message)
+            cells = [(c, cid) for c, cid in shown if isinstance(c, custom_ids.CellClick)]
+            if cells:
+                _, cid = rng.choice(cells)
+                message = await press(emu, user, message, cid, load, cell=True)
+                continue
+            boards = [
+                cid
+                for c, cid in shown
+                if isinstance(c, custom_ids.BoardClick) and c.board is not None
+            ]
+            if not boards:
+                break  # the game is over
+            message = await press(emu, user, message, rng.choice(boards), load, cell=False)
+        resign = next(
+            (cid for c, cid in enabled(message or {}) if isinstance(c, custom_ids.ResignClick)),
+            None,
+        )
+        if resign is not None and message is not None:
+            await emu.click(user, message, resign)
+
+
+async def run_load(
+    emu: DiscordEmulator, pid: int, db: Path, kind: str, name: str, members: int, rounds: int,
+    seed: int,
+) -> Load:  # fmt: skip
+    """One load on fresh members, each in a channel of their own; the CPU the bot's
+    process tree used over it."""
+    load = Load(name)
+    users = [emu.create_user(f"{kind}-{name}-{i}") for i in range(members)]
+    channels = [emu.create_channel(emu.guild, f"{kind}-{name}-{i}") for i in range(members)]
+    rngs = [random.Random(f"{seed}:{kind}:{name}:{i}") for i in range(members)]
+    before = tree_cpu_seconds(pid)
+    if name == "game":
+        runs = [game_member(emu, u, c, kind, load, r, rounds)
+                for u, c, r in zip(users, channels, rngs, strict=True)]  # fmt: skip
+    else:
+        runs = [puzzle_member(emu, u, c, kind, db, load, name == "puzzle, wrong", r, rounds)
+                for u, c, r in zip(users, channels, rngs, strict=True)]  # fmt: skip
+    await asyncio.gather(*runs)
+    load.cpu = tree_cpu_seconds(pid) - before
+    return load
+
+
+def ms(values: list[float], q: float) -> str:
+    if not values:
+        return "–"
+    ordered = sorted(values)
+    return f"{1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]:.0f}"
+
+
+async def bench(members: int, rounds: int, seed: int, boards: list[str]) -> list[str]:
+    spec = default_spec_path()
+    emu = DiscordEmulator(spec_path=spec, validate=spec.is_file())
+    lines = []
+    with tempfile.TemporaryDirectory() as tmp:
+        await emu.start()
+        try:
+            db = Path(tmp) / "ttt.sqlite3"
+            env = bot_process_env(emu, db, TTT_LOG_LEVEL="WARNING")
+            env.pop("TTT_WARM_WORKERS")  # the engine workers warm, as a deployed bot's
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "bot"], env=env, cwd=tmp, stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE, process_group=0,
+            )  # fmt: skip
+            try:
+                await wait_until_ready(emu, proc)
+                await asyncio.sleep(2.0)  # the workers' warm-up, left out of the figures
+                for kind in boards:
+                    for name in ("puzzle, solved", "puzzle, wrong", "game"):
+                        # a warm-up round on members of its own, then the measured one
+                        await run_load(emu, proc.pid, db, kind, f"warm {name}", 2, 1, seed)
+                        load = await run_load(emu, proc.pid, db, kind, name, members, rounds, seed)
+                        lines.append(
+                            f"| {kind} | {name} | {load.clicks} | {load.cpu_ms():.2f} | "
+                            f"{ms(load.first, 0.5)} / {ms(load.first, 0.95)} / "
+                            f"{ms(load.first, 1.0)} | {ms(load.shown, 0.5)} / "
+                            f"{ms(load.shown, 0.95)} / {ms(load.shown, 1.0)} | {load.deferred} | "
+                            f"{ms(load.starts, 0.5)} / {ms(load.starts, 1.0)} | "
+                            f"{load.unanswered} |"
+                        )
+                        print(lines[-1], flush=True)
+            finally:
+                proc.terminate()
+                await asyncio.to_thread(proc.wait, 10)
+        finally:
+            await emu.stop()
+    problems = [f"violation: {v}" for v in emu.violations] + [
+        f"error: {m} {p} -> {status} {body}" for m, p, status, body in emu.error_responses
+    ]
+    if problems:
+        lines.append(f"{len(problems)} problems: " + "; ".join(problems[:5]))
+    return lines
+
+
+HEADER = (
+    "| board | load | clicks | bot CPU ms a click | first answer ms p50 / p95 / max | "
+    "board shown ms p50 / p95 / max | deferred | command's answer ms p50 / max | unanswered |\n"
+    "|---|---|---|---|---|---|---|---|---|"
+)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--members", type=int, default=6, help="members at once per load")
+    parser.add_argument("--rounds", type=int, default=3, help="puzzles or games per member")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--boards", nargs="*", default=list(BOARDS), choices=list(BOARDS))
+    args = parser.parse_args()
+    print(
+        f"machine: {platform.platform()}, {platform.machine()}, Python {platform.python_version()}"
+    )
+    print(f"{args.members} members at once, {args.rounds} puzzles or games each, seed {args.seed}")
+    print(HEADER, flush=True)
+    lines = asyncio.run(bench(args.members, args.rounds, args.seed, args.boards))
+    for line in lines[len([x for x in lines if x.startswith("|")]) :]:
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
