@@ -5,7 +5,10 @@
 Starts the Discord emulator in this process and the real bot as a child process
 (``python -m bot``, with its engine pool), as bench/bot_latency.py does. For each board
 (3×3, 4×4, 5×5, ultimate) it runs three loads one after another, each on fresh members,
-and counts the bot's CPU (its process and its engine workers, from /proc) over each:
+and counts the bot's CPU (its process and its engine workers, from /proc) over their
+clicks: each round starts every member's puzzle or game, then plays their clicks in
+steps, every member's next click at once, the CPU read around each step (so the
+commands that start them, and a game's resignation, are left out):
 
 - ``puzzle, solved``: members ask ``/ttt puzzle mode:training board:<board>`` and play the
   puzzle's solution (read from the set by the attempt's puzzle id): each click is the
@@ -155,91 +158,124 @@ def attempt_id(message: dict[str, Any]) -> int:
     )
 
 
-async def puzzle_member(
-    emu: DiscordEmulator, user: Any, channel: Any, kind: str, db: Path, load: Load,
-    wrong: bool, rng: random.Random, rounds: int,
-) -> None:  # fmt: skip
-    for _ in range(rounds):
-        res = await emu.invoke(
-            user, "ttt puzzle", {"mode": "training", "board": kind}, channel=channel
-        )
-        if res.type is None:
-            load.unanswered += 1
-            return
-        load.starts.append(res.latency or 0.0)
-        if res.type == 5:
-            await res.wait_for_edit()
-        message = res.message
-        assert message is not None
-        puzzle = by_id(attempt_of(db, attempt_id(message))[0])
-        line = list(puzzle.line)
-        if wrong:  # a legal first move other than the only one that wins in time
-            legal = parse_board(puzzle.kind, puzzle.position).legal_moves()
-            line = [rng.choice([c for c in legal if c != puzzle.first])]
-        for cell in line[::2]:
-            message = await play_cell(emu, user, message, cell, load)
-            if message is None or any(
-                isinstance(c, custom_ids.RetryClick) for c, _ in enabled(message)
-            ):
-                break
+@dataclass
+class Member:
+    user: Any
+    channel: Any
+    rng: random.Random
+    message: dict[str, Any] | None = None
+    plan: list[int] = field(default_factory=list)
+    """A puzzle's cells still to play (the member's moves)."""
+    moves: int = 0
+    """A game's moves played this round."""
 
 
-async def game_member(
-    emu: DiscordEmulator, user: Any, channel: Any, kind: str, load: Load, rng: random.Random,
-    rounds: int,
-) -> None:  # fmt: skip
-    for _ in range(rounds):
-        options = {"difficulty": "hard", "first": "me", **BOARDS[kind]}
-        res = await emu.invoke(user, "ttt start", options, channel=channel)
-        if res.type is None:
-            load.unanswered += 1
-            return
-        load.starts.append(res.latency or 0.0)
-        message = res.message
-        for _ in range(3):  # three of the member's moves a game: the puzzles' length
-            if message is None:
-                return
-            shown = enabled(message)
-            cells = [(c, cid) for c, cid in shown if isinstance(c, custom_ids.CellClick)]
-            if cells:
-                _, cid = rng.choice(cells)
-                message = await press(emu, user, message, cid, load, cell=True)
-                continue
-            boards = [
-                cid
-                for c, cid in shown
-                if isinstance(c, custom_ids.BoardClick) and c.board is not None
-            ]
-            if not boards:
-                break  # the game is over
-            message = await press(emu, user, message, rng.choice(boards), load, cell=False)
-        resign = next(
-            (cid for c, cid in enabled(message or {}) if isinstance(c, custom_ids.ResignClick)),
-            None,
+async def start_puzzle(emu: DiscordEmulator, m: Member, kind: str, db: Path, load: Load,
+                       wrong: bool) -> None:  # fmt: skip
+    res = await emu.invoke(m.user, "ttt puzzle", {"mode": "training", "board": kind},
+                           channel=m.channel)  # fmt: skip
+    if res.type is None:
+        load.unanswered += 1
+        return
+    load.starts.append(res.latency or 0.0)
+    if res.type == 5:
+        await res.wait_for_edit()
+    m.message = res.message
+    assert m.message is not None
+    puzzle = by_id(attempt_of(db, attempt_id(m.message))[0])
+    m.plan = list(puzzle.line[::2])
+    if wrong:  # a legal first move other than the only one that wins in time
+        legal = parse_board(puzzle.kind, puzzle.position).legal_moves()
+        m.plan = [m.rng.choice([c for c in legal if c != puzzle.first])]
+
+
+async def puzzle_step(emu: DiscordEmulator, m: Member, load: Load) -> None:
+    assert m.message is not None
+    m.message = await play_cell(emu, m.user, m.message, m.plan.pop(0), load)
+    if m.message is None or any(
+        isinstance(c, custom_ids.RetryClick) for c, _ in enabled(m.message)
+    ):
+        m.plan = []  # over: solved, failed, or unanswered
+
+
+async def start_game(emu: DiscordEmulator, m: Member, kind: str, load: Load) -> None:
+    options = {"difficulty": "hard", "first": "me", **BOARDS[kind]}
+    res = await emu.invoke(m.user, "ttt start", options, channel=m.channel)
+    if res.type is None:
+        load.unanswered += 1
+        return
+    load.starts.append(res.latency or 0.0)
+    m.message, m.moves = res.message, 0
+
+
+def game_running(m: Member) -> bool:
+    """Three of the member's moves a game (the puzzles' length), while it runs."""
+    return (
+        m.message is not None
+        and m.moves < 3
+        and any(
+            isinstance(c, custom_ids.CellClick | custom_ids.BoardClick)
+            for c, _ in enabled(m.message)
         )
-        if resign is not None and message is not None:
-            await emu.click(user, message, resign)
+    )
+
+
+async def game_step(emu: DiscordEmulator, m: Member, load: Load) -> None:
+    assert m.message is not None
+    for _ in range(2):  # a square, or on an ultimate free move a board and then a square
+        shown = enabled(m.message)
+        cells = [cid for c, cid in shown if isinstance(c, custom_ids.CellClick)]
+        if cells:
+            m.message = await press(emu, m.user, m.message, m.rng.choice(cells), load, cell=True)
+            m.moves += 1
+            return
+        boards = [cid for c, cid in shown
+                  if isinstance(c, custom_ids.BoardClick) and c.board is not None]  # fmt: skip
+        message = await press(emu, m.user, m.message, m.rng.choice(boards), load, cell=False)
+        if message is None:
+            m.message = None
+            return
+        m.message = message
+
+
+async def resign(emu: DiscordEmulator, m: Member) -> None:
+    button = next((cid for c, cid in enabled(m.message or {})
+                   if isinstance(c, custom_ids.ResignClick)), None)  # fmt: skip
+    if m.message is not None and button is not None:
+        await emu.click(m.user, m.message, button)
 
 
 async def run_load(
     emu: DiscordEmulator, pid: int, db: Path, kind: str, name: str, members: int, rounds: int,
     seed: int,
 ) -> Load:  # fmt: skip
-    """One load on fresh members, each in a channel of their own; the CPU the bot's
-    process tree used over it."""
+    """One load on fresh members, each in a channel of their own. Each round starts every
+    member's puzzle or game at once, then plays their clicks in steps, every member's
+    next click at once; the bot's CPU is counted over the steps only (the commands that
+    start them, and a game's resignation, are not clicks)."""
     load = Load(name)
-    users = [emu.create_user(f"{kind}-{name}-{i}") for i in range(members)]
-    channels = [emu.create_channel(emu.guild, f"{kind}-{name}-{i}") for i in range(members)]
-    rngs = [random.Random(f"{seed}:{kind}:{name}:{i}") for i in range(members)]
-    before = tree_cpu_seconds(pid)
-    if name == "game":
-        runs = [game_member(emu, u, c, kind, load, r, rounds)
-                for u, c, r in zip(users, channels, rngs, strict=True)]  # fmt: skip
-    else:
-        runs = [puzzle_member(emu, u, c, kind, db, load, name == "puzzle, wrong", r, rounds)
-                for u, c, r in zip(users, channels, rngs, strict=True)]  # fmt: skip
-    await asyncio.gather(*runs)
-    load.cpu = tree_cpu_seconds(pid) - before
+    team = [
+        Member(emu.create_user(f"{kind}-{name}-{i}"),
+               emu.create_channel(emu.guild, f"{kind}-{name}-{i}"),
+               random.Random(f"{seed}:{kind}:{name}:{i}"))
+        for i in range(members)
+    ]  # fmt: skip
+    game = name == "game"
+    for _ in range(rounds):
+        if game:
+            await asyncio.gather(*(start_game(emu, m, kind, load) for m in team))
+        else:
+            await asyncio.gather(
+                *(start_puzzle(emu, m, kind, db, load, name == "puzzle, wrong") for m in team)
+            )
+        while playing := [m for m in team if (game_running(m) if game else m.plan)]:
+            before = tree_cpu_seconds(pid)
+            await asyncio.gather(
+                *(game_step(emu, m, load) if game else puzzle_step(emu, m, load) for m in playing)
+            )
+            load.cpu += tree_cpu_seconds(pid) - before
+        if game:
+            await asyncio.gather(*(resign(emu, m) for m in team))
     return load
 
 

@@ -23,8 +23,11 @@ from web_harness import bot_with_web
 pytestmark = pytest.mark.browser
 
 
-async def open_as(client: ActivityClient, emu: DiscordEmulator, base: str, user) -> ActivityPage:
-    """``user`` opens the Activity in the emulator's channel, as from the App Launcher."""
+async def open_as(
+    client: ActivityClient, emu: DiscordEmulator, base: str, user, ready: str | None = None
+) -> ActivityPage:
+    """``user`` opens the Activity in the emulator's channel, as from the App Launcher;
+    returns once the page shows a board (or the element ``ready`` selects)."""
     instance = emu.launch_activity(user)
     page = await client.open(
         f"{base}/.proxy/", client_id=str(emu.client_id), instance_id=instance,
@@ -32,7 +35,8 @@ async def open_as(client: ActivityClient, emu: DiscordEmulator, base: str, user)
         authorize=lambda args: emu.authorize(user),
         user={"id": str(user.id), "username": user.name},
     )  # fmt: skip
-    await page.activity.get_by_role("grid").wait_for()
+    shown = page.activity.locator(ready) if ready else page.activity.get_by_role("grid")
+    await shown.wait_for()
     return page
 
 

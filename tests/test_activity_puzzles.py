@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
+from test_activity_member_limits import open_as
 
 from bot.core.review import cell_name
 from engine import Board
@@ -31,15 +32,7 @@ pytestmark = pytest.mark.browser
 async def open_home(client: ActivityClient, emu: DiscordEmulator, base: str, user) -> ActivityPage:
     """``user`` opens the Activity in the emulator's channel, as from the App Launcher,
     and sees the home view (no game runs there)."""
-    instance = emu.launch_activity(user, emu.channel)
-    page = await client.open(
-        f"{base}/.proxy/", client_id=str(emu.client_id), instance_id=instance,
-        channel_id=str(emu.channel.id), guild_id=str(emu.guild.id),
-        authorize=lambda args: emu.authorize(user),
-        user={"id": str(user.id), "username": user.name},
-    )  # fmt: skip
-    await page.activity.locator(".puzzles").wait_for()
-    return page
+    return await open_as(client, emu, base, user, ready=".puzzles")
 
 
 def square(board: Board, cell: int) -> str:

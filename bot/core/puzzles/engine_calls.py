@@ -13,6 +13,7 @@ Every function the pool runs is module-level and takes plain values.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from concurrent.futures.process import BrokenProcessPool
@@ -145,13 +146,20 @@ class PuzzleEngine:
         """Judgements and scans that searched (a move along the stored line does not)."""
         self.pooled = 0
         """Of those, the ones sent to the pool."""
+        self._warm = False
+        """Whether an inline search ran: the first builds the board's proof tables (3×3:
+        ~0.2 s), so it runs on a thread, not on the event loop."""
 
     async def _run(self, inline: bool, searching: Searching, fn: Callable[..., T], *args: Any) -> T:
         """Raises: Refusal: ``puzzle.busy`` (the pool did not answer in time, or broke)."""
         self.searches += 1
         try:
             if inline or self.pool is None:
-                return fn(*args)
+                if self._warm:
+                    return fn(*args)
+                answer = await asyncio.to_thread(fn, *args)
+                self._warm = True
+                return answer
             self.pooled += 1
             if searching is not None:
                 await searching()
