@@ -60,6 +60,8 @@ BOARDS = {
     "ultimate": {"game": "ultimate"},
 }
 """Each puzzle board, and the /ttt start options of a game on it."""
+SETTLE = 0.5
+"""Seconds left after the commands of a round before its clicks are measured."""
 CELL_CLICKS = (custom_ids.PuzzleCellClick, custom_ids.CellClick)
 BOARD_CLICKS = (custom_ids.PuzzleBoardClick, custom_ids.BoardClick)
 
@@ -268,6 +270,9 @@ async def run_load(
             await asyncio.gather(
                 *(start_puzzle(emu, m, kind, db, load, name == "puzzle, wrong") for m in team)
             )
+        # what a command leaves to do after its answer (a token kept, a message id
+        # written) is the command's, not the first click's: let it finish first
+        await asyncio.sleep(SETTLE)
         while playing := [m for m in team if (game_running(m) if game else m.plan)]:
             before = tree_cpu_seconds(pid)
             await asyncio.gather(

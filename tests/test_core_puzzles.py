@@ -15,10 +15,11 @@ from bot.core.puzzles.engine_calls import Judged, PuzzleEngine, Searching
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
 from bot.core.puzzles.models import EXPIRY, Attempt
 from bot.core.puzzles.service import PuzzleService
+from bot.core.refusals import Refusal
 from engine import EnginePool
 from engine.puzzles import reply
 
-from core_harness import GUILD, Core, open_core, refusal_key
+from core_harness import CHANNEL, GUILD, Core, open_core, refusal_key
 from puzzle_harness import ALICE, BOB, day_clock, puzzle_of
 
 
@@ -190,6 +191,19 @@ async def test_puzzles_off_in_a_server(make_core) -> None:  # type: ignore[no-un
     view = await core.puzzles.open(ALICE, None)  # in DMs the defaults hold
     await core.puzzles.move(ALICE, view.attempt.id, 0, 27)
     assert await refusal_key(core.puzzles.share(ALICE, view.attempt.id, GUILD)) == "puzzle.off"
+
+
+async def test_share_is_kept_to_the_servers_allowed_channels(make_core) -> None:  # type: ignore[no-untyped-def]
+    core: Core = await make_core(clock=day_clock(2))
+    view = await core.puzzles.open(ALICE, GUILD)
+    await core.puzzles.move(ALICE, view.attempt.id, 0, 27)  # over, either way
+    await core.puzzles.policies.configure(GUILD, {"allowed_channels": [CHANNEL]})
+    with pytest.raises(Refusal) as refused:
+        await core.puzzles.share(ALICE, view.attempt.id, GUILD, CHANNEL + 1)
+    assert refused.value.key == "puzzle.share.channel"
+    assert refused.value.params == {"channels": f"<#{CHANNEL}>"}
+    line = await core.puzzles.share(ALICE, view.attempt.id, GUILD, CHANNEL)
+    assert line.user_id == ALICE and line.daily == 2
 
 
 async def test_no_daily_before_the_first(make_core) -> None:  # type: ignore[no-untyped-def]

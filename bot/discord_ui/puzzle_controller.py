@@ -18,7 +18,6 @@ import discord
 from bot.core.policies import PolicyBook
 from bot.core.puzzles.models import Mode, PuzzleKind, PuzzleView
 from bot.core.puzzles.service import PuzzleService
-from bot.core.refusals import Refusal
 from bot.discord_ui import render_puzzle
 from bot.discord_ui.custom_ids import PuzzleBoardClick, PuzzleCellClick, RetryClick, ShareClick
 from bot.discord_ui.render_common import GameMessage
@@ -100,16 +99,15 @@ class PuzzleController:
         the server lets games be played; elsewhere a private refusal.
 
         Raises (as private replies):
-            Refusal: ``perm.missing``, ``puzzle.share.channel`` and the service's.
+            Refusal: ``perm.missing`` and the service's (``puzzle.share.channel``...).
         """
         async with self.responder.answering(interaction):
             self.responder.require_channel_permissions(interaction)
             guild = settings_guild(interaction)
+            line = await self.puzzles.share(
+                interaction.user.id, click.attempt_id, guild, interaction.channel_id
+            )
             rules = await self.policies.policy(guild)
-            if rules.allowed_channels and interaction.channel_id not in rules.allowed_channels:
-                channels = ", ".join(f"<#{c}>" for c in rules.allowed_channels)
-                raise Refusal("puzzle.share.channel", channels=channels)
-            line = await self.puzzles.share(interaction.user.id, click.attempt_id, guild)
             if guild is None:
                 locale: object = public_locale(interaction)
             else:

@@ -199,15 +199,23 @@ class PuzzleService:
                     continue
             raise Refusal("puzzle.busy")
 
-    async def share(self, user_id: int, attempt_id: int, guild_id: int | None) -> ShareLine:
-        """The public line for a finished attempt of the member's.
+    async def share(
+        self, user_id: int, attempt_id: int, guild_id: int | None, channel_id: int | None = None
+    ) -> ShareLine:
+        """The public line for a finished attempt of the member's, to post in
+        ``channel_id``: where the server lets games be played (its allowed channels).
 
         Raises:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``,
-                ``puzzle.off``.
+                ``puzzle.off``, ``puzzle.share.channel``.
         """
-        if not (await self.policies.policy(guild_id)).puzzles:
+        rules = await self.policies.policy(guild_id)
+        if not rules.puzzles:
             raise Refusal("puzzle.off")
+        allowed = rules.allowed_channels
+        if channel_id is not None and allowed and channel_id not in allowed:
+            channels = ", ".join(f"<#{c}>" for c in allowed)
+            raise Refusal("puzzle.share.channel", channels=channels)
         async with self._lock(user_id):
             attempt = await self._checked(await self._mine(user_id, attempt_id))
         if not attempt.over:
