@@ -24,7 +24,6 @@ from aiohttp import web
 
 from bot.core.puzzles.models import Mode, PuzzleKind, PuzzleView
 from bot.core.puzzles.service import PuzzleService
-from bot.core.puzzles.streaks import day_number, utc_day
 from bot.core.refusals import Refusal
 from bot.i18n import text
 from bot.web.api import refusal
@@ -35,7 +34,6 @@ from bot.web.page_text import plain
 from bot.web.places import Places
 from bot.web.puzzle_json import CHOICES, page_texts, puzzle_json, title
 from bot.web.sessions import Session, Sessions
-from engine.puzzles import NoDailyPuzzle, daily
 
 MODES = ("daily", "training")
 """What the page may start: today's puzzle, or training (own-game puzzles are chat's)."""
@@ -142,14 +140,11 @@ class PuzzlesApi:
         return view
 
     def _today(self, locale: str) -> dict[str, Any] | None:
-        """Today's daily by the service's own clock (the day the service starts), or None
-        before daily #1 and past the schedule."""
-        when = self.puzzles.clock()
-        try:
-            puzzle = daily(utc_day(when))
-        except NoDailyPuzzle:
+        """Today's daily (the service's), or None before daily #1 and past the schedule."""
+        today = self.puzzles.today()
+        if today is None:
             return None
-        number = day_number(when)
+        number, puzzle = today
         return {"number": number, "kind": puzzle.kind,
                 "title": title("daily", number, puzzle.kind, locale)}  # fmt: skip
 

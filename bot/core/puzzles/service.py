@@ -37,10 +37,10 @@ from bot.core.puzzles.models import (
     PuzzleView,
     ShareLine,
 )
-from bot.core.puzzles.streaks import day_number, streaks
+from bot.core.puzzles.streaks import day_number, streaks, utc_day
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from engine.puzzles import by_id
+from engine.puzzles import NoDailyPuzzle, Puzzle, by_id, daily
 
 
 class PuzzleService:
@@ -114,6 +114,15 @@ class PuzzleService:
                 except Conflict:
                     continue
             raise Refusal("puzzle.busy")
+
+    def today(self) -> tuple[int, Puzzle] | None:
+        """Today's daily (UTC, by the service's clock): its number and puzzle; None before
+        daily #1 and past the schedule."""
+        when = self.clock()
+        try:
+            return day_number(when), daily(utc_day(when))
+        except NoDailyPuzzle:
+            return None
 
     async def current(self, user_id: int) -> PuzzleView | None:
         """The member's open attempt (after the 30-minute check), or None: what the
