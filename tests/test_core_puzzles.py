@@ -191,6 +191,7 @@ async def test_puzzles_off_in_a_server(make_core) -> None:  # type: ignore[no-un
     view = await core.puzzles.open(ALICE, None)  # in DMs the defaults hold
     await core.puzzles.move(ALICE, view.attempt.id, 0, 27)
     assert await refusal_key(core.puzzles.share(ALICE, view.attempt.id, GUILD)) == "puzzle.off"
+    assert await refusal_key(core.puzzles.leaderboard(GUILD)) == "puzzle.off"
 
 
 async def test_share_is_kept_to_the_servers_allowed_channels(make_core) -> None:  # type: ignore[no-untyped-def]

@@ -246,7 +246,13 @@ class PuzzleService:
         return replace(stored, streak=current, best_streak=best)
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzleStanding]:
-        """The members with a rated attempt through this server, by puzzle rating."""
+        """The members with a rated attempt through this server, by puzzle rating.
+
+        Raises:
+            Refusal: ``puzzle.off`` (the server turned puzzles off).
+        """
+        if not (await self.policies.policy(guild_id)).puzzles:
+            raise Refusal("puzzle.off")
         return await self.repo.puzzle_leaderboard(guild_id, limit)
 
     # --- reading and ending -------------------------------------------------------------
