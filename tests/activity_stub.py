@@ -391,8 +391,26 @@ def cells(page: ActivityPage) -> Any:
     return page.activity.locator(".board button")
 
 
-async def labels(page: ActivityPage) -> list[str]:
-    return [await cell.get_attribute("aria-label") for cell in await cells(page).all()]
+async def labels(page: ActivityPage) -> list[str | None]:
+    return await attributes(page, "aria-label")
+
+
+async def attributes(page: ActivityPage, name: str) -> list[str | None]:
+    """Attribute ``name`` of every square, in one call into the page (one call a square
+    took a second for the 81 of ultimate on a busy machine)."""
+    found = await cells(page).evaluate_all(
+        "(cells, name) => cells.map(c => c.getAttribute(name))", name
+    )
+    return list(found)
+
+
+async def sizes(page: ActivityPage) -> list[tuple[float, float]]:
+    """``(width, height)`` of every square as drawn, in CSS pixels (one call, as above)."""
+    found = await cells(page).evaluate_all(
+        "cells => cells.map(c => [c.getBoundingClientRect().width,"
+        " c.getBoundingClientRect().height])"
+    )
+    return [(w, h) for w, h in found]
 
 
 async def focused(page: ActivityPage) -> str | None:

@@ -20,6 +20,7 @@ from activity_stub import (
     HUMAN_O,
     SESSION,
     StubActivityServer,
+    attributes,
     cells,
     eventually,
     focused,
@@ -213,7 +214,7 @@ async def test_a_spectator_sees_the_game_and_presses_nothing(
     assert await page.activity.locator(".clock").is_visible()
     assert await page.activity.locator(".actions button").count() == 0
     assert await page.activity.locator(".your-turn").is_hidden()
-    assert {await c.get_attribute("aria-disabled") for c in await cells(page).all()} == {"true"}
+    assert set(await attributes(page, "aria-disabled")) == {"true"}
     await page.activity.get_by_role("button", name="B1, empty").click(force=True)
     await page.activity.get_by_role("button", name="B1, empty").press("Enter")
     await asyncio.sleep(0.3)

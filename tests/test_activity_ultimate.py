@@ -30,11 +30,12 @@ from activity_frame.fixtures import PHONE, ActivityClient
 from activity_stub import (
     HUMAN_O,
     StubActivityServer,
-    cells,
+    attributes,
     focused,
     game,
     labels,
     open_page,
+    sizes,
     ultimate,
 )  # fmt: skip
 
@@ -155,7 +156,7 @@ async def test_a_spectator_watches_and_presses_nothing(
     page = await open_page(activity_client, stub, [watched])
     await page.activity.get_by_role("grid").wait_for()
     assert await page.activity.get_by_text("You are watching.").is_visible()
-    assert {await c.get_attribute("aria-disabled") for c in await cells(page).all()} == {"true"}
+    assert set(await attributes(page, "aria-disabled")) == {"true"}
     assert await page.activity.locator(".region.open").count() == 6  # where X may play
     await button(page, 9).click(force=True)
     await asyncio.sleep(0.3)  # wait-ok: checks that nothing is sent
@@ -183,8 +184,8 @@ async def test_ultimate_on_a_desktop_and_a_phone(
             await page.activity.locator("details.rules summary").click()
         frame = page.frame
         assert await frame.evaluate("document.documentElement.scrollWidth") <= viewport[0]
-        for box in [await c.bounding_box() for c in await cells(page).all()]:
-            assert box is not None and box["width"] >= 32 and box["height"] >= 32, box
+        for width, height in await sizes(page):
+            assert width >= 32 and height >= 32, (width, height)
         if name == "won":  # X's last move wins board B1, and the top row of boards
             await button(page, X_WINS[-1]).click()
             await page.activity.get_by_text("Alice wins with three boards in a row!").wait_for()

@@ -24,6 +24,7 @@ from activity_stub import (
     game,
     labels,
     open_page,
+    sizes,
 )  # fmt: skip
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "images"
@@ -156,8 +157,8 @@ async def test_desktop_and_phone_screenshots(
         frame = page.frame
         # Nothing wider than the screen; every cell a comfortable touch target.
         assert await frame.evaluate("document.documentElement.scrollWidth") <= viewport[0]
-        for box in [await c.bounding_box() for c in await cells(page).all()]:
-            assert box is not None and box["width"] >= 44 and box["height"] >= 44
+        for width, height in await sizes(page):
+            assert width >= 44 and height >= 44, (width, height)
         animation = await frame.evaluate(
             "getComputedStyle(document.querySelector('.cell .mark')).animationName"
         )

@@ -137,12 +137,25 @@ async def test_a_move_whose_worker_is_busy_goes_to_an_idle_one() -> None:
         pool.close()
 
 
+DECIDED = (
+    "XX..O.XX.OO..O.XXX.OXO..X..O.X..XX.XOXO.X...OOX.O.XOO...OO.OXOOXO.O.XX.O...XXXOXO:63",
+    ".X.OX..XXOXO.O....O...XXX......OX.OXOXOX.OO.X..O.O...XX..XX.OO.XO.XX...XO..O..OO.:39",
+)  # fmt: skip
+"""Two late positions (from random games) that unbeatable decides in milliseconds, its
+move, the first legal reply and its next move alike, whatever its seed and think time:
+the search stops at a proof, so a move is answered as soon as its worker is up, and the
+tree kept between the two moves is never empty (visits in the tens, the thousands)."""
+
+
 @pytest.mark.slow  # starts engine worker processes and kills one
 async def test_a_dead_workers_game_is_answered_and_the_others_keep_their_trees() -> None:
     pool = EnginePool(workers=2)
     try:
         await pool.warm_up()
-        boards = {1: UltimateBoard.new().play(40), 2: UltimateBoard.new().play(4)}
+        # decided positions: from the opening, unbeatable searches the whole budget, and
+        # the test waited out the 30 s it gives the new worker to start
+        boards = {1: UltimateBoard.from_string(DECIDED[0]),
+                  2: UltimateBoard.from_string(DECIDED[1])}  # fmt: skip
         dead = 0
         for game in (1, 2):
             cell = await pool.choose(boards[game], "unbeatable", time_budget=THINK, game=game)
@@ -153,8 +166,8 @@ async def test_a_dead_workers_game_is_answered_and_the_others_keep_their_trees()
         # a budget only a stuck worker exceeds: the new worker's start is inside it
         cell = await pool.choose(boards[1], "unbeatable", time_budget=30, game=1)
         assert cell in boards[1].legal_moves() and pool.restarts == 1
-        assert pool.last_chosen is not None and pool.last_chosen.kept == 0
-        assert pool.last_chosen.pid != dead
+        assert pool.last_chosen is not None and pool.last_chosen.kept == 0  # a new tree:
+        assert pool.last_chosen.pid != dead  # game 2's, below, shows a kept one is not empty
         await pool.choose(boards[2], "unbeatable", time_budget=THINK, game=2)
         assert pool.last_chosen.kept > 0  # game 2's worker lived on, and its tree
         assert pool.restarts == 1
