@@ -35,9 +35,10 @@ a few dozen."""
 MAX_INTERACTION_BODY = 128 * 1024
 """Bytes an interaction Discord POSTs to ``/interactions`` may have. Discord documents no
 maximum; the largest it could send ttt, from its documented limits (a click carries one
-of ttt's messages: 2,000 characters of content, 6,000 of embeds, 40 components), is
-under 80 KB, and ttt's own largest (an ultimate board's click) about 5 KB: the reckoning
-is in docs/run/under-abuse.md ("Bodies"). nginx's ``/interactions`` location uses it too."""
+of ttt's messages: 2,000 characters of content, 6,000 of embeds, 40 components, each
+character at worst a 6-byte JSON escape), is under 100 KB, and ttt's own largest (an
+ultimate board's click) about 5 KB: the reckoning is in docs/run/under-abuse.md
+("Bodies"). nginx's ``/interactions`` location uses it too."""
 BODY_WITHIN = 10.0
 """Seconds from a request's headers to its body's last byte: a page's intent or an
 interaction arrives in milliseconds."""
