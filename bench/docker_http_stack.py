@@ -151,6 +151,7 @@ def override(emu: DiscordEmulator, ports: Ports, nginx_conf: Path) -> dict:
             "environment": {
                 "DISCORD_TOKEN": emu.token, "DISCORD_API_BASE": emu.api_base,
                 "DISCORD_GATEWAY_URL": emu.gateway_url, "DISCORD_PUBLIC_KEY": emu.public_key,
+                "TTT_DISCORD_EMULATOR": "true",
                 "TTT_GATEWAY": "off", "TTT_DATABASE_URL": dsn,
                 "TTT_WEB_PORT": str(ports.web[name]), "TTT_WEB_HOST": "127.0.0.1",
                 # the image's HEALTHCHECK asks TTT_HEALTH_PORT: one port each on the host

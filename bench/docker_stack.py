@@ -133,6 +133,7 @@ def override(emu: DiscordEmulator) -> dict:
             "environment": {
                 "DISCORD_TOKEN": emu.token, "DISCORD_API_BASE": emu.api_base,
                 "DISCORD_GATEWAY_URL": emu.gateway_url, "TTT_DATABASE_URL": dsn,
+                "TTT_DISCORD_EMULATOR": "true",
                 "TTT_HEALTH_PORT": str(port), "TTT_HEALTH_HOST": "127.0.0.1",
                 "TTT_TURN_TIMEOUT": str(TURN), "TTT_LOG_FORMAT": "text",
             },

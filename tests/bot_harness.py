@@ -112,6 +112,7 @@ def bot_process_env(emu: DiscordEmulator, database: Path, **extra: str) -> dict[
         DISCORD_TOKEN=emu.token,
         DISCORD_API_BASE=emu.api_base,
         DISCORD_GATEWAY_URL=emu.gateway_url,
+        TTT_DISCORD_EMULATOR="true",  # its http:// and ws:// (a real bot's are refused)
         TTT_DATABASE=str(database),
         TTT_WARM_WORKERS="0",  # two interpreters a bot; the tests that need them ask
     )

@@ -68,6 +68,31 @@ def test_the_activitys_settings_say_what_is_missing(extra: dict[str, str], named
         Settings.from_env({"DISCORD_TOKEN": TOKEN, **extra})
 
 
+def test_discord_is_reached_encrypted_unless_the_emulator_says_so() -> None:
+    """DISCORD_API_BASE is https:// and DISCORD_GATEWAY_URL wss:// (the bot's token goes
+    with every request): plain http:// and ws:// only with TTT_DISCORD_EMULATOR=true."""
+
+    def read(**env: str) -> Settings:
+        return Settings.from_env({"DISCORD_TOKEN": TOKEN, **env})
+
+    for name, plain in (("DISCORD_API_BASE", "http://127.0.0.1:5/api/v10"),
+                        ("DISCORD_GATEWAY_URL", "ws://127.0.0.1:5/")):  # fmt: skip
+        with pytest.raises(SettingsError, match=f"{name} must start with .*"
+                           "TTT_DISCORD_EMULATOR=true"):  # fmt: skip
+            read(**{name: plain})
+        read(**{name: plain, "TTT_DISCORD_EMULATOR": "true"})
+    for junk in ("discord.com/api", "ftp://x/api", "https://", "HTTP://x"):
+        with pytest.raises(SettingsError, match="DISCORD_API_BASE"):
+            read(DISCORD_API_BASE=junk)
+    with pytest.raises(SettingsError, match="DISCORD_API_BASE must start with https://"):
+        read(DISCORD_API_BASE="gopher://x", TTT_DISCORD_EMULATOR="true")
+    secure = read(DISCORD_API_BASE="https://proxy.example/api/v10/",
+                  DISCORD_GATEWAY_URL="wss://gateway.example/")  # fmt: skip
+    assert (secure.api_base, secure.gateway_url) == ("https://proxy.example/api/v10",
+                                                     "wss://gateway.example/")  # fmt: skip
+    assert read(DISCORD_API_BASE="HTTPS://proxy.example").api_base == "HTTPS://proxy.example"
+
+
 def test_the_activity_is_off_unless_given_a_port() -> None:
     assert Settings.from_env({"DISCORD_TOKEN": TOKEN}).web_port is None
     on = Settings.from_env({"DISCORD_TOKEN": TOKEN, "TTT_WEB_PORT": "8081",
@@ -315,7 +340,8 @@ def test_every_field_is_filled_by_one_setting() -> None:
     fields += [f"policy.{f.name}" for f in dataclasses.fields(ServerPolicy)]
     fields += [f"web_limits.{f.name}" for f in dataclasses.fields(WebLimits)]
     assert sorted(paths) == sorted(fields)
-    assert [s for s in SETTINGS.values() if not s.paths] == [SETTINGS["TTT_GATEWAY"]]
+    assert [s for s in SETTINGS.values() if not s.paths] == [
+        SETTINGS["TTT_GATEWAY"], SETTINGS["TTT_DISCORD_EMULATOR"]]  # fmt: skip
 
 
 def test_each_setting_reaches_its_field() -> None:
@@ -330,7 +356,8 @@ def test_each_setting_reaches_its_field() -> None:
               "TTT_WARM_WORKERS": "false", "TTT_LOG_LEVEL": "debug", "TTT_LOG_FORMAT": "json",
               "TTT_DEV_GUILD_ID": "8", "TTT_DB_POOL_SIZE": "11", "TTT_HEALTH_PORT": "9",
               "TTT_HEALTH_HOST": "0.0.0.0", "TTT_WEB_HOST": "0.0.0.0",
-              "DISCORD_API_BASE": "http://x/api/", "DISCORD_GATEWAY_URL": "ws://x/"}  # fmt: skip
+              "DISCORD_API_BASE": "https://x/api/", "DISCORD_GATEWAY_URL": "wss://x/",
+              "TTT_DISCORD_EMULATOR": "true"}  # fmt: skip
     values |= {name: "99" for name in (*WEB_LIMITS.values(), *WEB_SECONDS.values())}
     values |= {"TTT_REVIEW_QUEUE": "98", "TTT_HINT_QUEUE": "97", "TTT_SIGN_INS_OVERALL": "96",
                "TTT_SIGN_INS_PER_MEMBER": "95"}  # fmt: skip

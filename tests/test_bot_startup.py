@@ -61,6 +61,7 @@ def offline_env(tmp_path: Path, **settings: str) -> dict[str, str]:
         "DISCORD_TOKEN": WELL_FORMED_TOKEN,
         "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
         "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/",
+        "TTT_DISCORD_EMULATOR": "true",  # plain http to a local port
         "TTT_DATABASE": str(tmp_path / "ttt.sqlite3"),
         **VALID,
         **settings,
@@ -119,6 +120,17 @@ def test_a_missing_token_is_one_line_pointing_at_dotenv(tmp_path: Path, token: s
 def test_a_malformed_setting_is_one_line_naming_it(tmp_path: Path, name: str, value: str) -> None:
     code, lines = run_bot(offline_env(tmp_path, **{name: value}), tmp_path)
     assert_one_line(code, lines, name, repr(value))
+
+
+def test_a_plain_http_discord_is_one_line_unless_the_emulator_says_so(tmp_path: Path) -> None:
+    """A real bot's DISCORD_API_BASE on http:// would send its token unencrypted: the
+    start stops at the settings, one line, before any database is made."""
+    env = offline_env(tmp_path)
+    del env["TTT_DISCORD_EMULATOR"]
+    code, lines = run_bot(env, tmp_path)
+    assert_one_line(code, lines, "DISCORD_API_BASE must start with https://",
+                    "TTT_DISCORD_EMULATOR=true", repr(env["DISCORD_API_BASE"]))  # fmt: skip
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_dotenv_in_the_working_directory_is_read(tmp_path: Path) -> None:

@@ -78,7 +78,7 @@ async def test_healthz_answers_while_discord_does_not(tmp_path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DISCORD_", "TTT_"))}
     env |= {
         "DISCORD_TOKEN": TOKEN, "DISCORD_API_BASE": f"http://127.0.0.1:{port}/api/v10",
-        "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/",
+        "DISCORD_GATEWAY_URL": f"ws://127.0.0.1:{port}/", "TTT_DISCORD_EMULATOR": "true",
         "TTT_DATABASE": str(tmp_path / "ttt.sqlite3"), "TTT_HEALTH_PORT": str(health),
     }  # fmt: skip
     bot = BotProcess(env, tmp_path)

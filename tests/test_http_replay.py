@@ -65,6 +65,46 @@ async def test_a_start_sent_again_to_the_same_process_starts_nothing_and_shows_n
     assert emulator.violations == []
 
 
+async def test_copies_seen_here_and_forgeries_cost_no_claim(
+    emulator: DiscordEmulator, tmp_path: Path
+) -> None:
+    """A copy of an interaction this process saw claimed is refused from its memory: no
+    claim is asked of the database. A forgery costs its signature check and nothing
+    more: refused before any claim, and before its body is parsed (a forged body that
+    is no JSON is a 401, not a 400). The database still holds the claim for the other
+    processes."""
+    alice = emulator.create_user("alice")
+    mode = emulator.http_mode
+    async with bot_over_http(emulator, tmp_path / "ttt.sqlite3") as (bot, _base, _http):
+        start = await emulator.invoke(alice, "ttt start", {"difficulty": "easy", "first": "me"})
+        assert start.type == 4
+        assert bot.web is not None and bot.web.service.interactions is not None
+        replays = bot.web.service.interactions.replays
+        claims = replays.claims
+        for _ in range(5):
+            assert await mode.replay(start.record.id) == (409, REFUSED)
+        assert replays.claims == claims  # five copies, no claim asked
+        body, headers = mode.sent[start.record.id]
+        other = type(mode)(emulator)  # another application's key pair
+        stamp = headers["X-Signature-Timestamp"]
+        nest = b"[" * 50_000  # json.loads would give up on it: a 400, were it parsed
+        forged = {
+            "another key's signature": (body, {**headers, "X-Signature-Ed25519":
+                                               other.sign(stamp, body)}),
+            "a body that is no JSON": (nest, {**headers, "X-Signature-Ed25519":
+                                              other.sign(stamp, nest)}),
+            "an old timestamp, signed": (body, mode.headers(body, at=time.time() - 3600)),
+            "no signature": (nest, {"Content-Type": "application/json"}),
+        }  # fmt: skip
+        for what, (sent, sent_headers) in forged.items():
+            status, answer = await mode.post_raw(sent, sent_headers)
+            assert (status, answer["error"]) == (401, "bad_signature"), what
+        assert replays.claims == claims
+        elsewhere = Replays(bot.repo.claim_interaction)  # another process, its memory empty
+        assert await elsewhere.first(start.record.id) is False and elsewhere.claims == 1
+    assert emulator.violations == []
+
+
 @pytest.mark.postgres
 async def test_a_start_sent_again_to_another_process_on_the_database_is_refused(
     emulator: DiscordEmulator, pg_database: str, tmp_path: Path
@@ -241,6 +281,36 @@ async def test_claims_are_kept_through_the_window_and_forgotten_after(
         assert await replays.first(made(now[0], 2)) is True
         assert await replays.first(old) is True  # forgotten (its timestamp long refused)
         assert await replays.first(recent) is False
+    finally:
+        await repo.close()
+
+
+async def test_a_process_remembers_the_claims_it_saw_while_the_database_keeps_them(
+    database: Path | str,
+) -> None:
+    """On both databases, an injected clock: an id this process claimed, or found claimed
+    by another, is refused from memory after (copies at once included: one claim for
+    all); once the database forgets it (:data:`KEEP` past its creation), so does the
+    process, and the database is asked again."""
+    repo: Repository = open_repo(database)
+    await repo.open()
+    try:
+        now = [1_800_000_000.0]
+        replays = Replays(repo.claim_interaction, clock=lambda: now[0])
+        other = Replays(repo.claim_interaction, clock=lambda: now[0])  # another process
+        ours, theirs = snowflake_at(now[0]), snowflake_at(now[0]) + 1
+        first, *copies = await asyncio.gather(*(replays.first(ours) for _ in range(10)))
+        assert (first, copies, replays.claims) == (True, [False] * 9, 1)
+        assert await other.first(theirs) is True
+        assert await replays.first(theirs) is False and replays.claims == 2  # found there
+        for _ in range(3):
+            assert await replays.first(ours) is False
+            assert await replays.first(theirs) is False
+        assert replays.claims == 2  # from memory
+        now[0] += KEEP + 1  # both forgotten here; the database's deletion is due too
+        assert await replays.first(snowflake_at(now[0])) is True  # which deletes them there
+        assert replays.recent == {snowflake_at(now[0]): None}
+        assert await replays.first(ours) is True and replays.claims == 4  # asked again
     finally:
         await repo.close()
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable
 from typing import Any
+from urllib.parse import urlsplit
 
 from bot.core.policy import LANGUAGES, parse_colour, parse_mark
 
@@ -28,9 +29,23 @@ def text(raw: str, name: str) -> str:
     return raw
 
 
-def url_base(raw: str, name: str) -> str | None:
-    """A REST base: without its trailing slashes (the client appends ``/path``)."""
-    return raw.rstrip("/") or None
+def discord_url(secure: str, plain: str, *, base: bool = False) -> Callable[[str, str, bool], str]:
+    """Where Discord (or a proxy of it) is: a ``secure://`` URL, since the bot's token goes
+    with every request; ``plain://`` only for the tests' emulator, when
+    ``TTT_DISCORD_EMULATOR`` (the value read third) says so. A ``base`` loses its
+    trailing slashes (the client appends ``/path``)."""
+
+    def read(raw: str, name: str, emulator: bool) -> str:
+        parts = urlsplit(raw)
+        allowed = (secure, plain) if emulator else (secure,)
+        if parts.scheme.lower() not in allowed or not parts.netloc:
+            also = "" if emulator else (f"; {plain}:// only for the tests' Discord emulator, "
+                                        "with TTT_DISCORD_EMULATOR=true")  # fmt: skip
+            raise SettingsError(f"{name} must start with {secure}:// (the bot token goes with "
+                                f"every request){also}, got {raw!r}")  # fmt: skip
+        return raw.rstrip("/") if base else raw
+
+    return read
 
 
 def _digits(raw: str) -> bool:

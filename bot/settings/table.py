@@ -24,6 +24,7 @@ from bot.settings.read import (
     colour,
     discord_id,
     discord_ids,
+    discord_url,
     flag,
     language,
     marks,
@@ -34,7 +35,6 @@ from bot.settings.read import (
     shard_ids,
     text,
     token,
-    url_base,
 )
 
 
@@ -257,10 +257,16 @@ SECTIONS = (
                 "600/N seconds)"),
     )),
     Section("Where Discord is", "", (
-        Setting("DISCORD_API_BASE", "api_base", url_base, "a Discord-compatible REST API "
-                "base: a proxy in large deployments, or the tests' emulator", shown="Discord"),
-        Setting("DISCORD_GATEWAY_URL", "gateway_url", text, "a Discord-compatible gateway, "
-                "likewise", shown="Discord's"),
+        Setting("TTT_DISCORD_EMULATOR", None, flag, "`true`: Discord is the tests' emulator: "
+                "`DISCORD_API_BASE` and `DISCORD_GATEWAY_URL` may then be "
+                "plain `http://` and `ws://`. Never for a real bot: its token would cross the "
+                "network unencrypted", shown="off", unset=False),
+        Setting("DISCORD_API_BASE", "api_base", discord_url("https", "http", base=True), "a "
+                "Discord-compatible REST API base, `https://`: a proxy in large deployments, "
+                "or the tests' emulator", shown="Discord", needs=("TTT_DISCORD_EMULATOR",)),
+        Setting("DISCORD_GATEWAY_URL", "gateway_url", discord_url("wss", "ws"), "a "
+                "Discord-compatible gateway, `wss://`, likewise", shown="Discord's",
+                needs=("TTT_DISCORD_EMULATOR",)),
     )),
 )
 # fmt: on

@@ -1,8 +1,11 @@
 """``POST /interactions``: Discord's Interactions Endpoint URL. Discord POSTs each
 interaction here, signed, and takes the HTTP response as the interaction's answer.
 
-The raw bytes are checked first (size, then signature, then the timestamp's age):
-nothing is parsed, stored or logged before the signature holds. A PING is answered here;
+The raw bytes are checked first, cheapest first: their encoding (none), size and
+arrival within a total time (:mod:`bot.web.bodies`, before this handler), the
+timestamp's age, then the Ed25519 signature; nothing is parsed, stored, logged or looked
+up before the signature holds, so a forgery costs one signature check and nothing more.
+A PING is answered here;
 every other interaction is claimed (:mod:`bot.web.replays`: a replay of a request
 Discord signed is refused, whatever process it reaches), then goes to ``answer``, the
 same router the gateway's events reach,
@@ -24,14 +27,12 @@ from aiohttp import web
 
 from bot.core.doubts import journal
 from bot.i18n import text
+from bot.web.bodies import MAX_INTERACTION_BODY
 from bot.web.replays import Replays
 from bot.web.signature import Verifier
 
 log = logging.getLogger(__name__)
 
-MAX_INTERACTION = 256 * 1024
-"""Bytes an interaction may have: a click carries its whole message (a 5×5 board's is
-about 20 KB); Discord's own are far below this."""
 PING, PONG = 1, 1
 DEADLINE = 2.9
 """Seconds an answer may take before the endpoint gives up on it (the claim's included):
@@ -73,9 +74,9 @@ class InteractionsEndpoint:
         self._told_at = -TELL_EVERY
 
     async def handle(self, request: web.Request) -> web.StreamResponse:
-        body = await _body(request)
-        if body is None:
-            return _refusal(413, "too_large", f"the body is over {MAX_INTERACTION} bytes")
+        body = await request.read()  # read whole by bot.web.bodies, within its limits
+        if len(body) > MAX_INTERACTION_BODY:  # held there already: said again for the reader
+            return _refusal(413, "too_large", f"the body is over {MAX_INTERACTION_BODY} bytes")
         headers = request.headers
         refused = self.verifier.refusal(
             headers.get("X-Signature-Ed25519"), headers.get("X-Signature-Timestamp"), body
@@ -140,21 +141,6 @@ class InteractionsEndpoint:
                         self._untold, interaction_id)  # fmt: skip
             self._told_at, self._untold = now, 0
         return _refusal(409, "replayed", "this interaction was already received")
-
-
-async def _body(request: web.Request) -> bytes | None:
-    """The raw body, read to its end however it arrives (in one piece or many), or None
-    once it is over :data:`MAX_INTERACTION` (what is left is not read)."""
-    if (request.content_length or 0) > MAX_INTERACTION:
-        return None
-    chunks: list[bytes] = []
-    size = 0
-    while chunk := await request.content.read(64 * 1024):  # what is there, up to that
-        size += len(chunk)
-        if size > MAX_INTERACTION:
-            return None
-        chunks.append(chunk)
-    return b"".join(chunks)
 
 
 def _response(answer: Answer) -> web.StreamResponse:

@@ -6,6 +6,7 @@ PostgreSQL). Every refusal is a 4xx with a reason; nothing unexpected shows a tr
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -15,17 +16,20 @@ from aiohttp.typedefs import Middleware
 from bot.core.doubts import Doubts, Journal, journal
 from bot.i18n import text
 from bot.web.api import ActivityApi
+from bot.web.bodies import BODY_WITHIN, MAX_API_BODY, bounded_bodies
 from bot.web.errors import WebRefusal
 from bot.web.interactions import InteractionsEndpoint
 
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).with_name("static")
-MAX_BODY = 16 * 1024
-"""Bytes a request body may have: an intent is a few dozen."""
 PREFIXES = ("/api", "/.proxy/api")
 """Discord's proxy serves an Activity's mapped URLs under ``/.proxy/``."""
 NO_STORE = {"Cache-Control": "no-store"}
+LINGER = 1.0
+"""Seconds the server goes on reading (and dropping) a refused request's body before it
+closes the connection: aiohttp's default is 10, which a client that dribbles its body
+holds to the end."""
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -46,10 +50,10 @@ def answering(doubts: Doubts) -> Middleware:
         except WebRefusal as refused:
             headers = dict(NO_STORE)
             if "retry_after" in refused.extra:  # a spent budget's wait, as HTTP says it
-                headers["Retry-After"] = str(refused.extra["retry_after"])
+                headers["Retry-After"] = retry_after(refused.extra["retry_after"])
             return web.json_response(refused.body(), status=refused.status, headers=headers)
         except web.HTTPRequestEntityTooLarge:
-            body = {"error": "too_large", "reason": f"the body is over {MAX_BODY} bytes"}
+            body = {"error": "too_large", "reason": f"the body is over {MAX_API_BODY} bytes"}
             return web.json_response(body, status=413)
         except web.HTTPException as exc:
             if exc.status < 400:
@@ -69,14 +73,22 @@ def answering(doubts: Doubts) -> Middleware:
     return answers
 
 
+def retry_after(seconds: float) -> str:
+    """A wait as HTTP's ``Retry-After`` says it: whole seconds (delta-seconds), at least
+    one, rounded up (``0.5`` is no value a client must understand)."""
+    return str(max(1, math.ceil(seconds)))
+
+
 def make_app(
     api: ActivityApi | None, doubts: Doubts, static: Path = STATIC,
-    interactions: InteractionsEndpoint | None = None,
+    interactions: InteractionsEndpoint | None = None, body_within: float = BODY_WITHIN,
 ) -> web.Application:  # fmt: skip
     """The Activity's page and API (with ``api``), and the Interactions Endpoint (with
-    ``interactions``): either, or both on one port."""
-    app = web.Application(middlewares=[answering(doubts)], client_max_size=MAX_BODY)
-    if interactions is not None:  # its own size limit: it reads the raw bytes itself
+    ``interactions``): either, or both on one port. Each body is whole within
+    ``body_within`` seconds of its headers (:mod:`bot.web.bodies`)."""
+    middlewares = [answering(doubts), bounded_bodies(body_within)]
+    app = web.Application(middlewares=middlewares, client_max_size=MAX_API_BODY)
+    if interactions is not None:  # its own size limit (bot.web.bodies.body_limit)
         app.router.add_post("/interactions", interactions.handle)
     if api is None:
         return app
@@ -98,6 +110,13 @@ def make_app(
     return app
 
 
+def runner(app: web.Application) -> web.AppRunner:
+    """How the service runs ``app``: no request body is ever inflated (bot.web.bodies
+    refuses encoded ones; this holds for the bytes it leaves unread too), and what is
+    left of a refused body is not waited for past :data:`LINGER`."""
+    return web.AppRunner(app, access_log=None, auto_decompress=False, lingering_time=LINGER)
+
+
 class WebServiceError(Exception):
     """The web service could not start; the message is one line for the operator."""
 
@@ -107,13 +126,14 @@ class WebService:
 
     def __init__(
         self, api: ActivityApi | None, doubts: Doubts, *, host: str, port: int,
-        interactions: InteractionsEndpoint | None = None,
+        interactions: InteractionsEndpoint | None = None, body_within: float = BODY_WITHIN,
     ) -> None:  # fmt: skip
         self.api = api
         self.interactions = interactions
         self.doubts = doubts
         self.host = host
         self.port = port
+        self.body_within = body_within
         self._runner: web.AppRunner | None = None
 
     async def start(self) -> None:
@@ -123,9 +143,8 @@ class WebService:
         Raises:
             WebServiceError: the address cannot be listened on (a port in use, say).
         """
-        self._runner = web.AppRunner(
-            make_app(self.api, self.doubts, interactions=self.interactions), access_log=None
-        )
+        self._runner = runner(make_app(self.api, self.doubts, interactions=self.interactions,
+                                       body_within=self.body_within))  # fmt: skip
         await self._runner.setup()
         try:
             await web.TCPSite(self._runner, self.host, self.port).start()
