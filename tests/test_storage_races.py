@@ -210,7 +210,7 @@ async def test_an_accepted_challenge_and_a_start_never_share_a_channel(
         )
         challenges.append((challenge.id, channel))
     outcomes = race("accepts_against_starts", pg_database, challenges=challenges)
-    assert outcomes["done"] == len(challenges)  # every accept, and no start
+    assert outcomes["done"] == len(challenges), outcomes  # every accept, and no start
     assert sum(outcomes.values()) == PROCESSES * len(challenges)
     running = await parent.repo.running_games()
     assert sorted(g.channel_id for g in running) == list(range(1, 61))
