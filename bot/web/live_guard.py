@@ -1,0 +1,192 @@
+"""What a page may send on its live socket: its session, in its first message, and then
+nothing (``docs/develop/activity-api.md``, "Live").
+
+The page never sends data after its first message: any data frame then is a policy
+violation and closes the socket (1008) at once. What reaches the handler is bounded so,
+but not what costs before it does: aiohttp's reader parses every frame, and a frame
+that completes no message (an empty continuation of a message never finished) never
+reaches a handler at all. So the bytes a page sends are counted as they arrive, before
+anything parses them (:class:`Intake`), and the control frames too (a ping is answered
+with a pong: a write each): past either allowance the page is closed (1008), and its
+further bytes are dropped unread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import cast
+
+from aiohttp import WSMessage, WSMsgType, web
+
+from bot.web.errors import WebRefusal
+from bot.web.live_page import CLOSE_POLICY, close_with
+from bot.web.sessions import Session
+
+FIRST_WAIT = 10.0
+"""Seconds a socket may take to send its session, from its opening."""
+SENT_BYTES = 8192
+"""Bytes a page may send a minute: its session (at most the 4 KB a message may have)
+and its pongs (6 bytes every heartbeat), with room to spare."""
+CONTROL_FRAMES = 8
+"""Pings and pongs a page may send a minute: a browser sends a pong to each of the
+service's pings (one every 30 s) and never a ping of its own."""
+EVERY = 60.0
+TERMINAL = frozenset({WSMsgType.CLOSE, WSMsgType.CLOSING, WSMsgType.CLOSED, WSMsgType.ERROR})
+
+ReadSession = Callable[[str | None], Awaitable[Session]]
+"""The session a token names. Raises WebRefusal (401) for one that does not hold."""
+
+
+class Allowance:
+    """``amount`` a window of ``every`` seconds (counted from the first use)."""
+
+    def __init__(self, amount: int, every: float, clock: Callable[[], float]) -> None:
+        self.amount = amount
+        self.every = every
+        self.clock = clock
+        self._since = clock()
+        self._used = 0
+
+    def take(self, n: int = 1) -> bool:
+        """Whether ``n`` more fit in this window (they are counted either way)."""
+        now = self.clock()
+        if now - self._since >= self.every:
+            self._since, self._used = now, 0
+        self._used += n
+        return self._used <= self.amount
+
+
+class Intake(asyncio.Protocol):
+    """Stands between a socket's connection and aiohttp's protocol (asyncio's own
+    ``set_protocol``), counting what arrives before it is parsed; past the allowance it
+    calls ``over`` once, and hands nothing more on."""
+
+    def __init__(
+        self, inner: asyncio.Protocol, allowance: Allowance, over: Callable[[], None]
+    ) -> None:
+        self.inner = inner
+        self.allowance = allowance
+        self.over = over
+        self.tripped = False
+
+    def data_received(self, data: bytes) -> None:
+        if self.tripped:
+            return
+        if not self.allowance.take(len(data)):
+            self.tripped = True
+            self.over()
+            return
+        self.inner.data_received(data)
+
+    def eof_received(self) -> bool | None:
+        return self.inner.eof_received()
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.inner.connection_made(transport)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.inner.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.inner.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.inner.resume_writing()
+
+
+class PageGuard:
+    """One socket's bounds: its first message, then its silence. Made before the
+    handshake, so the bytes counted start with the socket's first; ``closed`` counts
+    the sockets closed with 1008 (for /metrics)."""
+
+    def __init__(
+        self, socket: web.WebSocketResponse, request: web.Request, closed: Counter[int], *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
+        self.socket = socket
+        self.request = request
+        self.closed = closed
+        self.violated = False
+        """The page sent what it may not; the socket is being closed with 1008."""
+        self._controls = Allowance(CONTROL_FRAMES, EVERY, clock)
+        self._closing: asyncio.Task[None] | None = None
+        transport = request.transport
+        if transport is not None:
+            inner = cast(asyncio.Protocol, transport.get_protocol())  # aiohttp's, a Protocol
+            intake = Intake(inner, Allowance(SENT_BYTES, EVERY, clock), self._flooded)
+            transport.set_protocol(intake)
+
+    def _flooded(self) -> None:
+        transport = self.request.transport
+        if transport is not None:
+            transport.pause_reading()  # what more it sends waits in its own buffers
+        self.violation()
+
+    def violation(self) -> None:
+        """Close the socket with 1008 (once), whoever is reading it."""
+        if self.violated:
+            return
+        self.violated = True
+        self.closed[CLOSE_POLICY] += 1
+        self._closing = asyncio.ensure_future(
+            close_with(self.socket, self.request, CLOSE_POLICY, None)
+        )
+
+    async def session(self, read: ReadSession, wait: float = FIRST_WAIT) -> Session | None:
+        """The session the first message names: ``{"type": "session", "session":
+        "<token>"}``, within ``wait`` seconds of the opening. None: it did not come,
+        was something else, or names no session that holds (the page signs in again),
+        or the page broke the rules meanwhile."""
+        try:
+            async with asyncio.timeout(wait):
+                message = await self._next()
+        except TimeoutError:
+            return None
+        if message is None or message.type is not WSMsgType.TEXT:
+            if message is not None:
+                self.violation()  # binary: never a page's
+            return None
+        try:
+            said = json.loads(message.data)
+        except ValueError:
+            return None
+        if not (isinstance(said, dict) and said.get("type") == "session"
+                and isinstance(said.get("session"), str)):  # fmt: skip
+            return None
+        try:
+            return await read(said["session"])
+        except WebRefusal:
+            return None
+
+    async def silence(self) -> None:
+        """Read until the page goes; a data frame, or too many pings or pongs, is a
+        violation (the socket closes with 1008 and this returns)."""
+        while await self._next() is not None:
+            self.violation()
+
+    async def _next(self) -> WSMessage | None:
+        """The next data message; None once the socket closes. Pings are answered (a
+        ping's pong is the one thing a page may ask), within the allowance."""
+        while not self.violated:
+            message = await self.socket.receive()
+            if message.type in TERMINAL:
+                return None
+            if message.type in (WSMsgType.PING, WSMsgType.PONG):
+                if not self._controls.take():
+                    self.violation()
+                elif message.type is WSMsgType.PING:
+                    await self.socket.pong(message.data)
+                continue
+            return message
+        return None
+
+    async def stop(self) -> None:
+        """A 1008 close under way finishes (it is bounded by the socket's own timeout)."""
+        if self._closing is not None:
+            with contextlib.suppress(Exception):
+                await self._closing
