@@ -224,3 +224,21 @@ async def test_a_fourth_page_spends_no_connect_and_the_process_total_refuses_402
         assert hub.closed == {4008: 3, 4029: 1}
         assert connects_left(bot, a.user_id) == 2  # her three pages' credits only
         assert connects_left(bot, c.user_id) == 4  # her one page's
+
+
+async def test_a_member_whose_sessions_were_revoked_has_their_pages_closed_4001(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """As at the session's end: the page signs in again, if it still may (forget-me and
+    a ban revoke sessions, in any process: bot/web/sessions.py's Gate tells the hub)."""
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (bot, base, http):
+        a, b = await sign_in(emulator, http, base, alice), await sign_in(emulator, http, base, bob)
+        hub = hub_of(bot)
+        async with a.live() as one, a.live() as two, b.live() as bobs:
+            hub.revoked(None)  # news that may have been missed: nobody's pages
+            hub.revoked(int(a.user_id))
+            for ws in (one, two):
+                assert await closed_with(ws) == ([], 4001)
+            await eventually(lambda: hub.pages == 1, "her pages forgotten")
+            assert not bobs.closed

@@ -36,13 +36,11 @@ from bot.i18n import text
 from bot.web.errors import WebRefusal
 from bot.web.live_guard import FIRST_WAIT, PageGuard, ReadSession
 from bot.web.live_page import (
-    CLOSE_BROKEN,
     CLOSE_BUDGET,
     CLOSE_EXPIRED,
     CLOSE_LEFT,
     CLOSE_TOO_MANY,
     LivePage,
-    close_with,
     refuse,
 )
 from bot.web.page_text import plain
@@ -139,21 +137,10 @@ class LiveHub:
         A page past its member's limit or the process's, or one whose connect
         ``connect`` refuses (its credits spent: it is spent only for a page accepted),
         is closed with its code and the reason."""
-        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096, autoping=False)
-        guard = PageGuard(socket, request, self.closed)
-        await socket.prepare(request)
-        try:
-            session = await guard.session(read, self.limits.first_wait)
-        except Exception as exc:  # the database does not answer: the page tries again
-            log.info("live: a session not read (%s)", exc)
-            self.closed[CLOSE_BROKEN] += 1
-            await close_with(socket, request, CLOSE_BROKEN, None)
-            return socket
+        guard = PageGuard(request, self.closed)
+        session = await guard.open(read, self.limits.first_wait)
+        socket = guard.socket
         if session is None:
-            if not guard.violated:
-                self.closed[CLOSE_EXPIRED] += 1
-                await close_with(socket, request, CLOSE_EXPIRED, None)
-            await guard.stop()
             return socket
         refused = self._refusal(session, connect)
         if refused is not None:
@@ -256,6 +243,13 @@ class LiveHub:
                     log.debug("live: an update not made (%s)", exc)
                     return
             page.push(partial(_ready, made[whose]))
+
+    def revoked(self, user_id: int | None) -> None:
+        """A member's sessions were revoked (forget-me, a ban; by any process): their
+        pages close as at their session's end (4001: the page signs in again, if it still
+        may). None, news that may have been missed, closes none: a session ends soon."""
+        for page in list(self._members.get(user_id, ())) if user_id is not None else ():
+            page.drop(CLOSE_EXPIRED)
 
     async def check(self) -> None:
         """Close the pages whose session has expired, and those whose member is no longer

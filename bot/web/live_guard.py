@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -24,9 +25,10 @@ from typing import cast
 from aiohttp import WSMessage, WSMsgType, web
 
 from bot.web.errors import WebRefusal
-from bot.web.live_page import CLOSE_POLICY, close_with
+from bot.web.live_page import CLOSE_BROKEN, CLOSE_EXPIRED, CLOSE_POLICY, close_with
 from bot.web.sessions import Session
 
+log = logging.getLogger(__name__)
 FIRST_WAIT = 10.0
 """Seconds a socket may take to send its session, from its opening."""
 SENT_BYTES = 8192
@@ -102,13 +104,14 @@ class Intake(asyncio.Protocol):
 class PageGuard:
     """One socket's bounds: its first message, then its silence. Made before the
     handshake, so the bytes counted start with the socket's first; ``closed`` counts
-    the sockets closed with 1008 (for /metrics)."""
+    the sockets it closes, by code (for /metrics)."""
 
     def __init__(
-        self, socket: web.WebSocketResponse, request: web.Request, closed: Counter[int], *,
+        self, request: web.Request, closed: Counter[int], *,
         clock: Callable[[], float] = time.monotonic,
     ) -> None:  # fmt: skip
-        self.socket = socket
+        # pings are answered here, within the allowance, not by aiohttp whatever their number
+        self.socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096, autoping=False)
         self.request = request
         self.closed = closed
         self.violated = False
@@ -120,6 +123,25 @@ class PageGuard:
             inner = cast(asyncio.Protocol, transport.get_protocol())  # aiohttp's, a Protocol
             intake = Intake(inner, Allowance(SENT_BYTES, EVERY, clock), self._flooded)
             transport.set_protocol(intake)
+
+    async def open(self, read: ReadSession, wait: float = FIRST_WAIT) -> Session | None:
+        """Open the socket and read its session (:meth:`session`). None: the socket was
+        closed: 4001 (no session that holds: the page signs in again), 1008 (the page
+        broke the rules), or 1011 (the session could not be read: the page retries)."""
+        await self.socket.prepare(self.request)
+        try:
+            session = await self.session(read, wait)
+        except Exception as exc:  # the database does not answer
+            log.info("live: a session not read (%s)", exc)
+            session, code = None, CLOSE_BROKEN
+        else:
+            code = CLOSE_EXPIRED
+        if session is None:
+            if not self.violated:
+                self.closed[code] += 1
+                await close_with(self.socket, self.request, code, None)
+            await self.stop()
+        return session
 
     def _flooded(self) -> None:
         transport = self.request.transport
