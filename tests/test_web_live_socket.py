@@ -243,3 +243,26 @@ async def test_a_member_whose_sessions_were_revoked_has_their_pages_closed_4001(
                 assert await closed_with(ws) == ([], 4001)
             await eventually(lambda: hub.pages == 1, "her pages forgotten")
             assert not bobs.closed
+
+
+async def test_sockets_that_never_send_their_session_cannot_keep_a_page_out(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """As many may wait for their first message as pages may be open; past that the
+    longest waiting is closed (4001), not the newest: a page sends its session at once."""
+    alice = emulator.create_user("alice")
+    limits = WebLimits(pages_overall=2)
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3", web_limits=limits) as (
+        bot, base, http,
+    ):  # fmt: skip
+        page = await sign_in(emulator, http, base, alice)
+        hub = hub_of(bot)
+        hub.limits = replace(hub.limits, first_wait=600)  # only a newer socket closes them
+        async with http.ws_connect(f"{base}/api/live") as first:
+            await eventually(lambda: len(hub.waiting) == 1, "the first socket waiting")
+            async with http.ws_connect(f"{base}/api/live") as second:
+                await eventually(lambda: len(hub.waiting) == 2, "the second socket waiting")
+                async with page.live():  # the third: the longest waiting makes room
+                    assert await closed_with(first) == ([], 4001)
+                    assert hub.pages == 1 and len(hub.waiting) == 1 and not second.closed
+        assert hub.closed == {4001: 1}

@@ -34,7 +34,7 @@ from bot.core.models import GameUpdate
 from bot.core.repository import GAMES_TOPIC, MISSED
 from bot.i18n import text
 from bot.web.errors import WebRefusal
-from bot.web.live_guard import FIRST_WAIT, PageGuard, ReadSession
+from bot.web.live_guard import FIRST_WAIT, PageGuard, ReadSession, Waiting
 from bot.web.live_page import (
     CLOSE_BUDGET,
     CLOSE_EXPIRED,
@@ -96,6 +96,8 @@ class LiveHub:
         self._members: dict[int, set[LivePage]] = {}
         self._open = 0
         """Pages open (accepted), all channels together."""
+        self.waiting = Waiting(self.limits.pages_overall)
+        """Sockets open and waiting for their session: as many as the pages at most."""
         self.closed: Counter[int] = Counter()
         """Pages closed (or refused) by the service so far, by close code (for /metrics)."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -138,7 +140,7 @@ class LiveHub:
         ``connect`` refuses (its credits spent: it is spent only for a page accepted),
         is closed with its code and the reason."""
         guard = PageGuard(request, self.closed)
-        session = await guard.open(read, self.limits.first_wait)
+        session = await guard.open(read, self.waiting, self.limits.first_wait)
         socket = guard.socket
         if session is None:
             return socket

@@ -101,6 +101,35 @@ class Intake(asyncio.Protocol):
         self.inner.resume_writing()
 
 
+def _nothing() -> None:
+    pass
+
+
+class Waiting:
+    """The sockets of a process open and waiting for their first message, at most
+    ``most``: past it the longest waiting is closed (4001). A page sends its session as
+    soon as its socket opens, so the longest waiting are those that never will: sockets
+    held open without a session cannot keep a page out."""
+
+    def __init__(self, most: int) -> None:
+        self.most = most
+        self._guards: dict[PageGuard, None] = {}
+        """In the order they opened."""
+
+    def __len__(self) -> int:
+        return len(self._guards)
+
+    def add(self, guard: PageGuard) -> None:
+        self._guards[guard] = None
+        while len(self._guards) > self.most:
+            oldest = next(iter(self._guards))
+            del self._guards[oldest]
+            oldest.evict()
+
+    def discard(self, guard: PageGuard) -> None:
+        self._guards.pop(guard, None)
+
+
 class PageGuard:
     """One socket's bounds: its first message, then its silence. Made before the
     handshake, so the bytes counted start with the socket's first; ``closed`` counts
@@ -114,8 +143,6 @@ class PageGuard:
         self.socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096, autoping=False)
         self.request = request
         self.closed = closed
-        self.violated = False
-        """The page sent what it may not; the socket is being closed with 1008."""
         self._controls = Allowance(CONTROL_FRAMES, EVERY, clock)
         self._closing: asyncio.Task[None] | None = None
         transport = request.transport
@@ -124,22 +151,28 @@ class PageGuard:
             intake = Intake(inner, Allowance(SENT_BYTES, EVERY, clock), self._flooded)
             transport.set_protocol(intake)
 
-    async def open(self, read: ReadSession, wait: float = FIRST_WAIT) -> Session | None:
-        """Open the socket and read its session (:meth:`session`). None: the socket was
-        closed: 4001 (no session that holds: the page signs in again), 1008 (the page
-        broke the rules), or 1011 (the session could not be read: the page retries)."""
+    async def open(
+        self, read: ReadSession, waiting: Waiting, wait: float = FIRST_WAIT
+    ) -> Session | None:
+        """Open the socket and read its session (:meth:`session`), among ``waiting``
+        until its first message comes. None: the socket was closed: 4001 (no session
+        that holds, or a newer socket needed its place among those waiting: the page
+        signs in again), 1008 (the page broke the rules), or 1011 (the session could not
+        be read: the page retries)."""
         await self.socket.prepare(self.request)
+        waiting.add(self)
         try:
-            session = await self.session(read, wait)
+            session = await self.session(read, wait, heard=lambda: waiting.discard(self))
         except Exception as exc:  # the database does not answer
             log.info("live: a session not read (%s)", exc)
             session, code = None, CLOSE_BROKEN
         else:
             code = CLOSE_EXPIRED
+        finally:
+            waiting.discard(self)
         if session is None:
-            if not self.violated:
-                self.closed[code] += 1
-                await close_with(self.socket, self.request, code, None)
+            if not self.socket.closed:  # else the page went: nothing to close or count
+                self._end(code)
             await self.stop()
         return session
 
@@ -150,25 +183,32 @@ class PageGuard:
         self.violation()
 
     def violation(self) -> None:
-        """Close the socket with 1008 (once), whoever is reading it."""
-        if self.violated:
-            return
-        self.violated = True
-        self.closed[CLOSE_POLICY] += 1
-        self._closing = asyncio.ensure_future(
-            close_with(self.socket, self.request, CLOSE_POLICY, None)
-        )
+        """Close the socket with 1008, whoever is reading it."""
+        self._end(CLOSE_POLICY)
 
-    async def session(self, read: ReadSession, wait: float = FIRST_WAIT) -> Session | None:
+    def evict(self) -> None:
+        """Close the socket, still waiting for its first message, with 4001."""
+        self._end(CLOSE_EXPIRED)
+
+    def _end(self, code: int) -> None:
+        if self._closing is not None:  # closing already
+            return
+        self.closed[code] += 1
+        self._closing = asyncio.ensure_future(close_with(self.socket, self.request, code, None))
+
+    async def session(
+        self, read: ReadSession, wait: float = FIRST_WAIT, heard: Callable[[], None] = _nothing
+    ) -> Session | None:
         """The session the first message names: ``{"type": "session", "session":
-        "<token>"}``, within ``wait`` seconds of the opening. None: it did not come,
-        was something else, or names no session that holds (the page signs in again),
-        or the page broke the rules meanwhile."""
+        "<token>"}``, within ``wait`` seconds of the opening (``heard`` is called when
+        it comes). None: it did not come, was something else, or names no session that
+        holds (the page signs in again), or the socket is closing meanwhile."""
         try:
             async with asyncio.timeout(wait):
                 message = await self._next()
         except TimeoutError:
             return None
+        heard()
         if message is None or message.type is not WSMsgType.TEXT:
             if message is not None:
                 self.violation()  # binary: never a page's
@@ -194,7 +234,7 @@ class PageGuard:
     async def _next(self) -> WSMessage | None:
         """The next data message; None once the socket closes. Pings are answered (a
         ping's pong is the one thing a page may ask), within the allowance."""
-        while not self.violated:
+        while self._closing is None:
             message = await self.socket.receive()
             if message.type in TERMINAL:
                 return None
