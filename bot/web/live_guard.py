@@ -20,7 +20,6 @@ import logging
 import time
 from collections import Counter
 from collections.abc import Awaitable, Callable
-from typing import cast
 
 from aiohttp import WSMessage, WSMsgType, web
 
@@ -146,10 +145,11 @@ class PageGuard:
         self._controls = Allowance(CONTROL_FRAMES, EVERY, clock)
         self._closing: asyncio.Task[None] | None = None
         transport = request.transport
-        if transport is not None:
-            inner = cast(asyncio.Protocol, transport.get_protocol())  # aiohttp's, a Protocol
-            intake = Intake(inner, Allowance(SENT_BYTES, EVERY, clock), self._flooded)
-            transport.set_protocol(intake)
+        inner = None if transport is None else transport.get_protocol()
+        if transport is not None and isinstance(inner, asyncio.Protocol):  # aiohttp's is
+            transport.set_protocol(
+                Intake(inner, Allowance(SENT_BYTES, EVERY, clock), self._flooded)
+            )
 
     async def open(
         self, read: ReadSession, waiting: Waiting, wait: float = FIRST_WAIT
@@ -242,13 +242,14 @@ class PageGuard:
                 if not self._controls.take():
                     self.violation()
                 elif message.type is WSMsgType.PING:
-                    await self.socket.pong(message.data)
+                    with contextlib.suppress(ConnectionError):  # going: the next read ends
+                        await self.socket.pong(message.data)
                 continue
             return message
         return None
 
     async def stop(self) -> None:
-        """A 1008 close under way finishes (it is bounded by the socket's own timeout)."""
+        """A close of the guard's under way finishes (within live_page's CLOSING_WAIT)."""
         if self._closing is not None:
             with contextlib.suppress(Exception):
                 await self._closing
