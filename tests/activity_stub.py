@@ -287,12 +287,20 @@ class StubActivityServer:
                                   "summary": self.review_summary})  # fmt: skip
 
     async def live(self, request: web.Request) -> web.StreamResponse:
+        """As bot/web/live.py: the session in the first message (4001 if it is not the
+        one accepted now); anything the page sends after it is recorded (``WS``: the
+        service would close the socket with 1008, and a test asserts there is none)."""
         self.refused += self.down
         self._record(request)
-        if request.query.get("session") != self.session:
-            raise web.HTTPUnauthorized()
         socket = web.WebSocketResponse()
         await socket.prepare(request)
+        try:
+            first = await socket.receive_json(timeout=10)
+        except (TypeError, ValueError, TimeoutError):
+            first = None
+        if first != {"type": "session", "session": self.session}:
+            await socket.close(code=4001)
+            return socket
         self.connects += 1
         self.sockets.append(socket)
         try:
@@ -301,7 +309,7 @@ class StubActivityServer:
                 await socket.send_json({"type": "game", "game": shown})
             await socket.send_json({"type": "games", "games": self._running()})
             async for message in socket:
-                if message.type == WSMsgType.TEXT:
+                if message.type in (WSMsgType.TEXT, WSMsgType.BINARY):
                     self.requests.append({"method": "WS", "path": request.path,
                                           "body": message.data, "auth": None})  # fmt: skip
         finally:

@@ -23,7 +23,7 @@ from bot_harness import (
     with_marks,
 )
 from discord_emulator import DiscordEmulator
-from web_harness import bot_and_web_only, bot_with_web, next_game, sign_in
+from web_harness import bot_and_web_only, bot_with_web, live_socket, next_game, sign_in
 
 
 async def test_a_page_and_the_chat_play_one_game(
@@ -154,9 +154,9 @@ async def test_the_page_is_served_under_discords_proxy_prefix(
             assert (await res.json())["client_id"] == str(emulator.application_id)
         async with http.get(f"{base}/../../etc/passwd") as res:
             assert res.status == 404
-        with pytest.raises(aiohttp.WSServerHandshakeError):
-            async with http.ws_connect(f"{base}/api/live?session=forged"):
-                pass
+        async with live_socket(http, base, "forged", "?session=forged") as ws:
+            closing = await ws.receive(timeout=10)  # a forged session: sign in again
+            assert (closing.type, closing.data) == (aiohttp.WSMsgType.CLOSE, 4001)
 
 
 async def test_the_entry_point_is_synced_and_kept(emulator: DiscordEmulator, tmp_path) -> None:
@@ -344,14 +344,13 @@ async def test_a_page_back_after_its_game_ended_is_sent_that_game_first(
         resign = next(b for row in board["components"] for b in row.get("components", ())
                       if b.get("label") == "Resign")  # fmt: skip
         await emulator.click(alice, board, resign["custom_id"])  # in the chat
-        live = f"{base}/api/live?session={page.session}"
-        async with http.ws_connect(f"{live}&game={shown['id']}") as ws:
+        async with live_socket(http, base, page.session, f"?game={shown['id']}") as ws:
             first = await ws.receive_json(timeout=10)
             assert first["type"] == "game" and first["game"]["id"] == shown["id"]
             assert not first["game"]["running"] and "resigned" in first["game"]["status"]
             assert first["game"]["ply"] == shown["ply"] and first["game"]["actions"] == [
                 "rematch", "review"]  # fmt: skip
             assert await ws.receive_json(timeout=10) == {"type": "games", "games": []}
-        for other in ("", "&game=999", "&game=x"):  # none shown, no such game, no id
-            async with http.ws_connect(f"{live}{other}") as ws:
+        for other in ("", "?game=999", "?game=x"):  # none shown, no such game, no id
+            async with live_socket(http, base, page.session, other) as ws:
                 assert await ws.receive_json(timeout=10) == {"type": "games", "games": []}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import json
 import os
 import socket
 import time
@@ -27,7 +28,7 @@ from bot.web.sessions import LIFETIME
 
 from bot_harness import eventually, free_port
 from discord_emulator import DiscordEmulator
-from web_harness import Page, bot_with_web, next_game, sign_in
+from web_harness import Page, bot_with_web, live_socket, masked_text, next_game, sign_in
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "MTA.Gx.abc"
@@ -80,7 +81,7 @@ async def closed_with(ws: aiohttp.ClientWebSocketResponse) -> tuple[list[Any], i
 
 async def refused(page: Page) -> tuple[list[Any], int | None]:
     """A live socket the service opens only to close: what it says, and the close code."""
-    async with page.http.ws_connect(f"{page.base}/api/live?session={page.session}") as ws:
+    async with live_socket(page.http, page.base, page.session) as ws:
         return await closed_with(ws)
 
 
@@ -131,7 +132,7 @@ async def test_a_socket_ends_with_its_session_and_the_page_is_told_to_sign_in_ag
             reads = instance_reads(emulator)
             hub.clock = lambda: time.time() + LIFETIME  # the sessions' hour is over
             # a page opened now: its session ends at once (the service read it valid)
-            async with http.ws_connect(f"{base}/api/live?session={page.session}") as newer:
+            async with live_socket(http, base, page.session) as newer:
                 said, code = await closed_with(newer)
                 assert code == 4001 and all(m["type"] == "games" for m in said), said
             assert not older.closed  # its own timer has most of an hour to run
@@ -191,7 +192,7 @@ async def stalled_page(base: str, session: str) -> socket.socket:
     await loop.sock_connect(raw, (url.hostname, url.port))
     key = base64.b64encode(os.urandom(16)).decode()
     await loop.sock_sendall(raw, (
-        f"GET /api/live?session={session} HTTP/1.1\r\nHost: {url.netloc}\r\n"
+        f"GET /api/live HTTP/1.1\r\nHost: {url.netloc}\r\n"
         f"Upgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
         "Sec-WebSocket-Version: 13\r\n\r\n"
     ).encode())  # fmt: skip
@@ -199,6 +200,7 @@ async def stalled_page(base: str, session: str) -> socket.socket:
     while b"\r\n\r\n" not in head:
         head += await loop.sock_recv(raw, 1)
     assert head.startswith(b"HTTP/1.1 101"), head
+    await loop.sock_sendall(raw, masked_text(json.dumps({"type": "session", "session": session})))
     return raw
 
 

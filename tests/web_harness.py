@@ -49,13 +49,35 @@ class Page:
 
     @contextlib.asynccontextmanager
     async def live(self) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
-        async with self.http.ws_connect(f"{self.base}/api/live?session={self.session}") as ws:
+        async with live_socket(self.http, self.base, self.session) as ws:
             # the channel's games come once the service listens for this page: a move made
             # before that (the handshake done, the page not yet registered) is in the list,
             # not pushed, and a test waiting for its push would wait in vain
             first = await ws.receive_json(timeout=10)
             assert first["type"] == "games", first
             yield ws
+
+
+@contextlib.asynccontextmanager
+async def live_socket(
+    http: aiohttp.ClientSession, base: str, session: str, query: str = ""
+) -> AsyncIterator[aiohttp.ClientWebSocketResponse]:
+    """A live socket opened as the page opens it: ``/api/live`` (``query``: what follows,
+    as ``?game=12``), then the session as its first message."""
+    async with http.ws_connect(f"{base}/api/live{query}") as ws:
+        await ws.send_json({"type": "session", "session": session})
+        yield ws
+
+
+def masked_text(text: str) -> bytes:
+    """A text frame as a client sends it (masked, here with a zero mask), for a test that
+    speaks WebSocket over a raw socket."""
+    data = text.encode()
+    if len(data) < 126:
+        head = bytes([0x81, 0x80 | len(data)])
+    else:
+        head = bytes([0x81, 0x80 | 126]) + len(data).to_bytes(2, "big")
+    return head + b"\0\0\0\0" + data
 
 
 async def next_game(ws: aiohttp.ClientWebSocketResponse, seconds: float = 5.0) -> dict[str, Any]:

@@ -176,6 +176,8 @@ class WebLimits:
     connects_overall: int = 1200
     pages_per_member: int = 3
     """Live sockets a member holds open at once."""
+    pages_overall: int = 2000
+    """Live sockets open in one process, all members together."""
     presence_every: float = 180.0
     """Seconds between the checks that each page's member is still in its Activity."""
     page_queue: int = 16

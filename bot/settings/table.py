@@ -235,6 +235,10 @@ SECTIONS = (
         Setting("TTT_WEB_PAGES_PER_MEMBER", "web_limits.pages_per_member", bounded(1, 10**6),
                 "live sockets one member holds open at once; the next page is told to close "
                 "one"),
+        Setting("TTT_WEB_PAGES_OVERALL", "web_limits.pages_overall", bounded(1, 10**6),
+                "live sockets open in one process, all members together; past it a page is "
+                "told to try again in 30 seconds (4029). As many may wait for their first "
+                "message; past that the one waiting longest is closed"),
         Setting("TTT_WEB_PAGE_QUEUE", "web_limits.page_queue", bounded(1, 10**6),
                 "updates waiting for one page; past that the page is dropped (it reconnects "
                 "and gets the whole state)"),

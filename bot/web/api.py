@@ -28,7 +28,7 @@ from bot.web.fields import CODE, int_field, str_field
 from bot.web.fields import is_id as _is_id
 from bot.web.fields import json_object as _body
 from bot.web.game_json import Person, game_json
-from bot.web.limits import WebBudgets, spend, too_many
+from bot.web.limits import WebBudgets, spend
 from bot.web.live import LiveHub
 from bot.web.page_text import plain
 from bot.web.places import Places
@@ -245,12 +245,20 @@ class ActivityApi:
         return web.json_response(review_json(review, session.locale))
 
     async def live(self, request: web.Request) -> web.StreamResponse:
-        session = self.sessions.read(request.query.get("session"))
+        """The live socket: its session comes in its first message, never in the URL (a
+        ``session`` parameter is ignored); a connect credit is spent only once the hub
+        accepts the page."""
         shown = request.query.get("game", "")
-        spent = self.budgets.connects.spend(session.user_id)
-        refused = None if spent is None else too_many(spent, session.locale)
-        return await self.hub.serve(request, session, int(shown) if _is_id(shown) else None,
-                                    refused)  # fmt: skip
+        return await self.hub.serve(request, self._socket_session, self._connect,
+                                    int(shown) if _is_id(shown) else None)  # fmt: skip
+
+    async def _socket_session(self, token: str | None) -> Session:
+        """The live socket's session, read as a GET's is."""
+        return self.sessions.read(token)
+
+    def _connect(self, session: Session) -> None:
+        """Raises: WebRefusal: 429, the member's or everyone's connects spent."""
+        spend(self.budgets.connects, session.user_id, session.locale)
 
     # --- internals -----------------------------------------------------------------------
 

@@ -9,9 +9,11 @@ that stops reading delays no other). When notifications may have been lost (the
 listening connection was down), every page gets its channel's games again, as a page
 that reconnects does.
 
-A member holds a few pages at most in a process; a page lasts while its session does and
-while its member is in the Activity instance it was opened from (asked of Discord every
-few minutes, once per instance however many pages it has).
+A page's socket names its session in its first message, and sends nothing after it
+(:mod:`bot.web.live_guard`). A member holds a few pages at most in a process, and the
+process a total of them; a page lasts while its session does and while its member is in
+the Activity instance it was opened from (asked of Discord every few minutes, once per
+instance however many pages it has).
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ from bot.core.models import GameUpdate
 from bot.core.repository import GAMES_TOPIC, MISSED
 from bot.i18n import text
 from bot.web.errors import WebRefusal
+from bot.web.live_guard import FIRST_WAIT, PageGuard, ReadSession, Waiting
 from bot.web.live_page import (
     CLOSE_BUDGET,
     CLOSE_EXPIRED,
@@ -44,6 +47,9 @@ from bot.web.page_text import plain
 from bot.web.sessions import Session
 
 log = logging.getLogger(__name__)
+FULL_WAIT = 30
+"""Seconds a page refused because the process has all the pages it takes waits before
+trying again (the page adds up to half again at random)."""
 GOING_AWAY = 1001
 """This process stops: the pages reconnect (to another, or to it when it is back)."""
 
@@ -53,6 +59,8 @@ Read = Callable[[int], Awaitable[GameUpdate | None]]
 Render = Callable[[GameUpdate, Session], Awaitable[dict[str, Any]]]
 """A game as one member sees it."""
 GamesFor = Callable[[Session], Awaitable[list[dict[str, Any]]]]
+Connect = Callable[[Session], None]
+"""Spends a connect credit of the session's member. Raises WebRefusal (429) when spent."""
 Instance = Callable[[str], Awaitable[dict[str, Any]]]
 """An Activity instance as Discord tells it (``users``: who is in it). Raises
 WebRefusal ``not_in_instance`` for one that is no longer running."""
@@ -61,6 +69,10 @@ WebRefusal ``not_in_instance`` for one that is no longer running."""
 @dataclass(frozen=True, slots=True)
 class LiveLimits:
     pages_per_member: int = 3
+    pages_overall: int = 2000
+    """Pages open in this process, all members together."""
+    first_wait: float = FIRST_WAIT
+    """Seconds a socket may take to send its session."""
     presence_every: float = 180.0
     """Seconds between the checks that each page's member is still in its instance."""
     page_queue: int = 16
@@ -82,6 +94,10 @@ class LiveHub:
         self._pages: dict[int, set[LivePage]] = {}
         """By channel."""
         self._members: dict[int, set[LivePage]] = {}
+        self._open = 0
+        """Pages open (accepted), all channels together."""
+        self.waiting = Waiting(self.limits.pages_overall)
+        """Sockets open and waiting for their session: as many as the pages at most."""
         self.closed: Counter[int] = Counter()
         """Pages closed (or refused) by the service so far, by close code (for /metrics)."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -89,7 +105,7 @@ class LiveHub:
 
     @property
     def pages(self) -> int:
-        return sum(len(pages) for pages in self._pages.values())
+        return self._open
 
     def start(self) -> None:
         """Check every few minutes that each page's member is still in the Activity."""
@@ -112,44 +128,45 @@ class LiveHub:
         task.add_done_callback(self._tasks.discard)
 
     async def serve(
-        self, request: web.Request, session: Session, shown: int | None = None,
-        refused: WebRefusal | None = None,
+        self, request: web.Request, read: ReadSession, connect: Connect,
+        shown: int | None = None,
     ) -> web.StreamResponse:  # fmt: skip
-        """Send the channel's games, then each change, until the page goes. The game the
-        page shows (``shown``), when it has ended, goes first: it is no longer among the
-        running games, and a page that reconnects after it ended must see how.
+        """Open the socket, read the session from its first message (:mod:`live_guard`),
+        then send the channel's games, then each change, until the page goes. The game
+        the page shows (``shown``), when it has ended, goes first: it is no longer among
+        the running games, and a page that reconnects after it ended must see how.
 
-        A page past its member's limit, or ``refused`` (its connects spent), is opened
-        only to be closed with its code and the reason."""
+        A page past its member's limit or the process's, or one whose connect
+        ``connect`` refuses (its credits spent: it is spent only for a page accepted),
+        is closed with its code and the reason."""
+        guard = PageGuard(request, self.closed)
+        session = await guard.open(read, self.waiting, self.limits.first_wait)
+        socket = guard.socket
+        if session is None:
+            return socket
+        refused = self._refusal(session, connect)
         if refused is not None:
-            self.closed[CLOSE_BUDGET] += 1
-            return await refuse(request, CLOSE_BUDGET, refused.reason, **refused.extra)
-        held = len(self._members.get(session.user_id, ()))
-        if held >= self.limits.pages_per_member:
-            self.closed[CLOSE_TOO_MANY] += 1
-            reason = plain(text("web.live.too_many", session.locale, count=held))
-            return await refuse(request, CLOSE_TOO_MANY, reason)
-        socket = web.WebSocketResponse(heartbeat=30.0, max_msg_size=4096)
+            code, reason, extra = refused
+            self.closed[code] += 1
+            return await refuse(socket, request, code, reason, **extra)
         page = LivePage(socket, request, session, queue=self.limits.page_queue,
                         send_timeout=self.limits.send_timeout, closed=self.closed)  # fmt: skip
         pages = self._pages.setdefault(session.channel_id, set())
         pages.add(page)
         mine = self._members.setdefault(session.user_id, set())
         mine.add(page)
-        expiry: asyncio.TimerHandle | None = None
-        try:  # counted before the handshake's wait: a member's pages opened at once count
-            await socket.prepare(request)
-            expiry = asyncio.get_running_loop().call_later(
-                max(0.0, session.expires - self.clock()), page.drop, CLOSE_EXPIRED
-            )
+        self._open += 1
+        expiry = asyncio.get_running_loop().call_later(
+            max(0.0, session.expires - self.clock()), page.drop, CLOSE_EXPIRED
+        )
+        try:
             if shown is not None:
                 page.push(partial(self._ended, shown, session))
             page.push(partial(self._games, session))
-            async for _ in socket:  # the page sends nothing but pings
-                pass
+            await guard.silence()
         finally:
-            if expiry is not None:
-                expiry.cancel()
+            expiry.cancel()
+            self._open -= 1
             pages.discard(page)
             mine.discard(page)
             if not pages:
@@ -157,7 +174,28 @@ class LiveHub:
             if not mine:
                 self._members.pop(session.user_id, None)
             await page.stop()
+            await guard.stop()
         return socket
+
+    def _refusal(
+        self, session: Session, connect: Connect
+    ) -> tuple[int, str, dict[str, Any]] | None:
+        """Why a page is not accepted (its close code, reason and what more the page is
+        told), if it is not; checked with no wait between it and the page's counting, so
+        pages opened at once are counted as they are accepted."""
+        held = len(self._members.get(session.user_id, ()))
+        if held >= self.limits.pages_per_member:
+            reason = plain(text("web.live.too_many", session.locale, count=held))
+            return CLOSE_TOO_MANY, reason, {}
+        if self._open >= self.limits.pages_overall:
+            wait = FULL_WAIT
+            reason = plain(text("web.live.full", session.locale, seconds=wait))
+            return CLOSE_BUDGET, reason, {"retry_after": wait}
+        try:
+            connect(session)  # last: a credit is spent only on a page that opens
+        except WebRefusal as spent:
+            return CLOSE_BUDGET, spent.reason, spent.extra
+        return None
 
     async def _ended(self, shown: int, session: Session) -> dict[str, Any] | None:
         """The game shown, if it ended (else nothing is sent)."""
@@ -207,6 +245,13 @@ class LiveHub:
                     log.debug("live: an update not made (%s)", exc)
                     return
             page.push(partial(_ready, made[whose]))
+
+    def revoked(self, user_id: int | None) -> None:
+        """A member's sessions were revoked (forget-me, a ban; by any process): their
+        pages close as at their session's end (4001: the page signs in again, if it still
+        may). None, news that may have been missed, closes none: a session ends soon."""
+        for page in list(self._members.get(user_id, ())) if user_id is not None else ():
+            page.drop(CLOSE_EXPIRED)
 
     async def check(self) -> None:
         """Close the pages whose session has expired, and those whose member is no longer

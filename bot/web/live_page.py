@@ -28,8 +28,15 @@ CLOSE_TOO_MANY = 4008
 CLOSE_SLOW = 4013
 """The page did not keep up with the updates: it reconnects (and gets the whole state)."""
 CLOSE_BUDGET = 4029
-"""Too many connects (the 429 of a socket: a browser cannot read a refused handshake's
-status): the page shows why and tries again after ``retry_after`` seconds."""
+"""Too many connects, or too many pages open in this process (the 429 of a socket: a
+browser cannot read a refused handshake's status): the page shows why and tries again
+after ``retry_after`` seconds."""
+CLOSE_POLICY = 1008
+"""The page sent what a page never sends (WebSocket's policy violation): a data frame
+after its first message, or more bytes or pings than a page sends
+(:mod:`bot.web.live_guard`)."""
+CLOSE_BROKEN = 1011
+"""The session could not be read (the database did not answer): the page reconnects."""
 CLOSING_WAIT = 2.0
 """Seconds a closing handshake may take before the connection is cut."""
 
@@ -39,13 +46,12 @@ nothing to send after all."""
 
 
 async def refuse(
-    request: web.Request, code: int, reason: str, **extra: Any
+    socket: web.WebSocketResponse, request: web.Request, code: int, reason: str, **extra: Any
 ) -> web.WebSocketResponse:
-    """Open the socket only to say why it closes (a browser shows a socket refused before
-    opening as a bare failure), then close it with ``code``."""
-    socket = web.WebSocketResponse(max_msg_size=4096)
-    await socket.prepare(request)
-    await _close(socket, request, code, {"reason": reason, **extra})
+    """Say why an open socket is refused (a browser shows a socket refused before opening
+    as a bare failure, and the session comes only once it is open), then close it with
+    ``code``."""
+    await close_with(socket, request, code, {"reason": reason, **extra})
     return socket
 
 
@@ -89,7 +95,7 @@ class LivePage:
         # the sender stops at its next update, not cancelled mid-send: that would cancel
         # the drain the close waits on too (aiohttp shares one between a socket's writers)
         said = None if reason is None else {"reason": reason}
-        self._closing = asyncio.create_task(_close(self.socket, self.request, code, said))
+        self._closing = asyncio.create_task(close_with(self.socket, self.request, code, said))
 
     async def stop(self) -> None:
         """The page has gone: the sender stops, a close under way finishes."""
@@ -120,7 +126,7 @@ class LivePage:
                 return
 
 
-async def _close(
+async def close_with(
     socket: web.WebSocketResponse, request: web.Request, code: int, said: dict[str, Any] | None
 ) -> None:
     """Say why (``said``, as a ``closing`` message) and close with ``code``; a page that

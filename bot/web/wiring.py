@@ -107,6 +107,7 @@ async def start_activity(
 
     limits = limits or WebLimits()
     live = LiveLimits(pages_per_member=limits.pages_per_member,
+                      pages_overall=limits.pages_overall,
                       presence_every=limits.presence_every, page_queue=limits.page_queue,
                       send_timeout=limits.send_timeout)  # fmt: skip
     hub = LiveHub(games.current, render, games_for, instance=auth.instance, limits=live,

@@ -64,12 +64,11 @@ export class Api {
     return this.call("POST", path, body);
   }
 
-  /** The live socket's address: `api/live` over ws(s), with the session in the query,
-   * and the game shown (`game`), if one is. */
+  /** The live socket's address: `api/live` over ws(s), with the game shown (`game`), if
+   * one is; the session goes in the socket's first message, not here. */
   liveUrl(game = null) {
     const url = this.url("api/live");
     url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
-    url.searchParams.set("session", this.session ?? "");
     if (game !== null) url.searchParams.set("game", game);
     return url.href;
   }

@@ -1,6 +1,9 @@
-// The live socket (`api/live`): the server sends the channel's games on connecting and each
-// game as it changes; the page sends only pings. A lost socket comes back with backoff,
-// and the full state it sends on connecting replaces whatever was missed meanwhile.
+// The live socket (`api/live`): the page sends its session as the socket's first message
+// (never in the URL, which proxies log) and nothing after it: the service closes a socket
+// that sends more (1008), and keeps it alive with pings of its own, which the browser
+// answers. The server sends the channel's games on connecting and each game as it
+// changes. A lost socket comes back with backoff, and the full state it sends on
+// connecting replaces whatever was missed meanwhile.
 //
 // A web process that restarts is back within seconds: for the first minute of an outage
 // the page tries at least once a second, so it is live again within a second of the
@@ -16,7 +19,7 @@ export const CLOSE_EXPIRED = 4001;
 export const CLOSE_LEFT = 4003;
 /** The member has too many pages open: show why, and stay closed. */
 export const CLOSE_TOO_MANY = 4008;
-/** Too many connects: show why, and try again after the wait it says. */
+/** Too many connects, or pages: show why, and try again after the wait it says. */
 export const CLOSE_BUSY = 4029;
 
 const FIRST_DELAY_MS = 250;
@@ -32,15 +35,15 @@ export function retryDelay(attempts, downMs, random = Math.random) {
   const ceiling = Math.min(cap, FIRST_DELAY_MS * 2 ** attempts);
   return ceiling / 2 + random() * (ceiling / 2);
 }
-/** A ping keeps proxies from closing an idle socket and shows a dead one sooner. */
-const PING_MS = 30000;
 
 export class LiveSocket {
   /**
    * @param {() => string} url the address to connect to (read again at each attempt)
-   * @param {{message: (data: object) => void,
+   * @param {{session: () => string, message: (data: object) => void,
    *          state: (s: string, retryMs?: number, reason?: string) => void,
    *          failed?: () => Promise<void>, expired?: () => Promise<void>}} on
+   *   `session` is the session token the socket's first message names (read at each
+   *   opening: a renewed sign-in's);
    *   `state` says "reconnecting" with the wait before the next try (and the service's
    *   reason when it asked for the wait), or "stopped" with the reason;
    *   `failed` runs before retrying a socket that never opened (the session may be over);
@@ -53,7 +56,6 @@ export class LiveSocket {
     this.downSince = null; // when the socket was lost, while it is
     this.socket = null;
     this.timer = null;
-    this.pinger = null;
     this.stopped = false;
     this.holdUntil = 0; // the service asked to wait until then (CLOSE_BUSY)
     this.renewed = false; // signed in again for this socket, and nothing came since
@@ -71,7 +73,6 @@ export class LiveSocket {
   stop() {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearInterval(this.pinger);
     this.socket?.close(1000);
   }
 
@@ -93,10 +94,8 @@ export class LiveSocket {
     socket.addEventListener("open", () => {
       opened = true;
       this.downSince = null;
+      socket.send(JSON.stringify({ type: "session", session: this.on.session() }));
       this.on.state("live");
-      this.pinger = setInterval(() => {
-        if (socket.readyState === WebSocket.OPEN) socket.send('{"type":"ping"}');
-      }, PING_MS);
     });
     socket.addEventListener("message", (event) => {
       this.attempts = 0; // the server talked: the next loss starts the backoff again
@@ -114,7 +113,6 @@ export class LiveSocket {
       }
     });
     socket.addEventListener("close", (event) => {
-      clearInterval(this.pinger);
       if (this.socket === socket) this.socket = null;
       if (this.stopped) return;
       this.closed(event.code, said, opened);
@@ -128,7 +126,10 @@ export class LiveSocket {
       this.stopped = true; // trying again would be refused again: the member acts first
       this.on.state("stopped", undefined, reason);
     } else if (code === CLOSE_BUSY) {
-      const delay = Math.max(1, Number(said?.retry_after) || 1) * 1000;
+      // up to half again at random: the pages a full process refused do not all come
+      // back at the same moment
+      const wait = Math.max(1, Number(said?.retry_after) || 1) * 1000;
+      const delay = wait + Math.random() * (wait / 2);
       this.holdUntil = Date.now() + delay;
       this.on.state("reconnecting", delay, reason);
       this.timer = setTimeout(() => this.connect(), delay);

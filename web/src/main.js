@@ -183,6 +183,7 @@ async function boot() {
   // The game shown goes with each connection: one that ended while the socket was down
   // has left the channel's running games, and the server sends it first, ended.
   const live = new LiveSocket(() => api.liveUrl(store.selected), {
+    session: () => api.session ?? "",
     message: (data) => {
       if (data.type === "games" && Array.isArray(data.games)) store.setGames(data.games);
       else if (data.type === "game" && data.game) store.putGame(data.game);
