@@ -1,0 +1,183 @@
+"""The Activity instances members sign in from, as Discord tells the bot, kept a short
+while: a running one with its participants for :data:`RUNNING_FOR` seconds, an id
+Discord does not know (its 404) for :data:`UNKNOWN_FOR`. Both are bounded (the oldest
+goes first), so neither a page's every intent nor a flood of junk ids asks Discord more
+than once an instance per while.
+
+An id nobody vouches for yet (a sign-in from an instance not kept) costs one call with
+the bot's token, the token every game's message is sent with: such reads have a budget
+of their own (:class:`~bot.core.budgets.Budget`, a minute's worth), refused at once when
+spent, so a flood of distinct junk ids spends neither Discord's limits for the bot nor
+the sign-ins of instances already known. A new launch in a channel where an instance ran
+before (its id names the place, ``i-<launch>-gc-<guild>-<channel>``) draws on a share of
+that budget that ids naming places never seen cannot touch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import Any
+
+from bot.core.budgets import Budget
+from bot.i18n import text
+from bot.web.bot_rest import BotRest
+from bot.web.errors import WebRefusal
+
+RUNNING_FOR = 30.0
+"""Seconds a running instance's participants are trusted (a member who left is refused
+an intent within this)."""
+UNKNOWN_FOR = 60.0
+"""Seconds an id Discord answered 404 for stays refused without asking again (an
+instance id is made at launch and never comes back once ended)."""
+KEPT = 10_000
+"""Instances kept of each kind (running, unknown), and places remembered."""
+LOOKUP_WINDOW = 60.0
+PLACE = re.compile(r"i-\d+-((?:gc-\d+-|pc-)\d+)")
+"""The place an instance id names (Discord's shape; another shape is a new place)."""
+
+
+def not_running() -> WebRefusal:
+    return WebRefusal(403, "not_in_instance", "this Activity instance is not running: open "
+                      "it from Discord to play")  # fmt: skip
+
+
+def busy(seconds: float, locale: str, *, code_spent: bool) -> WebRefusal:
+    """A sign-in refused for now: a budget of everyone's (lookups, the instances') or
+    Discord's limit says wait ``seconds``."""
+    whole = max(1, math.ceil(seconds))
+    # in milliseconds rounded up, never 0 (a page told 0 comes back at once, refused again)
+    after = max(0.001, math.ceil(seconds * 1000) / 1000)
+    return WebRefusal(429, "busy", text("web.sign_in_busy", locale, seconds=whole),
+                      retry_after=after, code_spent=code_spent)  # fmt: skip
+
+
+def lookup_budget(per_minute: int, clock: Callable[[], float] = time.monotonic) -> Budget:
+    """``per_minute`` reads of ids not kept for places seen before, as many for places
+    never seen (keys ``"seen"``, ``"new"``).
+
+    Raises:
+        ValueError: a budget below one.
+    """
+    return Budget("instance lookup", per_key=per_minute, overall=2 * per_minute,
+                  window=LOOKUP_WINDOW, clock=clock)  # fmt: skip
+
+
+class Instances:
+    def __init__(
+        self, bot: BotRest, application_id: int, lookups: Budget,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:  # fmt: skip
+        self.bot = bot
+        self.application_id = application_id
+        self.lookups = lookups
+        self.clock = clock
+        self.calls = 0
+        """Reads asked of Discord (for tests and /metrics)."""
+        self._running: OrderedDict[str, _Kept] = OrderedDict()
+        self._unknown: OrderedDict[str, float] = OrderedDict()
+        """Each id Discord did not know, and when it may be asked again."""
+        self._places: OrderedDict[str, None] = OrderedDict()
+        self._reading: dict[str, asyncio.Future[dict[str, Any]]] = {}
+
+    async def read(
+        self, instance_id: str, *, vouched: bool = False, locale: str = "en",
+        again_for: int | None = None,
+    ) -> dict[str, Any]:  # fmt: skip
+        """The instance (``users``: its participants' ids as strings, ``location``: its
+        ``channel_id`` and ``guild_id``), kept or read now. ``vouched``: a session names
+        it (it was running at sign-in), so reading it spends no lookup. ``again_for``: a
+        member it should list, read again if the kept one does not (they may have joined
+        since, or signed in through another process), once: a member a read found absent
+        is not read for again until the instance is read anew.
+
+        Raises:
+            WebRefusal: 403 ``not_in_instance``, not running (now or within
+                :data:`UNKNOWN_FOR`); 429 ``busy`` (``code_spent`` false), an id not kept
+                while the lookups are spent; 502, Discord did not answer.
+        """
+        now = self.clock()
+        until = self._unknown.get(instance_id)
+        if until is not None and until > now:
+            raise not_running()
+        kept = self._running.get(instance_id)
+        if kept is not None:
+            member = None if again_for is None else str(again_for)
+            if now - kept.at < RUNNING_FOR and (member is None or member in kept.users
+                                                or member in kept.absent):  # fmt: skip
+                return kept.instance
+        elif not vouched:
+            place = PLACE.fullmatch(instance_id)
+            seen = place is not None and place.group(1) in self._places
+            spent = self.lookups.spend("seen" if seen else "new")
+            if spent is not None:
+                raise busy(spent.retry_after, locale, code_spent=False)
+        instance = await self._once(instance_id)
+        kept, member = self._running.get(instance_id), str(again_for)
+        if again_for is not None and kept is not None and member not in kept.users:
+            kept.absent.add(member)
+        return instance
+
+    async def _once(self, instance_id: str) -> dict[str, Any]:
+        """One read of Discord at a time per instance: those asking meanwhile share it
+        (and each gets its own refusal: one exception raised in many tasks would grow
+        every traceback)."""
+        reading = self._reading.get(instance_id)
+        if reading is None:
+            reading = asyncio.ensure_future(self._fetch(instance_id))
+            self._reading[instance_id] = reading
+            reading.add_done_callback(lambda done: self._read(instance_id, done))
+        try:
+            return await asyncio.shield(reading)
+        except WebRefusal as refused:
+            raise WebRefusal(refused.status, refused.code, refused.reason) from None
+
+    def _read(self, instance_id: str, done: asyncio.Future[dict[str, Any]]) -> None:
+        self._reading.pop(instance_id, None)
+        if not done.cancelled():
+            done.exception()  # retrieved here: every asker may have gone (cancelled)
+
+    async def _fetch(self, instance_id: str) -> dict[str, Any]:
+        self.calls += 1
+        try:
+            status, instance = await self.bot.get(
+                "/applications/{application_id}/activity-instances/{instance_id}",
+                application_id=self.application_id, instance_id=instance_id,
+            )  # fmt: skip
+        except OSError:
+            raise WebRefusal(502, "discord", "Discord did not answer; try again") from None
+        now = self.clock()
+        if status == 404:
+            self._running.pop(instance_id, None)
+            _keep(self._unknown, instance_id, now + UNKNOWN_FOR)
+            raise not_running()
+        if status != 200:
+            raise WebRefusal(502, "discord", "Discord did not answer; try again")
+        _keep(self._running, instance_id, _Kept(now, instance))
+        place = PLACE.fullmatch(instance_id)
+        if place is not None:
+            _keep(self._places, place.group(1), None)
+        return instance
+
+
+class _Kept:
+    """A running instance as read, when, and who a read for them found absent."""
+
+    __slots__ = ("absent", "at", "instance", "users")
+
+    def __init__(self, at: float, instance: dict[str, Any]) -> None:
+        self.at = at
+        self.instance = instance
+        self.users = frozenset(str(user) for user in instance.get("users", ()))
+        self.absent: set[str] = set()
+
+
+def _keep(kept: OrderedDict[str, Any], key: str, value: Any) -> None:
+    kept[key] = value
+    kept.move_to_end(key)
+    if len(kept) > KEPT:
+        kept.popitem(last=False)
