@@ -9,16 +9,18 @@ import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
+import aiohttp
 import pytest
 
 from bot.i18n import text
 from bot.web.instances import RUNNING_FOR
 from bot.web.sessions import LIFETIME, Gate
 
-from bot_harness import eventually
+from bot_harness import eventually, running_bot, settings_for
 from discord_emulator import DiscordEmulator, find_button
-from web_harness import Page, bot_and_web_only, bot_with_web, sign_in
+from web_harness import Page, bot_with_web, sign_in
 
 
 def gate_of(bot) -> Gate:
@@ -80,15 +82,21 @@ async def test_a_member_who_left_the_instance_is_refused_every_intent(
 @contextlib.asynccontextmanager
 async def web_beside_bot(
     emulator: DiscordEmulator, database: Path | str, tmp_path: Path
-) -> AsyncIterator[tuple[str, object]]:
+) -> AsyncIterator[tuple[Any, str, aiohttp.ClientSession]]:
     """The pages and the chat in one process on SQLite; on PostgreSQL, the pages in a
-    web-only process beside the bot's, which handles /ttt forget-me."""
+    web-only process beside the bot's, which handles /ttt forget-me. Yields the pages'
+    bot, their base URL and a client."""
     if isinstance(database, str):
-        async with bot_and_web_only(emulator, database, tmp_path) as (base, http):
-            yield base, http
+        chat = settings_for(emulator, tmp_path / "unused.sqlite3", database_url=database)
+        async with (
+            running_bot(emulator, chat),
+            bot_with_web(emulator, tmp_path / "unused2.sqlite3", database_url=database,
+                         web_only=True) as (web, base, http),
+        ):  # fmt: skip
+            yield web, base, http
     else:
-        async with bot_with_web(emulator, database) as (_, base, http):
-            yield base, http
+        async with bot_with_web(emulator, database) as (web, base, http):
+            yield web, base, http
 
 
 async def forget_me(emulator: DiscordEmulator, user) -> None:
@@ -102,10 +110,12 @@ async def test_forget_me_ends_the_sessions_issued_before_it(
     emulator: DiscordEmulator, database: Path | str, tmp_path
 ) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
-    async with web_beside_bot(emulator, database, tmp_path) as (base, http):
+    async with web_beside_bot(emulator, database, tmp_path) as (web, base, http):
         page = await sign_in(emulator, http, base, alice)
         bobs = await sign_in(emulator, http, base, bob)
         assert (await page.get("/api/games"))[0] == 200
+        heard: list[int | None] = []
+        gate_of(web).revoked.append(heard.append)  # as the live pages listen
         await forget_me(emulator, alice)
         for answer in (await page.get("/api/games"), await page.get("/api/puzzles"),
                        await page.post("/api/games", {"difficulty": "easy"})):  # fmt: skip
@@ -113,6 +123,9 @@ async def test_forget_me_ends_the_sessions_issued_before_it(
         assert (await bobs.get("/api/games"))[0] == 200  # only hers
         again: Page = await sign_in(emulator, http, base, alice)  # a new one holds
         assert (await again.post("/api/games", {"difficulty": "easy"}))[0] == 200
+        # the pages' process heard it (PostgreSQL's NOTIFY from the bot's process)
+        await eventually(lambda: heard, "the revocation heard")
+        assert heard == [alice.id]
 
 
 async def test_a_ban_ends_the_members_sessions(emulator: DiscordEmulator, tmp_path) -> None:

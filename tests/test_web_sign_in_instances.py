@@ -106,12 +106,13 @@ async def test_junk_naming_a_running_instance_spends_that_instances_share_only(
         await sign_in(emulator, http, base, alice)
 
 
-async def test_a_new_launch_where_one_ran_before_is_read_while_new_places_are_spent(
+async def test_new_launches_are_read_while_junk_spends_the_lookups_of_new_ids(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
-    """Junk naming places never seen spends their lookups; a channel where the Activity
-    ran before has lookups of its own, so its next launch signs in. A launch in a place
-    never seen waits for the junk's budget (the exposure, named in the docs)."""
+    """Junk naming ids never seen spends their share of the lookups; a channel where the
+    Activity ran before has a share of its own, so its next launch signs in at once; and
+    a launch in a place never seen, refused once, gets in when its page asks again with
+    the same id (a share that junk asking each id once never touches)."""
     alice, carol = emulator.create_user("alice"), emulator.create_user("carol")
     fresh = emulator.create_channel(emulator.guild, "fresh")
     async with bot_with_web(emulator, tmp_path / "ttt.sqlite3", instance_lookups=2) as (
@@ -119,14 +120,17 @@ async def test_a_new_launch_where_one_ran_before_is_read_while_new_places_are_sp
     ):  # fmt: skip
         first = await sign_in(emulator, http, base, alice)
         emulator.leave_activity(alice, emulator.launch_activity(alice))  # it ends with her
-        answers = [await post_session(http, base, f"junk{n:026d}", instance)
-                   for n, instance in enumerate(junk_ids(0, 10))]  # fmt: skip
+        answers = [await post_session(http, base, f"junk{n:026d}", junk)
+                   for n, junk in enumerate(junk_ids(0, 10))]  # fmt: skip
         assert [a[0] for a in answers] == [403] + [429] * 9  # one read left, then spent
         again = await sign_in(emulator, http, base, alice)  # a new launch, the same channel
         assert again.channel_id == first.channel_id and again.session != first.session
         instance = emulator.launch_activity(carol, fresh)
-        status, body = await post_session(http, base, emulator.authorize(carol), instance)
+        code = emulator.authorize(carol)
+        status, body = await post_session(http, base, code, instance)
         assert (status, body["error"], body["code_spent"]) == (429, "busy", False)
-        emulator.advance(body["retry_after"])
-        status, body = await post_session(http, base, emulator.authorize(carol), instance)
+        more = [await post_session(http, base, f"junk{n:026d}", junk)
+                for n, junk in enumerate(junk_ids(100, 10))]  # fmt: skip
+        assert [a[0] for a in more] == [429] * 10  # new ids: still spent
+        status, body = await post_session(http, base, code, instance)  # as her page does
         assert status == 200, body

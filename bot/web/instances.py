@@ -8,9 +8,10 @@ An id nobody vouches for yet (a sign-in from an instance not kept) costs one cal
 the bot's token, the token every game's message is sent with: such reads have a budget
 of their own (:class:`~bot.core.budgets.Budget`, a minute's worth), refused at once when
 spent, so a flood of distinct junk ids spends neither Discord's limits for the bot nor
-the sign-ins of instances already known. A new launch in a channel where an instance ran
-before (its id names the place, ``i-<launch>-gc-<guild>-<channel>``) draws on a share of
-that budget that ids naming places never seen cannot touch.
+the sign-ins of instances already known. The budget has three shares junk cannot move
+between: a new launch in a channel where an instance ran before (its id names the place,
+``i-<launch>-gc-<guild>-<channel>``); an id asked before and refused (the page tries
+again with the same id, while a flood of distinct ids asks each once); and the rest.
 """
 
 from __future__ import annotations
@@ -34,8 +35,11 @@ an intent within this)."""
 UNKNOWN_FOR = 60.0
 """Seconds an id Discord answered 404 for stays refused without asking again (an
 instance id is made at launch and never comes back once ended)."""
+ASKED_FOR = 300.0
+"""Seconds an id refused a lookup is remembered: a page asking again (its six tries take
+about a minute) draws on the share of ids asked before."""
 KEPT = 10_000
-"""Instances kept of each kind (running, unknown), and places remembered."""
+"""Instances kept of each kind (running, unknown), places and refused ids remembered."""
 LOOKUP_WINDOW = 60.0
 PLACE = re.compile(r"i-\d+-((?:gc-\d+-|pc-)\d+)")
 """The place an instance id names (Discord's shape; another shape is a new place)."""
@@ -57,13 +61,13 @@ def busy(seconds: float, locale: str, *, code_spent: bool) -> WebRefusal:
 
 
 def lookup_budget(per_minute: int, clock: Callable[[], float] = time.monotonic) -> Budget:
-    """``per_minute`` reads of ids not kept for places seen before, as many for places
-    never seen (keys ``"seen"``, ``"new"``).
+    """``per_minute`` reads of ids not kept for places seen before, as many for ids asked
+    before and refused, as many for the rest (keys ``"seen"``, ``"again"``, ``"new"``).
 
     Raises:
         ValueError: a budget below one.
     """
-    return Budget("instance lookup", per_key=per_minute, overall=2 * per_minute,
+    return Budget("instance lookup", per_key=per_minute, overall=3 * per_minute,
                   window=LOOKUP_WINDOW, clock=clock)  # fmt: skip
 
 
@@ -82,6 +86,8 @@ class Instances:
         self._unknown: OrderedDict[str, float] = OrderedDict()
         """Each id Discord did not know, and when it may be asked again."""
         self._places: OrderedDict[str, None] = OrderedDict()
+        self._refused: OrderedDict[str, float] = OrderedDict()
+        """Ids refused a lookup, and until when asking again draws on its own share."""
         self._reading: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def read(
@@ -111,16 +117,33 @@ class Instances:
                                                 or member in kept.absent):  # fmt: skip
                 return kept.instance
         elif not vouched:
-            place = PLACE.fullmatch(instance_id)
-            seen = place is not None and place.group(1) in self._places
-            spent = self.lookups.spend("seen" if seen else "new")
-            if spent is not None:
-                raise busy(spent.retry_after, locale, code_spent=False)
+            self._look_up(instance_id, locale, now)
         instance = await self._once(instance_id)
         kept, member = self._running.get(instance_id), str(again_for)
         if again_for is not None and kept is not None and member not in kept.users:
             kept.absent.add(member)
         return instance
+
+    def _look_up(self, instance_id: str, locale: str, now: float) -> None:
+        """Spend a lookup for an id nobody vouches for: of the share of places seen
+        running before, else of ids asked before and refused (a page tries again with
+        the same id; junk rarely does, and once read an id is kept), else of new ids.
+
+        Raises:
+            WebRefusal: 429 ``busy``, that share is spent.
+        """
+        place = PLACE.fullmatch(instance_id)
+        if place is not None and place.group(1) in self._places:
+            share = "seen"
+        elif self._refused.get(instance_id, 0.0) > now:
+            share = "again"
+        else:
+            share = "new"
+        spent = self.lookups.spend(share)
+        if spent is not None:
+            _keep(self._refused, instance_id, now + ASKED_FOR)
+            raise busy(spent.retry_after, locale, code_spent=False)
+        self._refused.pop(instance_id, None)
 
     async def _once(self, instance_id: str) -> dict[str, Any]:
         """One read of Discord at a time per instance: those asking meanwhile share it

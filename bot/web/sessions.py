@@ -100,6 +100,20 @@ class Gate:
         self.sessions = sessions
         self.not_before = not_before
         self.instances = instances
+        self.revoked: list[Callable[[int | None], None]] = []
+        """Called with a member's id when their sessions were revoked, by any process
+        (the live pages close theirs); with None when such news may have been missed
+        (the database's notifications were down): every session should be read again."""
+
+    def heard(self, payload: str) -> None:
+        """A :data:`~bot.core.repository.SESSIONS_TOPIC` notification (wired by
+        ``bot/web/wiring.py``)."""
+        member = int(payload) if payload.isdigit() else None
+        for callback in self.revoked:
+            try:
+                callback(member)
+            except Exception:  # one listener's fault must not keep the others from it
+                log.exception("a listener of revoked sessions failed")
 
     async def read(self, token: str | None, *, present: bool = False) -> Session:
         """The session ``token`` names, if it still holds; with ``present``, only while

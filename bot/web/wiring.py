@@ -14,7 +14,7 @@ from bot.core.lobby import Lobby
 from bot.core.models import GameUpdate
 from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
-from bot.core.repository import GAMES_TOPIC, Repository
+from bot.core.repository import GAMES_TOPIC, SESSIONS_TOPIC, Repository
 from bot.core.service import GameService
 from bot.settings import WebLimits
 from bot.web.api import ActivityApi, Show
@@ -129,6 +129,7 @@ async def start_activity(
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
+        await repo.listen(SESSIONS_TOPIC, gate.heard)
         await service.start()
     except BaseException:  # a port in use, or a stop during the start
         await Activity(service, http).stop()
