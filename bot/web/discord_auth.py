@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import math
 import re
 import time
 from collections import OrderedDict
@@ -36,7 +35,7 @@ from bot.core.budgets import Budget
 from bot.i18n import text
 from bot.web.bot_rest import BotRest
 from bot.web.errors import WebRefusal
-from bot.web.instances import Instances, busy, lookup_budget
+from bot.web.instances import Instances, busy, lookup_budget, told_wait
 from bot.web.oauth_limits import OAuthLimiter
 
 log = logging.getLogger(__name__)
@@ -158,10 +157,9 @@ class DiscordAuth:
         own = str(user.get("locale") or locale)
         again = self.limits.members.spend(int(user["id"]))
         if again is not None:
-            told = busy(again.retry_after, own, code_spent=True)
-            seconds = math.ceil(told.extra["retry_after"])
-            raise WebRefusal(429, "too_often", text("web.sign_in_often", own, seconds=seconds),
-                             **told.extra)  # fmt: skip
+            whole, after = told_wait(again.retry_after)
+            raise WebRefusal(429, "too_often", text("web.sign_in_often", own, seconds=whole),
+                             retry_after=after, code_spent=True)  # fmt: skip
         # read again if it does not list the member: they may have joined since it was read
         instance = await self.instances.read(instance_id, vouched=True, again_for=int(user["id"]))
         if str(user["id"]) not in {str(u) for u in instance.get("users", [])}:

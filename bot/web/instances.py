@@ -50,12 +50,17 @@ def not_running() -> WebRefusal:
                       "it from Discord to play")  # fmt: skip
 
 
+def told_wait(seconds: float) -> tuple[int, float]:
+    """A wait as a page is told it: whole seconds for the reason (at least 1), and its
+    ``retry_after`` in milliseconds rounded up, never 0 (a page told 0 comes back at once,
+    to be refused again)."""
+    return max(1, math.ceil(seconds)), max(0.001, math.ceil(seconds * 1000) / 1000)
+
+
 def busy(seconds: float, locale: str, *, code_spent: bool) -> WebRefusal:
     """A sign-in refused for now: a budget of everyone's (lookups, the instances') or
     Discord's limit says wait ``seconds``."""
-    whole = max(1, math.ceil(seconds))
-    # in milliseconds rounded up, never 0 (a page told 0 comes back at once, refused again)
-    after = max(0.001, math.ceil(seconds * 1000) / 1000)
+    whole, after = told_wait(seconds)
     return WebRefusal(429, "busy", text("web.sign_in_busy", locale, seconds=whole),
                       retry_after=after, code_spent=code_spent)  # fmt: skip
 
