@@ -85,8 +85,6 @@ class Instances:
         self.application_id = application_id
         self.lookups = lookups
         self.clock = clock
-        self.calls = 0
-        """Reads asked of Discord (for tests and /metrics)."""
         self._running: OrderedDict[str, _Kept] = OrderedDict()
         self._unknown: OrderedDict[str, float] = OrderedDict()
         """Each id Discord did not know, and when it may be asked again."""
@@ -170,7 +168,6 @@ class Instances:
             done.exception()  # retrieved here: every asker may have gone (cancelled)
 
     async def _fetch(self, instance_id: str) -> dict[str, Any]:
-        self.calls += 1
         try:
             status, instance = await self.bot.get(
                 "/applications/{application_id}/activity-instances/{instance_id}",
