@@ -15,7 +15,7 @@ import aiohttp
 import pytest
 
 from bot.i18n import text
-from bot.web.instances import RUNNING_FOR
+from bot.web.instances import FAILED_FOR, RUNNING_FOR
 from bot.web.sessions import LIFETIME, Gate
 
 from bot_harness import eventually, running_bot, settings_for
@@ -166,3 +166,27 @@ async def test_the_stamp_only_moves_forward(
     await repo.revoke_sessions(7, 50.0 if stamp_first else 100.0)
     assert await repo.sessions_not_before(7) == 100.0
     assert await repo.sessions_not_before(8) is None
+
+
+async def test_an_intent_is_answered_when_discord_does_not_answer_the_presence_read(
+    emulator: DiscordEmulator, tmp_path
+) -> None:
+    """The member was in the instance when Discord last said: their intents go on, and
+    Discord is not asked again for every one while it fails."""
+    alice = emulator.create_user("alice")
+    async with bot_with_web(emulator, tmp_path / "ttt.sqlite3") as (_, base, http):
+        page = await sign_in(emulator, http, base, alice)
+        emulator.advance(RUNNING_FOR)  # the instance kept must be read again
+        emulator.faults.add("GET", "/activity-instances/", 403, times=10)
+
+        def reads() -> int:
+            return sum(1 for r in emulator.requests if "/activity-instances/" in r.path)
+
+        before = reads()
+        for _ in range(3):
+            status, body = await page.post("/api/puzzles", {"mode": "training"})
+            assert status == 200, body
+        assert reads() == before + 1  # one read failed; not asked again meanwhile
+        emulator.advance(FAILED_FOR)
+        assert (await page.post("/api/puzzles", {"mode": "training"}))[0] == 200
+        assert reads() == before + 2

@@ -35,6 +35,10 @@ an intent within this)."""
 UNKNOWN_FOR = 60.0
 """Seconds an id Discord answered 404 for stays refused without asking again (an
 instance id is made at launch and never comes back once ended)."""
+FAILED_FOR = 10.0
+"""Seconds after Discord did not answer a read of an instance during which a session's
+member it listed is trusted on that read, and it is not asked again for a session: a
+hiccup of Discord's must not cost every intent a read's timeout."""
 ASKED_FOR = 300.0
 """Seconds an id refused a lookup is remembered: a page asking again (its six tries take
 about a minute) draws on the share of ids asked before."""
@@ -91,6 +95,8 @@ class Instances:
         self._places: OrderedDict[str, None] = OrderedDict()
         self._refused: OrderedDict[str, float] = OrderedDict()
         """Ids refused a lookup, and until when asking again draws on its own share."""
+        self._failed: OrderedDict[str, float] = OrderedDict()
+        """Ids Discord did not answer a read of, and until when a session does not ask."""
         self._reading: dict[str, asyncio.Future[dict[str, Any]]] = {}
 
     async def read(
@@ -104,6 +110,10 @@ class Instances:
         since, or signed in through another process), once: a member a read found absent
         is not read for again until the instance is read anew.
 
+        When Discord does not answer a ``vouched`` read, the kept instance stands for
+        :data:`FAILED_FOR` seconds for ``again_for`` if it lists them (their session's
+        presence); otherwise the read is refused (502) without asking for that while.
+
         Raises:
             WebRefusal: 403 ``not_in_instance``, not running (now or within
                 :data:`UNKNOWN_FOR`); 429 ``busy`` (``code_spent`` false), an id not kept
@@ -114,14 +124,30 @@ class Instances:
         if until is not None and until > now:
             raise not_running()
         kept = self._running.get(instance_id)
-        if kept is not None:
-            member = None if again_for is None else str(again_for)
-            if now - kept.at < RUNNING_FOR and (member is None or member in kept.users
-                                                or member in kept.absent):  # fmt: skip
-                return kept.instance
-        elif not vouched:
+        member = None if again_for is None else str(again_for)
+        # what stands for the member when Discord does not answer: its last word on them
+        standing = kept.instance if kept is not None and member in kept.users else None
+        if (
+            kept is not None
+            and now - kept.at < RUNNING_FOR
+            and (member is None or member in kept.users or member in kept.absent)
+        ):
+            return kept.instance
+        if vouched and self._failed.get(instance_id, 0.0) > now:
+            if standing is not None:
+                return standing
+            raise _no_answer()
+        if kept is None and not vouched:
             self._look_up(instance_id, locale, now)
-        instance = await self._once(instance_id)
+        try:
+            instance = await self._once(instance_id)
+        except WebRefusal as refused:
+            if refused.status != 502 or not vouched:
+                raise
+            _keep(self._failed, instance_id, self.clock() + FAILED_FOR)
+            if standing is not None:
+                return standing
+            raise
         kept, member = self._running.get(instance_id), str(again_for)
         if again_for is not None and kept is not None and member not in kept.users:
             kept.absent.add(member)
@@ -174,14 +200,15 @@ class Instances:
                 application_id=self.application_id, instance_id=instance_id,
             )  # fmt: skip
         except OSError:
-            raise WebRefusal(502, "discord", "Discord did not answer; try again") from None
+            raise _no_answer() from None
         now = self.clock()
         if status == 404:
             self._running.pop(instance_id, None)
             _keep(self._unknown, instance_id, now + UNKNOWN_FOR)
             raise not_running()
         if status != 200:
-            raise WebRefusal(502, "discord", "Discord did not answer; try again")
+            raise _no_answer()
+        self._failed.pop(instance_id, None)
         _keep(self._running, instance_id, _Kept(now, instance))
         place = PLACE.fullmatch(instance_id)
         if place is not None:
@@ -199,6 +226,10 @@ class _Kept:
         self.instance = instance
         self.users = frozenset(str(user) for user in instance.get("users", ()))
         self.absent: set[str] = set()
+
+
+def _no_answer() -> WebRefusal:
+    return WebRefusal(502, "discord", "Discord did not answer; try again")
 
 
 def _keep(kept: OrderedDict[str, Any], key: str, value: Any) -> None:
