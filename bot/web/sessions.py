@@ -136,8 +136,8 @@ class Gate:
 
     async def present(self, session: Session) -> None:
         """Raises: WebRefusal: 403 ``not_in_instance``, the member is no longer in the
-        session's instance (read at most every few seconds while they are not listed),
-        or it is no longer running."""
+        session's instance (as kept, read again once when it does not list them), or it
+        is no longer running."""
         refused = WebRefusal(403, "not_in_instance", text("web.left", session.locale))
         try:
             instance = await self.instances.read(session.instance_id, vouched=True,
