@@ -31,6 +31,7 @@ from bot.core.service import GameService
 from bot.core.variants import variant_of
 from bot.core.wiring import build_core
 from bot.discord_calls import DiscordPyRest, InvalidAnswers, answers_trace
+from bot.discord_ui.bans import Bans
 from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
@@ -95,9 +96,11 @@ def engine_workers() -> int:
 
 
 def intents() -> discord.Intents:
-    """Only guilds: slash commands and buttons need no message content or member list."""
+    """Guilds, and bans (to end a banned member's Activity sessions): slash commands and
+    buttons need no message content or member list, and neither is privileged."""
     result = discord.Intents.none()
     result.guilds = True
+    result.moderation = True
     return result
 
 
@@ -196,6 +199,8 @@ class TTTBot(commands.Bot):
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments,
                                      puzzles))  # fmt: skip
         await games.policies.listen()
+        if settings.client_secret is not None:  # the Activity's sessions to end on a ban
+            await self.add_cog(Bans(records_service))
         await self.add_cog(Timekeeper(core.deadlines, publisher, pinger, core.tournaments, shows))
         read_back = ReadBack(games, repo=repo)
         await self.add_cog(Reconciler(repo.doubts, read_back, publisher, pinger, shows))
@@ -217,6 +222,8 @@ class TTTBot(commands.Bot):
                 host=settings.web_host, port=settings.web_port, limits=settings.web_limits,
                 sign_ins_overall=settings.sign_ins_overall,
                 sign_ins_per_member=settings.sign_ins_per_member,
+                sign_ins_per_instance=settings.sign_ins_per_instance,
+                instance_lookups=settings.instance_lookups,
                 traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
                 puzzles=core.puzzles,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(

@@ -22,6 +22,7 @@ import pytest
 from bot.core.repository import MISSED
 from bot.i18n import text
 from bot.settings import WEB_LIMITS, WEB_SECONDS, Settings, SettingsError, WebLimits
+from bot.web.instances import RUNNING_FOR
 from bot.web.live import LiveHub
 from bot.web.page_text import plain
 from bot.web.sessions import LIFETIME
@@ -161,10 +162,12 @@ async def test_a_member_who_left_the_activity_has_their_pages_closed_at_the_next
         hub = hub_of(bot)
         async with a.live() as a1, a.live() as a2, b.live() as b1, c.live() as c1:
             reads = instance_reads(emulator)
+            emulator.advance(RUNNING_FOR)  # past the instances kept
             await hub.check()
             assert instance_reads(emulator) == reads + 2  # two instances, four pages
             assert hub.pages == 4
             emulator.leave_activity(alice, here)
+            emulator.advance(RUNNING_FOR)  # past the instances kept
             await hub.check()
             assert instance_reads(emulator) == reads + 4
             left = plain(text("web.live.left", "fr"))
@@ -174,6 +177,7 @@ async def test_a_member_who_left_the_activity_has_their_pages_closed_at_the_next
             await eventually(lambda: hub.pages == 2, "alice's pages forgotten")
             assert not b1.closed and not c1.closed
             emulator.leave_activity(carol, there)  # her instance ends with her
+            emulator.advance(RUNNING_FOR)  # past the instances kept
             await hub.check()
             assert instance_reads(emulator) == reads + 6
             said, code = await closed_with(c1)

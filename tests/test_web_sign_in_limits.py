@@ -194,6 +194,8 @@ async def test_the_401_403_and_429_drawn_are_counted_in_metrics(
         status, body = await post_session(http, base, emulator.authorize(alice), instance)
         assert (status, body["error"]) == (400, "bad_code")
         emulator.faults.add("GET", "/activity-instances/", 403)  # discord.py's client's
+        elsewhere = emulator.create_channel(emulator.guild, "elsewhere")  # an instance not kept
+        instance = emulator.launch_activity(alice, elsewhere)
         status, body = await post_session(http, base, emulator.authorize(alice), instance)
         assert (status, body["error"]) == (502, "discord")
         drawn = await metrics(port)

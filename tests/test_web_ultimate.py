@@ -30,12 +30,13 @@ from bot.i18n import text
 from bot.settings import WebLimits
 from bot.web.api import ActivityApi
 from bot.web.coaching import review_json
+from bot.web.instances import Instances, lookup_budget
 from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub
 from bot.web.places import Place
 from bot.web.puzzles_api import PuzzlesApi
 from bot.web.service import make_app
-from bot.web.sessions import Session, Sessions
+from bot.web.sessions import Gate, Session, Sessions
 from bot.web.ultimate_json import grid_name
 from engine import UltimateBoard
 from engine.ultimate.review import review_game
@@ -61,6 +62,11 @@ class Members:
 
     async def instance(self, instance_id: str) -> dict[str, Any]:
         return {"users": [str(ALICE), str(BOB)]}
+
+    async def get(self, path: str, /, **params: int | str) -> tuple[int, dict[str, Any]]:
+        """The bot's REST client, as the instances' reads ask it."""
+        assert "/activity-instances/" in path
+        return 200, {"users": [str(ALICE), str(BOB)], "location": {"channel_id": str(CHANNEL)}}
 
 
 class InServer:
@@ -122,10 +128,12 @@ async def core_service(
     records = RecordsService(core.repo, BOT, run)
     members = Members()
     budgets = WebBudgets.of(limits or WebLimits())
-    puzzles = PuzzlesApi(puzzles=core.puzzles, sessions=sessions, places=InServer(),  # type: ignore[arg-type]
+    instances = Instances(members, Members.client_id, lookup_budget(60))
+    gate = Gate(sessions, core.repo.sessions_not_before, instances)
+    puzzles = PuzzlesApi(puzzles=core.puzzles, gate=gate, places=InServer(),  # type: ignore[arg-type]
                          budgets=budgets)  # fmt: skip
     api = ActivityApi(games=core.games, lobby=core.lobby, records=records,
-                      auth=members, sessions=sessions, show=show,  # type: ignore[arg-type]
+                      auth=members, gate=gate, show=show,  # type: ignore[arg-type]
                       hub=LiveHub(core.games.current, render, games_for,
                                   instance=members.instance),
                       places=InServer(), budgets=budgets, more=[puzzles.routes])  # type: ignore[arg-type]  # fmt: skip

@@ -96,6 +96,7 @@ class RecordsService:
         (the process's one, which the hints share)."""
         self.store = store
         self.bot_user_id = bot_user_id
+        self.clock = clock
         self.reviews = Reviews(store, run, gate or EngineGate(), clock)
 
     async def stats(
@@ -219,7 +220,14 @@ class RecordsService:
             return None
         if any(g.mark_of(user_id) for g in await self.store.running_games()):
             raise Refusal("forget.running")
+        # first: a page signed in before must not read what is being deleted
+        await self.revoke_sessions(user_id)
         return await self.store.forget_player(user_id)
+
+    async def revoke_sessions(self, user_id: int) -> None:
+        """End the member's Activity sessions now, in every process (forget-me, a ban):
+        the page signs in again, which a member no longer in the Activity cannot."""
+        await self.store.revoke_sessions(user_id, self.clock())
 
 
 def _none_key(command: str, guild_id: int | None, guest: bool = False) -> str:

@@ -24,6 +24,9 @@ DEADLINES_TOPIC = "deadlines"
 GAMES_TOPIC = "games"
 """Notified with ``channel_id:game_id`` by the store itself whenever a game row is
 written, by any process (the Activity's live pages follow it)."""
+SESSIONS_TOPIC = "sessions"
+"""Notified with a member's id when their Activity sessions were revoked (forget-me, a
+ban), so every process closes that member's live pages."""
 POLICY_TOPIC = "policy"
 """Notified with a server's id when its /ttt config changes."""
 MISSED = "*"
@@ -195,6 +198,14 @@ class Store(PuzzleStore, Protocol):
         """Delete a member's finished games (their reviews too), ratings and records,
         and their puzzle attempts and puzzle record (a puzzle's own rating stays);
         return the game count."""
+
+    async def revoke_sessions(self, user_id: int, at: float) -> None:
+        """Refuse from now on the member's Activity sessions issued before ``at`` (their
+        not-before stamp, which only moves forward), and tell every process
+        (:data:`SESSIONS_TOPIC`)."""
+
+    async def sessions_not_before(self, user_id: int) -> float | None:
+        """The member's not-before stamp (None: none was ever set)."""
 
     async def review_of(self, game_id: int) -> str | None:
         """The review kept for a finished game (the text :meth:`keep_review` was given),

@@ -80,6 +80,13 @@ class Settings:
     sign_ins_per_member: int = 10
     """Activity sign-ins one member completes in ten minutes (up to that many at once,
     then one every 600/N seconds); past it a sign-in is refused at once (429)."""
+    sign_ins_per_instance: int = 30
+    """Of ``sign_ins_overall``, those one Activity instance begins a minute: a flood of
+    junk naming one running instance leaves the others' members theirs."""
+    instance_lookups: int = 60
+    """Reads a minute of Activity instances the process does not keep yet (an id a
+    sign-in names for the first time), for places seen before and as many for new ones:
+    each is a call with the bot's token, which a flood of junk ids must not spend."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> Settings:

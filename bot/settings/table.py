@@ -259,6 +259,13 @@ SECTIONS = (
         Setting("TTT_SIGN_INS_PER_MEMBER", "sign_ins_per_member", bounded(1, 1_000),
                 "live board sign-ins one member completes in ten minutes (then one every "
                 "600/N seconds)"),
+        Setting("TTT_SIGN_INS_PER_INSTANCE", "sign_ins_per_instance", bounded(1, 100_000),
+                "of those a minute, the live board sign-ins one Activity instance begins "
+                "(junk naming one running instance leaves the others' members theirs)"),
+        Setting("TTT_INSTANCE_LOOKUPS", "instance_lookups", bounded(1, 10_000),
+                "reads a minute of Activity instances a sign-in names for the first time "
+                "(a call with the bot's token each; as many again for new launches where an "
+                "instance ran before); past it such a sign-in is refused at once (429)"),
     )),
     Section("Where Discord is", "", (
         Setting("TTT_DISCORD_EMULATOR", None, flag, "`true`: Discord is the tests' emulator: "

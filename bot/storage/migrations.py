@@ -397,4 +397,12 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     SQLITE_PUZZLES,  # 16: puzzles' attempts and ratings (bot/storage/puzzle_migrations.py)
+    # 17: each member's not-before stamp: the Activity's sessions issued before it are
+    # refused by every process (forget-me and a ban set it; bot/web/sessions.py).
+    """
+    CREATE TABLE session_revocations (
+        user_id INTEGER PRIMARY KEY,
+        not_before REAL NOT NULL
+    );
+    """,
 )

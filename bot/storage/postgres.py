@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, TypeVar
@@ -40,6 +41,7 @@ from bot.storage.postgres_settle import CutOff, connection_name
 from bot.storage.sql import Dialect, Params, Row
 from bot.storage.store import SqlStore
 
+log = logging.getLogger(__name__)
 T = TypeVar("T")
 QUERY_TIMEOUT = 2.0
 """Seconds any pooled query (and the wait for a pooled connection) may take: a server
@@ -393,3 +395,13 @@ class PostgresRepository(SqlStore):
     async def notify(self, topic: str, payload: str = "") -> None:
         async with self.pool.connection(QUERY_TIMEOUT) as conn:
             await notify(conn, topic, payload)
+
+    async def _tell(self, topic: str, payload: str) -> None:
+        # what was written holds whether or not this is heard: a listener that misses it
+        # finds the stamp at its next read of the session
+        try:
+            await self.notify(topic, payload)
+        except Exception as exc:
+            if not self.unreachable(exc):
+                raise
+            log.warning("could not notify %s (%s): the database did not answer", topic, exc)

@@ -267,6 +267,13 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 13: puzzles (bot/storage/puzzle_migrations.py).
     POSTGRES_PUZZLES,
+    # 14: as SQLite's 17: each member's not-before stamp for the Activity's sessions.
+    """
+    CREATE TABLE session_revocations (
+        user_id BIGINT PRIMARY KEY,
+        not_before DOUBLE PRECISION NOT NULL
+    );
+    """,
 )
 
 

@@ -299,6 +299,9 @@ class SqliteRepository(SqlStore):
         for callback in self._listeners.get(topic, []):
             callback(payload)
 
+    async def _tell(self, topic: str, payload: str) -> None:
+        await self.notify(topic, payload)
+
     async def identify_turn(self, bucket: int, spacing: float) -> None:
         """One process per SQLite file: spacing this process's own IDENTIFYs is enough."""
         async with self._identify_lock:

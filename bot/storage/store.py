@@ -10,13 +10,14 @@ from typing import Any, TypeVar
 
 from bot.core.doubts import Touched
 from bot.core.models import Challenge, Game, Variant
-from bot.core.repository import BotRecord, Rating
+from bot.core.repository import SESSIONS_TOPIC, BotRecord, Rating
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage import challenge_queries as challenges
 from bot.storage import game_queries as games
 from bot.storage import interaction_queries as claims
 from bot.storage import outages
 from bot.storage import record_queries as records
+from bot.storage import session_queries as sessions
 from bot.storage import setting_queries as settings
 from bot.storage import token_queries as tokens
 from bot.storage import tournament_queries as tournaments
@@ -177,6 +178,17 @@ class SqlStore(PuzzleSql):
 
     async def forget_player(self, user_id: int) -> int:
         return await self._call(records.forget_player, user_id)
+
+    async def revoke_sessions(self, user_id: int, at: float) -> None:
+        await self._call(sessions.revoke_sessions, user_id, at)
+        await self._tell(SESSIONS_TOPIC, str(user_id))
+
+    async def sessions_not_before(self, user_id: int) -> float | None:
+        return await self._call(sessions.sessions_not_before, user_id)
+
+    async def _tell(self, topic: str, payload: str) -> None:
+        """Tell every process listening to ``topic`` (a repository does; a transaction
+        tells nobody: what it wrote is not committed yet)."""
 
     async def review_of(self, game_id: int) -> str | None:
         return await self._call(records.review_of, game_id)

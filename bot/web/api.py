@@ -32,7 +32,7 @@ from bot.web.limits import WebBudgets, spend
 from bot.web.live import LiveHub
 from bot.web.page_text import plain
 from bot.web.places import Places
-from bot.web.sessions import Session, Sessions
+from bot.web.sessions import Gate, Session
 
 Show = Callable[[GameUpdate | Challenge], Awaitable[bool]]
 """Shows a change in chat: the board edited (or posted, for a new game), the turn ping;
@@ -70,14 +70,16 @@ def refusal(
 class ActivityApi:
     def __init__(
         self, *, games: GameService, lobby: Lobby, records: RecordsService, auth: DiscordAuth,
-        sessions: Sessions, show: Show, hub: LiveHub, places: Places, budgets: WebBudgets,
+        gate: Gate, show: Show, hub: LiveHub, places: Places, budgets: WebBudgets,
         more: Sequence[Routes] = (),
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
         self.records = records
         self.auth = auth
-        self.sessions = sessions
+        self.gate = gate
+        """Every handler's read of the session (and, for a POST, of the member's presence)."""
+        self.sessions = gate.sessions
         self.show = show
         self.hub = hub
         self.places = places
@@ -130,7 +132,7 @@ class ActivityApi:
     # --- the channel's games -------------------------------------------------------------
 
     async def list_games(self, request: web.Request) -> web.Response:
-        session = self._session(request)
+        session = await self._session(request)
         texts = {key: text(f"web.{key}", session.locale) for key in PAGE_TEXTS}
         texts |= {f"difficulty.{d}": text(f"choice.difficulty.{d}", session.locale)
                   for d in DIFFICULTIES}  # fmt: skip
@@ -186,7 +188,7 @@ class ActivityApi:
         return await self._started(session, result)
 
     async def start(self, request: web.Request) -> web.Response:
-        session = self._session(request)
+        session = await self._session(request)
         spend(self.budgets.starts, session.user_id, session.locale)
         body = await _body(request)
         size = int_field(body, "size", SIZES, default=3)
@@ -253,8 +255,8 @@ class ActivityApi:
                                     int(shown) if _is_id(shown) else None)  # fmt: skip
 
     async def _socket_session(self, token: str | None) -> Session:
-        """The live socket's session, read as a GET's is."""
-        return self.sessions.read(token)
+        """The live socket's session, read as a GET's is (a revoked one refused)."""
+        return await self.gate.read(token)
 
     def _connect(self, session: Session) -> None:
         """Raises: WebRefusal: 429, the member's or everyone's connects spent."""
@@ -262,9 +264,16 @@ class ActivityApi:
 
     # --- internals -----------------------------------------------------------------------
 
-    def _session(self, request: web.Request) -> Session:
+    async def _session(self, request: web.Request) -> Session:
+        """The request's session; a POST (an intent: it changes state) only from a member
+        still in the session's Activity instance.
+
+        Raises:
+            WebRefusal: 401 ``bad_session``; 403 ``not_in_instance`` (a POST).
+        """
         header = request.headers.get("Authorization", "")
-        return self.sessions.read(header.removeprefix("Bearer ").strip() or None)
+        token = header.removeprefix("Bearer ").strip() or None
+        return await self.gate.read(token, present=request.method == "POST")
 
     async def _game_of(
         self, request: web.Request, budget: Budget | None = None
@@ -275,7 +284,7 @@ class ActivityApi:
         Raises:
             WebRefusal: 404 for an id that is no game of the channel; 429, ``budget`` spent.
         """
-        session = self._session(request)
+        session = await self._session(request)
         if budget is not None:
             spend(budget, session.user_id, session.locale)
         raw = request.match_info["id"]

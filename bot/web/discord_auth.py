@@ -1,22 +1,27 @@
-"""Signing a member in from the Activity: Discord's OAuth2 code exchanged with the client
-secret, the member read with the access token, and the Activity instance checked with
-the bot's token (the member must be in it; it names the channel). The secret and the
-tokens never leave this module's requests: never in a page, a response body but the
-access token the page itself asked for, or a log line.
+"""Signing a member in from the Activity: the Activity instance read with the bot's token
+(it must be running; it names the channel), Discord's OAuth2 code exchanged with the
+client secret, the member read with the access token, and checked to be a participant of
+the instance. The secret and the tokens never leave this module's requests: never in a
+page, a response body but the access token the page itself asked for, or a log line.
+
+The instance comes first, before any budget shared by members is spent: read once and
+kept (:class:`~bot.web.instances.Instances`), an unknown id refused from then on for a
+while, and ids nobody vouches for read within a budget of their own. Only a sign-in from
+a running instance spends a sign-in credit: the instance's share, then everyone's. A
+flood of junk naming ids that are not running so spends nothing members need.
 
 Every call obeys Discord's rate limits: the bot's through discord.py's client
 (:class:`~bot.web.bot_rest.BotRest`), the OAuth2 ones through the process's
 :class:`~bot.web.oauth_limits.OAuthLimiter`. A sign-in that would have to wait for them,
-or for the sign-in budgets (everyone's, then the member's), is refused at once with a
-429 that says how long to wait and whether its code was spent (it is once the code was
-sent to Discord): nothing queues, so a flood never stands ahead of a member."""
+or for a budget, is refused at once with a 429 that says how long to wait and whether
+its code was spent (it is once the code was sent to Discord): nothing queues, so a flood
+never stands ahead of a member."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import logging
-import math
 import re
 import time
 from collections import OrderedDict
@@ -30,6 +35,7 @@ from bot.core.budgets import Budget
 from bot.i18n import text
 from bot.web.bot_rest import BotRest
 from bot.web.errors import WebRefusal
+from bot.web.instances import Instances, busy, lookup_budget, told_wait
 from bot.web.oauth_limits import OAuthLimiter
 
 log = logging.getLogger(__name__)
@@ -59,30 +65,35 @@ class SignedIn:
 
 @dataclass(frozen=True, slots=True)
 class SignInLimits:
-    """What a sign-in may spend: Discord's word on the OAuth2 routes, the process's
-    sign-ins (spent before the code is sent), and each member's (spent once Discord
-    said who the member is)."""
+    """What a sign-in may spend: Discord's word on the OAuth2 routes, the reads of
+    instances not kept (``lookups``), the sign-ins of running instances (``overall``,
+    keyed by instance: each one's share and everyone's; spent before the code is sent),
+    and each member's (spent once Discord said who the member is)."""
 
     discord: OAuthLimiter
     overall: Budget
     members: Budget
+    lookups: Budget
 
 
 def sign_in_limits(
-    *, overall: int, per_member: int, clock: Callable[[], float] = time.monotonic
-) -> SignInLimits:
-    """``overall`` sign-ins a minute for the process, ``per_member`` in ten minutes for
-    each member.
+    *, overall: int, per_member: int, per_instance: int | None = None, lookups: int = 60,
+    clock: Callable[[], float] = time.monotonic,
+) -> SignInLimits:  # fmt: skip
+    """``overall`` sign-ins a minute for the process, ``per_instance`` (None: as many)
+    of them from one Activity instance, ``per_member`` in ten minutes for each member,
+    ``lookups`` reads a minute of instance ids not kept (for places seen, and as many for
+    places new: :func:`~bot.web.instances.lookup_budget`).
 
     Raises:
         ValueError: a budget below one.
     """
-    everyone = Budget("sign-in", per_key=overall, overall=overall, window=OVERALL_WINDOW,
-                      clock=clock)  # fmt: skip
+    everyone = Budget("sign-in", per_key=per_instance or overall, overall=overall,
+                      window=OVERALL_WINDOW, clock=clock)  # fmt: skip
     # no overall cap of its own: the one above is everyone's
     members = Budget("member sign-in", per_key=per_member, overall=10**9, window=MEMBER_WINDOW,
                      clock=clock)  # fmt: skip
-    return SignInLimits(OAuthLimiter(clock), everyone, members)
+    return SignInLimits(OAuthLimiter(clock), everyone, members, lookup_budget(lookups, clock))
 
 
 def avatar_url(user: dict[str, Any]) -> str | None:
@@ -96,31 +107,19 @@ def display_name(user: dict[str, Any]) -> str:
     return str(user.get("global_name") or user.get("username") or user.get("id"))
 
 
-def _busy(seconds: float, locale: str, *, code_spent: bool) -> WebRefusal:
-    """A sign-in refused because everyone's budget or Discord's limit says wait."""
-    return WebRefusal(429, "busy", text("web.sign_in_busy", locale, seconds=_whole(seconds)),
-                      retry_after=_after(seconds), code_spent=code_spent)  # fmt: skip
-
-
-def _whole(seconds: float) -> int:
-    return max(1, math.ceil(seconds))
-
-
-def _after(seconds: float) -> float:
-    """A wait as told: in milliseconds rounded up, never 0 (a page told 0 comes back at
-    once, to be refused again)."""
-    return max(0.001, math.ceil(seconds * 1000) / 1000)
-
-
 class DiscordAuth:
     def __init__(
         self, http: aiohttp.ClientSession, bot: BotRest, limits: SignInLimits, *,
         api_base: str | None, client_id: int, client_secret: str,
+        instances: Instances | None = None,
     ) -> None:  # fmt: skip
         self.http = http
         """For the OAuth2 calls only (with the member's token or the client's secret)."""
         self.bot = bot
         self.limits = limits
+        self.instances = instances or Instances(bot, client_id, limits.lookups)
+        """The instances read with the bot's token, kept: the sessions' presence checks
+        and the live pages' share them."""
         self.api = (api_base or DISCORD_API).rstrip("/")
         self.client_id = client_id
         self._secret = client_secret
@@ -137,9 +136,10 @@ class DiscordAuth:
         """
         if not INSTANCE_ID.fullmatch(instance_id):  # it goes into a URL fetched as the bot
             raise WebRefusal(400, "bad_request", "no Activity instance was named")
-        spent = self.limits.overall.spend(None)
+        await self.instances.read(instance_id, locale=locale)  # running, before any credit
+        spent = self.limits.overall.spend(instance_id)
         if spent is not None:
-            raise _busy(spent.retry_after, locale, code_spent=False)
+            raise busy(spent.retry_after, locale, code_spent=False)
         form = {"client_id": str(self.client_id), "client_secret": self._secret,
                 "grant_type": "authorization_code", "code": code}  # fmt: skip
         status, body = await self._oauth(TOKEN_ROUTE, "", locale, "POST", "/oauth2/token",
@@ -157,11 +157,11 @@ class DiscordAuth:
         own = str(user.get("locale") or locale)
         again = self.limits.members.spend(int(user["id"]))
         if again is not None:
-            seconds = again.retry_after
-            raise WebRefusal(429, "too_often", text("web.sign_in_often", own,
-                                                    seconds=_whole(seconds)),
-                             retry_after=_after(seconds), code_spent=True)  # fmt: skip
-        instance = await self.instance(instance_id)
+            whole, after = told_wait(again.retry_after)
+            raise WebRefusal(429, "too_often", text("web.sign_in_often", own, seconds=whole),
+                             retry_after=after, code_spent=True)  # fmt: skip
+        # read again if it does not list the member: they may have joined since it was read
+        instance = await self.instances.read(instance_id, vouched=True, again_for=int(user["id"]))
         if str(user["id"]) not in {str(u) for u in instance.get("users", [])}:
             raise WebRefusal(403, "not_in_instance", "you are not in this Activity: open it "
                              "from Discord to play")  # fmt: skip
@@ -186,7 +186,7 @@ class DiscordAuth:
         spent = route != TOKEN_ROUTE  # past the token route, the code was sent
         wait = limiter.take(route, who)
         if wait > 0:
-            raise _busy(wait, locale, code_spent=spent)
+            raise busy(wait, locale, code_spent=spent)
         try:
             async with self.http.request(method, self.api + path, timeout=TIMEOUT,
                                          **options) as res:  # fmt: skip
@@ -208,12 +208,14 @@ class DiscordAuth:
         if status == 429:
             log.warning("activity sign-in: Discord answered %s with 429 (Retry-After %s)",
                         route, headers.get("Retry-After"))  # fmt: skip
-            raise _busy(limiter.wait(route, who), locale, code_spent=True)
+            raise busy(limiter.wait(route, who), locale, code_spent=True)
         return status, body
 
     async def instance(self, instance_id: str) -> dict[str, Any]:
-        """The Activity instance as Discord tells the bot now: its participants' ids
+        """The Activity instance as Discord told the bot within
+        :data:`~bot.web.instances.RUNNING_FOR` seconds: its participants' ids
         (``users``, strings) and its place (``location``: ``channel_id``, ``guild_id``).
+        For the live pages, whose sessions vouch for it (no lookup is spent).
 
         Raises:
             WebRefusal: 400, an id that is none; 403 (``not_in_instance``), an instance
@@ -221,18 +223,7 @@ class DiscordAuth:
         """
         if not INSTANCE_ID.fullmatch(instance_id):  # it goes into a URL fetched as the bot
             raise WebRefusal(400, "bad_request", "no Activity instance was named")
-        try:
-            status, instance = await self.bot.get(
-                "/applications/{application_id}/activity-instances/{instance_id}",
-                application_id=self.client_id, instance_id=instance_id,
-            )  # fmt: skip
-        except OSError:
-            raise WebRefusal(502, "discord", "Discord did not answer; try again") from None
-        if status == 404:
-            raise WebRefusal(403, "not_in_instance", "this Activity instance is not running")
-        if status != 200:
-            raise WebRefusal(502, "discord", "Discord did not answer; try again")
-        return instance
+        return await self.instances.read(instance_id, vouched=True)
 
     async def user(self, user_id: int) -> dict[str, Any]:
         """A user's public profile (their name and avatar on the page), kept once read;

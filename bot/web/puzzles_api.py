@@ -33,7 +33,7 @@ from bot.web.limits import WebBudgets, spend
 from bot.web.page_text import plain
 from bot.web.places import Places
 from bot.web.puzzle_json import CHOICES, page_texts, puzzle_json, title
-from bot.web.sessions import Session, Sessions
+from bot.web.sessions import Gate, Session
 
 MODES = ("daily", "training")
 """What the page may start: today's puzzle, or training (own-game puzzles are chat's)."""
@@ -49,11 +49,11 @@ BUSY_WAIT = 1
 
 class PuzzlesApi:
     def __init__(
-        self, *, puzzles: PuzzleService, sessions: Sessions, places: Places,
+        self, *, puzzles: PuzzleService, gate: Gate, places: Places,
         budgets: WebBudgets,
     ) -> None:  # fmt: skip
         self.puzzles = puzzles
-        self.sessions = sessions
+        self.gate = gate
         self.places = places
         self.budgets = budgets
 
@@ -66,14 +66,14 @@ class PuzzlesApi:
         ]
 
     async def current(self, request: web.Request) -> web.Response:
-        session = self._session(request)
+        session = await self._session(request)
         view = await self.puzzles.current(session.user_id)
         return web.json_response({"puzzle": self._json(view, session),
                                   "today": self._today(session.locale),
                                   "texts": page_texts(session.locale)})  # fmt: skip
 
     async def start(self, request: web.Request) -> web.Response:
-        session = self._session(request)
+        session = await self._session(request)
         spend(self.budgets.puzzles, session.user_id, session.locale)
         body = await json_object(request)
         mode = str_field(body, "mode", MODES, default="daily")
@@ -93,7 +93,7 @@ class PuzzlesApi:
         return web.json_response({"puzzle": self._json(view, session)})
 
     async def move(self, request: web.Request) -> web.Response:
-        session, attempt_id = self._attempt_of(request)
+        session, attempt_id = await self._attempt_of(request)
         body = await json_object(request)
         ply, cell = int_field(body, "ply"), int_field(body, "cell")
         view = await self._ask(session, self.puzzles.move(session.user_id, attempt_id, ply, cell))
@@ -104,25 +104,28 @@ class PuzzlesApi:
         return web.json_response({"puzzle": shown})
 
     async def retry(self, request: web.Request) -> web.Response:
-        session, attempt_id = self._attempt_of(request)
+        session, attempt_id = await self._attempt_of(request)
         await json_object(request)  # none is read, but a bad one is refused as anywhere
         view = await self._ask(session, self.puzzles.retry(session.user_id, attempt_id))
         return web.json_response({"puzzle": self._json(view, session)})
 
     # --- internals -----------------------------------------------------------------------
 
-    def _session(self, request: web.Request) -> Session:
+    async def _session(self, request: web.Request) -> Session:
+        """As :meth:`ActivityApi._session <bot.web.api.ActivityApi._session>`: a POST
+        only from a member still in the session's Activity instance."""
         header = request.headers.get("Authorization", "")
-        return self.sessions.read(header.removeprefix("Bearer ").strip() or None)
+        token = header.removeprefix("Bearer ").strip() or None
+        return await self.gate.read(token, present=request.method == "POST")
 
-    def _attempt_of(self, request: web.Request) -> tuple[Session, int]:
+    async def _attempt_of(self, request: web.Request) -> tuple[Session, int]:
         """The session and the attempt's id in the path, a credit spent first (whose the
         attempt is, the service checks).
 
         Raises:
             WebRefusal: 401 without a session; 429, the budget spent; 404, no id at all.
         """
-        session = self._session(request)
+        session = await self._session(request)
         spend(self.budgets.puzzles, session.user_id, session.locale)
         raw = request.match_info["id"]
         if not is_id(raw):

@@ -14,19 +14,20 @@ from bot.core.lobby import Lobby
 from bot.core.models import GameUpdate
 from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
-from bot.core.repository import GAMES_TOPIC, Repository
+from bot.core.repository import GAMES_TOPIC, SESSIONS_TOPIC, Repository
 from bot.core.service import GameService
 from bot.settings import WebLimits
 from bot.web.api import ActivityApi, Show
 from bot.web.bot_rest import BotRest
 from bot.web.discord_auth import DiscordAuth, sign_in_limits
+from bot.web.instances import Instances
 from bot.web.interactions import InteractionsEndpoint
 from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub, LiveLimits
 from bot.web.places import Places
 from bot.web.puzzles_api import PuzzlesApi
 from bot.web.service import WebService
-from bot.web.sessions import Session, Sessions
+from bot.web.sessions import Gate, Session, Sessions
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,7 @@ async def start_activity(
     *, repo: Repository, games: GameService, lobby: Lobby, records: RecordsService, show: Show,
     api_base: str | None, client_id: int, client_secret: str | None, bot: BotRest, host: str,
     port: int, sign_ins_overall: int, sign_ins_per_member: int,
+    sign_ins_per_instance: int | None = None, instance_lookups: int = 60,
     interactions: InteractionsEndpoint | None = None, limits: WebLimits | None = None,
     traces: Sequence[aiohttp.TraceConfig] = (), clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
@@ -74,8 +76,10 @@ async def start_activity(
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
     the Interactions Endpoint (when given). ``bot``: the bot's REST client, for the calls
     made with its token; the OAuth2 calls go through a session of their own, traced by
-    ``traces``, within ``sign_ins_overall`` sign-ins a minute and ``sign_ins_per_member``
-    a member in ten minutes (on ``sign_in_clock``, which a test moves with Discord's).
+    ``traces``, within ``sign_ins_overall`` sign-ins a minute (``sign_ins_per_instance``
+    of them from one Activity instance) and ``sign_ins_per_member`` a member in ten
+    minutes, and ``instance_lookups`` reads a minute of instances not kept (on
+    ``sign_in_clock``, which a test moves with Discord's, as it moves the instances kept).
     ``limits``: what a member's pages may ask (None: the defaults); ``clock`` the
     sessions' time, ``monotonic`` the budgets'. ``puzzles``: the page plays them too.
 
@@ -94,9 +98,11 @@ async def start_activity(
             raise
         return Activity(service, http)
     sign_ins = sign_in_limits(overall=sign_ins_overall, per_member=sign_ins_per_member,
+                              per_instance=sign_ins_per_instance, lookups=instance_lookups,
                               clock=sign_in_clock)  # fmt: skip
+    instances = Instances(bot, client_id, sign_ins.lookups, sign_in_clock)
     auth = DiscordAuth(http, bot, sign_ins, api_base=api_base, client_id=client_id,
-                       client_secret=client_secret)  # fmt: skip
+                       client_secret=client_secret, instances=instances)  # fmt: skip
     api: ActivityApi
 
     async def render(update: GameUpdate, session: Session) -> dict[str, Any]:
@@ -113,16 +119,19 @@ async def start_activity(
     hub = LiveHub(games.current, render, games_for, instance=auth.instance, limits=live,
                   clock=clock)  # fmt: skip
     budgets = WebBudgets.of(limits, monotonic)
-    sessions, places = Sessions(client_secret, clock), Places(bot)
+    gate = Gate(Sessions(client_secret, clock), repo.sessions_not_before, instances)
+    places = Places(bot)
     more = []
     if puzzles is not None:
-        more.append(PuzzlesApi(puzzles=puzzles, sessions=sessions, places=places,
+        more.append(PuzzlesApi(puzzles=puzzles, gate=gate, places=places,
                                budgets=budgets).routes)  # fmt: skip
-    api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth, sessions=sessions,
+    api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth, gate=gate,
                       show=show, hub=hub, places=places, budgets=budgets, more=more)  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)
     try:
         await repo.listen(GAMES_TOPIC, hub.heard)
+        gate.revoked.append(hub.revoked)  # a revoked member's pages close at once
+        await repo.listen(SESSIONS_TOPIC, gate.heard)
         await service.start()
     except BaseException:  # a port in use, or a stop during the start
         await Activity(service, http).stop()

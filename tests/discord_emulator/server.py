@@ -22,6 +22,7 @@ from .gateway import (
     INTENT_GUILD_EMOJIS,
     INTENT_GUILD_MEMBERS,
     INTENT_GUILD_MESSAGES,
+    INTENT_GUILD_MODERATION,
     Gateway,
 )
 from .http_mode import HttpMode
@@ -367,6 +368,22 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
             member = member_dict(user, guild) | {"guild_id": str(guild.id)}
             self.gateway.dispatch("GUILD_MEMBER_ADD", member, intent=INTENT_GUILD_MEMBERS)
         return user
+
+    def ban(self, user: EmuUser, guild: EmuGuild | None = None, *, bot_told: bool = True) -> None:
+        """A moderator bans ``user`` from ``guild`` (default: the emulator's): they are no
+        longer a member, and leave its Activity instances (a ban disconnects them from
+        voice). ``GUILD_BAN_ADD`` goes to a bot with the GUILD_MODERATION intent and, in
+        that server, Ban Members or View Audit Log (``bot_told``; Discord's gateway
+        events, "Guild Ban Add")."""
+        guild = guild or self.guild
+        if user.id in guild.member_ids:
+            guild.member_ids.remove(user.id)
+        for instance in list(self.activities.instances.values()):
+            if instance.channel.guild_id == guild.id and user.id in instance.users:
+                self.activities.leave(user, instance.instance_id)
+        if bot_told and guild.has_bot:
+            payload = {"guild_id": str(guild.id), "user": user.to_dict()}
+            self.gateway.dispatch("GUILD_BAN_ADD", payload, intent=INTENT_GUILD_MODERATION)
 
     def ready_payload(self, session_id: str, shard: tuple[int, int] = (0, 1)) -> dict[str, Any]:
         guilds = [
