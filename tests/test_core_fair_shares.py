@@ -65,16 +65,6 @@ def test_once_busy_servers_spend_down_to_the_reserve_only_quiet_ones_are_served(
     assert budget.spend((4, 1), fourth) is None
 
 
-def test_a_refund_gives_the_credit_back_to_each_purse():
-    budget = Budget("hints", per_key=1, overall=2, window=60.0, per_place=1, clock=FakeClock())
-    here = place_of(GUILD, CHANNEL)
-    assert budget.spend(ALICE, here) is None
-    assert budget.spend(ALICE, here) == Spent("member", pytest.approx(60.0))
-    budget.refund(ALICE, here)
-    assert budget.spend(ALICE, here) is None
-    assert budget.spend(BOB, here) == Spent("place", pytest.approx(60.0))
-
-
 async def test_a_server_holding_the_pool_gives_way_to_another_servers_request() -> None:
     gate = EngineGate({"review": 4, "hint": 1})
     mine, theirs, third = ("server", 1), ("server", 2), ("server", 3)

@@ -10,6 +10,7 @@ from typing import Any
 
 from bot.i18n import text
 from bot.settings import WebLimits
+from bot.web.limits import WebBudgets
 from bot.web.page_text import plain
 
 from bot_harness import eventually
@@ -82,3 +83,12 @@ async def test_a_hint_before_each_move_is_never_refused_and_each_server_has_its_
         d = await sign_in(emulator, http, base, dave, elsewhere.channels[0])
         status, body = await d.post(path, {"ply": 0})
         assert (status, body["error"]) == (404, "unknown_game"), body
+
+
+def test_each_budget_of_the_page_has_its_server_share() -> None:
+    """TTT_WEB_SERVER_SHARE applies to every budget (puzzles' too), never below one
+    member's."""
+    budgets = WebBudgets.of(WebLimits(server_share=10, puzzles_overall=1000, hints_overall=50))
+    assert (budgets.puzzles.per_place, budgets.reviews.per_place) == (100, 12)
+    assert budgets.hints.per_place == 10  # 5 would be less than one member's 10
+    assert WebBudgets.of(WebLimits()).reviews.per_place == 30  # a quarter of 120

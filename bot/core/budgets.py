@@ -123,14 +123,6 @@ class Budget:
             purse.credits -= 1
         return None
 
-    def refund(self, key: Hashable, place: Hashable | None = None) -> None:
-        """Give back a credit :meth:`spend` took for a request that turned out free."""
-        now = self.clock()
-        for purse, size in ((self._keys.of(key, now), self.per_key), (self._all, self.overall)):
-            purse.credits = min(float(size), purse.credits + 1)
-        for purse in self._place_purse(place, now):
-            purse.credits = min(float(self.per_place), purse.credits + 1)
-
     def _check(self, mine: _Purse, place: Hashable | None, now: float) -> Spent | None:
         if mine.credits < 1:
             return Spent("member", self._wait(mine.credits, 1, self.per_key))
