@@ -1,7 +1,9 @@
 """Engine work past its limits, as members see it: in chat (over the gateway and over
-HTTP) a Review or Hint click is answered at once with a private "busy" in the clicker's
-language, before any "thinking", and nothing reaches an engine worker; on the page, the
-review route answers 429 with the reason while a member's review is worked out.
+HTTP) a Review click is answered at once with a private "busy" in the clicker's
+language, before any "thinking", and nothing reaches an engine worker; a Hint click for
+the position in front of the member is never refused: past the hints' bound it is
+answered "thinking" and waits its turn; on the page, the review route answers 429 with
+the reason while a member's review is worked out.
 
 In chat the limits are held through the bot's own gate (a request in flight for the
 member, a worker's queue full); the core's tests hold real computations
@@ -19,7 +21,7 @@ from test_web_ultimate import core_service
 
 from bot.discord_ui import custom_ids
 
-from bot_harness import running_bot, settings_for
+from bot_harness import eventually, running_bot, settings_for
 from core_harness import CHANNEL, GUILD, play
 from discord_emulator import DiscordEmulator, buttons
 
@@ -75,30 +77,38 @@ async def test_a_click_past_the_engines_limits_is_refused_privately_in_the_membe
         res = await emulator.click(klaus, finished, review)
     assert (res.type, res.ephemeral, res.content) == (4, True, BUSY_MEMBER["de"])
 
-    # the reviews' worker has all it takes (TTT_REVIEW_QUEUE=1): Amélie's is refused
-    gate.take("review")
+    # the reviews' worker and its line (TTT_REVIEW_QUEUE=1) hold this server's own
+    # reviews: Amélie's is refused (another server's would wait its turn)
+    place = ("server", emulator.guild.id)
+    gate.take("review", place)
+    waiting = gate.enter("review", place)
     try:
         res = await emulator.click(amelie, finished, review)
     finally:
-        gate.give_back("review")
+        waiting.close()
+        gate.give_back("review", place)
     assert (res.type, res.ephemeral, res.content) == (4, True, BUSY["fr"])
 
-    # likewise the hints' (TTT_HINT_QUEUE=1): João's Hint on his own 4×4 board
+    # the hints' worker is full (TTT_HINT_QUEUE=1): João's Hint on his own 4×4 board is
+    # not refused; "thinking", it waits its turn, and comes once the place is free
     other = emulator.create_channel(emulator.guild, "more-games")
     board = await four_by_four(emulator, joao, other)
-    gate.take("hint")
+    game_id = custom_ids.parse(click_of(board, custom_ids.ResignClick)).game_id
+    gate.take("hint", place)
     try:
-        res = await emulator.click(joao, board, click_of(board, custom_ids.HintClick))
+        click = asyncio.ensure_future(
+            emulator.click(joao, board, click_of(board, custom_ids.HintClick), wait_final=True)
+        )
+        await eventually(lambda: gate.waiting("hint") == 1, "João's hint waiting its turn")
+        assert not (await bot.repo.get_game(game_id)).hinted
     finally:
-        gate.give_back("hint")
-    assert (res.type, res.ephemeral, res.content) == (4, True, BUSY["pt-BR"])
-    game = await bot.repo.get_game(
-        custom_ids.parse(click_of(board, custom_ids.ResignClick)).game_id
-    )
-    assert not game.hinted  # refused: the game is not marked as played with a hint
-    # nothing reached an engine worker (none was even started)
-    assert bot.reviews.worker_pids() == [] and bot.hints.worker_pids() == []
-    assert gate.refused == {"engine.busy_member": 1, "engine.busy": 2}
+        gate.give_back("hint", place)
+    res = await click
+    content = res.followups[0]["content"] if res.followups else res.content
+    assert (res.type, res.ephemeral) == (5, True) and content.startswith("💡 **Dica**"), res
+    assert (await bot.repo.get_game(game_id)).hinted
+    assert bot.reviews.worker_pids() == []  # no review reached an engine worker
+    assert gate.refused == {"engine.busy_member": 1, "engine.busy": 1}
 
 
 @pytest.fixture

@@ -1,7 +1,9 @@
 """Engine work on request is bounded: a member has one hint or review in flight at a time
 (a second is refused at once, ``engine.busy_member``, while another member's goes
-through), and each worker takes at most its bound at once (past it, ``engine.busy`` at
-once). Computations are held by the test (an event it sets) and counted, never timed."""
+through), and each worker takes at most its bound at once; past it a review waits its
+turn in a line of the same bound (past both, ``engine.busy`` at once) and a hint always
+waits its turn. Computations are held by the test (an event it sets) and counted, never
+timed. The fairness between servers: tests/test_core_fair_shares.py."""
 
 from __future__ import annotations
 
@@ -96,27 +98,37 @@ async def test_a_members_second_request_is_refused_at_once_while_anothers_goes_t
     assert advisor.calls == 2 and records.reviews.gate.admitted == {"hint": 0, "review": 0}
 
 
-async def test_past_the_reviews_bound_the_answer_is_busy_at_once(
+async def test_past_the_reviews_bound_a_review_waits_its_turn_and_past_the_line_is_busy(
     make_core: Callable[..., Any],
 ) -> None:
-    core, records, runner, _ = await setup(make_core, {"review": 2, "hint": 1}, held_reviews=2)
+    core, records, runner, _ = await setup(make_core, {"review": 1, "hint": 1}, held_reviews=2)
     games = [await four_by_four(core, ALICE, BOB, channel=CHANNEL + i) for i in range(3)]
-    asks = [asyncio.ensure_future(records.review(GUILD, member, game))
-            for member, game in ((ALICE, games[0]), (BOB, games[1]))]  # fmt: skip
-    await runner.called(2)  # each reaches the engine after a read of the store
+    alices = asyncio.ensure_future(records.review(GUILD, ALICE, games[0]))
+    await runner.called(1)
+    bobs = asyncio.ensure_future(records.review(GUILD, BOB, games[1]))  # waits its turn
+    gate = records.reviews.gate
+    await within(wait_for(lambda: gate.waiting("review") == 1))
+    # the line is as long as the pool, and this server has all of both: busy at once
     assert await refusal_key(records.review(GUILD, CAROL, games[2])) == BUSY
-    assert runner.calls == 2 and not any(ask.done() for ask in asks)
+    assert runner.calls == 1 and not alices.done() and not bobs.done()
     # a review already being worked out takes no more room: Dave waits for Alice's
     joined = asyncio.ensure_future(records.review(GUILD, DAVE, games[0]))
     runner.release.set()
-    done = await asyncio.gather(*asks, joined)
-    assert done[2] == done[0] and runner.calls == 2
+    done = await asyncio.gather(alices, joined, bobs)
+    assert done[1] == done[0] and done[2].game.id == games[1] and runner.calls == 2
     # room again: Carol's is worked out now
     assert (await records.review(GUILD, CAROL, games[2])).game.id == games[2]
-    assert runner.calls == 3 and records.reviews.gate.refused[BUSY] == 1
+    assert runner.calls == 3 and gate.refused[BUSY] == 1
+    assert gate.admitted == {"hint": 0, "review": 0} and gate.waiting("review") == 0
 
 
-async def test_past_the_hints_bound_the_answer_is_busy_at_once(
+async def wait_for(ready: Callable[[], bool]) -> None:
+    """Until ``ready()`` (the loop turned between checks; :func:`within` bounds it)."""
+    while not ready():
+        await asyncio.sleep(0)
+
+
+async def test_past_the_hints_bound_a_hint_waits_its_turn_and_is_never_refused(
     make_core: Callable[..., Any],
 ) -> None:
     core, _, _, advisor = await setup(make_core, {"review": 1, "hint": 1})
@@ -124,12 +136,18 @@ async def test_past_the_hints_bound_the_answer_is_busy_at_once(
     bobs = await bot_game(core, BOB, size=4, channel=CHANNEL + 1)
     held = asyncio.ensure_future(core.games.hint(alices, 0, ALICE))
     await within(advisor.started.wait())
-    assert await refusal_key(core.games.hint(bobs, 0, BOB)) == BUSY
-    assert advisor.calls == 1
+    searching = asyncio.Event()
+
+    async def said() -> None:
+        searching.set()
+
+    waiting = asyncio.ensure_future(core.games.hint(bobs, 0, BOB, searching=said))
+    await within(searching.wait())  # told "thinking" before waiting his turn
+    assert core.games.gate.waiting("hint") == 1 and advisor.calls == 1 and not waiting.done()
     advisor.release.set()
     await held
-    _, hint = await core.games.hint(bobs, 0, BOB)
-    assert advisor.calls == 2 and hint.mark == "X"
+    _, hint = await within(waiting)
+    assert advisor.calls == 2 and hint.mark == "X" and core.games.gate.refused[BUSY] == 0
 
 
 async def test_3x3_hints_and_reviews_are_never_refused(make_core: Callable[..., Any]) -> None:
@@ -147,20 +165,27 @@ async def test_3x3_hints_and_reviews_are_never_refused(make_core: Callable[..., 
     await held
 
 
-def test_the_gate_gives_back_what_it_took_and_checks_its_bounds() -> None:
+async def test_the_gate_gives_back_what_it_took_and_checks_its_bounds() -> None:
     gate = EngineGate({"review": 1, "hint": 2})
-    with pytest.raises(RuntimeError), gate.admit("hint", ALICE):
-        assert gate.busy(ALICE) and gate.admitted["hint"] == 1
-        raise RuntimeError("the worker died")
+    with pytest.raises(RuntimeError):
+        async with gate.admit("hint", ALICE):
+            assert gate.busy(ALICE) and gate.admitted["hint"] == 1
+            raise RuntimeError("the worker died")
     assert not gate.busy(ALICE) and gate.admitted["hint"] == 0
-    with gate.admit("review", ALICE):
-        with pytest.raises(Refusal) as info, gate.admit("hint", ALICE):
-            pass
+    async with gate.admit("review", ALICE, "here"):
+        with pytest.raises(Refusal) as info:
+            async with gate.admit("hint", ALICE):
+                pass
         assert info.value.key == BUSY_MEMBER and gate.admitted["hint"] == 0
-        with pytest.raises(Refusal) as info, gate.admit("review", BOB):
-            pass
+        waiting = gate.enter("review", "here")  # the line: as long as the pool
+        with pytest.raises(Refusal) as info:
+            async with gate.admit("review", BOB, "here"):
+                pass
         assert info.value.key == BUSY and not gate.busy(BOB)  # nothing held for Bob
+        waiting.close()  # a turn that leaves the line frees its place there
+        assert gate.waiting("review") == 0
     assert gate.refused == {BUSY_MEMBER: 1, BUSY: 1}
+    assert gate.admitted == {"hint": 0, "review": 0}
     for bounds in ({"review": 0, "hint": 1}, {"review": 1}):
         with pytest.raises(ValueError):
             EngineGate(bounds)  # type: ignore[arg-type]

@@ -260,13 +260,16 @@ def assert_too_many(status: int, body: dict, whose: str, locale: str, most: int)
 async def test_hints_reviews_and_starts_are_refused_at_once_past_each_budget(
     emulator: DiscordEmulator, tmp_path
 ) -> None:
-    """Two requests a minute for each member, three for everyone: a member's third is
-    refused, another member's first is not; the next is, everyone's being spent. A
-    refused request changes nothing."""
+    """Two requests a minute for each member, three for everyone (the two members' server
+    may spend all three: its share is tests/test_web_fair_shares.py's): a member's third
+    is refused, another member's first is not; the next is, everyone's being spent. A
+    refused request changes nothing. A member's first hint for the position in front of
+    them is free."""
     alice = emulator.create_user("alice", locale="es-ES")
     bob = emulator.create_user("bob", locale="pt-BR")
     limits = WebLimits(hints_per_member=2, hints_overall=3, reviews_per_member=2,
-                       reviews_overall=3, starts_per_member=2, starts_overall=3)  # fmt: skip
+                       reviews_overall=3, starts_per_member=2, starts_overall=3,
+                       server_share=100)  # fmt: skip
     async with bot_with_web(emulator, tmp_path / "ttt.sqlite3", web_limits=limits,
                             games_per_channel=10) as (bot, base, http):  # fmt: skip
         a, b = await sign_in(emulator, http, base, alice), await sign_in(emulator, http, base, bob)
@@ -287,7 +290,7 @@ async def test_hints_reviews_and_starts_are_refused_at_once_past_each_budget(
 
         path = f"/api/games/{game['id']}"
         assert game["can_move"]  # bob moves first
-        for _ in range(2):
+        for _ in range(3):  # the first free, then the kept hint for his two credits
             status, body = await b.post(f"{path}/hint", {"ply": game["ply"]})
             assert status == 200 and body["cells"], body
         status, body = await b.post(f"{path}/hint", {"ply": game["ply"]})
@@ -315,7 +318,7 @@ async def test_live_connects_are_refused_past_the_budget_with_the_wait(
     and the wait: a browser cannot read a refused handshake's status."""
     alice = emulator.create_user("alice", locale="de")
     bob = emulator.create_user("bob")
-    limits = WebLimits(connects_per_member=2, connects_overall=3)
+    limits = WebLimits(connects_per_member=2, connects_overall=3, server_share=100)  # one server
     async with bot_with_web(emulator, tmp_path / "ttt.sqlite3", web_limits=limits) as (
         bot, base, http,
     ):  # fmt: skip

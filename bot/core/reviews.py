@@ -4,7 +4,8 @@ spot, in microseconds, every time (keeping it would cost more than that). Past 3
 5×5, ultimate: seconds of engine time) it is kept in the database, where every process
 (chat, a page's, one without the gateway) reads it; within a process, members asking
 for a review being worked out wait for that same computation (single flight), and a new
-computation is admitted by the :class:`~bot.core.engine_gate.EngineGate` or refused.
+computation waits its turn in the :class:`~bot.core.engine_gate.EngineGate`'s fair line
+(by the game's server) or is refused.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 
 from bot.core import review_codec
-from bot.core.engine_gate import EngineGate
+from bot.core.budgets import place_of
+from bot.core.engine_gate import EngineGate, Turn
 from bot.core.models import Game
 from bot.core.repository import Store
 from bot.core.review import instant
@@ -56,7 +58,9 @@ class Reviews:
 
         Raises:
             Refusal: ``engine.busy_member``, ``member`` has a hint or a review being worked
-                out; ``engine.busy``, the reviews' worker has as many as it takes.
+                out; ``engine.busy``, the reviews' worker and its line have as many as
+                they take and the game's server its share (at once, or while waiting
+                its turn: a less busy server's took its place in line).
             IllegalMove: ``game``'s moves are not a legal game.
         """
         if instant(game):  # on the event loop, at once
@@ -90,14 +94,19 @@ class Reviews:
             return None
 
     def _start(self, game: Game) -> asyncio.Task[Review]:
-        """Raises: Refusal: ``engine.busy``, nothing started."""
-        self.gate.take("review")
-        task = asyncio.ensure_future(self._work_out(game))
+        """The computation, once its turn comes (those who join it wait for it too).
+
+        Raises:
+            Refusal: ``engine.busy``, nothing started.
+        """
+        turn = self.gate.enter("review", place_of(game.guild_id, game.channel_id))
+        task = asyncio.ensure_future(self._work_out(game, turn))
         self._flights[game.id] = task
-        task.add_done_callback(lambda done: self._landed(game.id, done))
+        task.add_done_callback(lambda done: self._landed(game.id, done, turn))
         return task
 
-    async def _work_out(self, game: Game) -> Review:
+    async def _work_out(self, game: Game, turn: Turn) -> Review:
+        await turn.wait()
         review = await variant_of(game.variant).review(game, self._run)
         self.computed += 1
         try:
@@ -109,12 +118,12 @@ class Reviews:
                 log.info("game %d was forgotten while its review was worked out", game.id)
         return review
 
-    def _landed(self, game_id: int, task: asyncio.Task[Review]) -> None:
-        """Give the computation's place in the pool back (here, not in the task: one
-        cancelled before it began never runs its own ``finally``); forget it if it failed
-        (retrieving its error: whoever waited has it), and all but the :data:`RECENT`
-        latest done ones."""
-        self.gate.give_back("review")
+    def _landed(self, game_id: int, task: asyncio.Task[Review], turn: Turn) -> None:
+        """Give the computation's place in the pool back, or its place in line (here,
+        not in the task: one cancelled before it began never runs its own ``finally``);
+        forget it if it failed (retrieving its error: whoever waited has it), and all
+        but the :data:`RECENT` latest done ones."""
+        turn.close()
         failed = task.cancelled() or task.exception() is not None
         if failed and self._flights.get(game_id) is task:
             del self._flights[game_id]

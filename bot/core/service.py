@@ -1,7 +1,8 @@
 """The one place that decides a running game: turns (the member's move and the bot's reply
-in one call) and hints here, resigning, stopping, timeouts and abandoning in its base
-class (:mod:`bot.core.endings`), the running games last stored in :mod:`bot.core.recent_games`;
-starts are the :class:`~bot.core.lobby.Lobby`'s.
+in one call) here, hints in a base class (:mod:`bot.core.game_hints`), resigning,
+stopping, timeouts and abandoning in another (:mod:`bot.core.endings`), the running
+games last stored in :mod:`bot.core.recent_games`; starts are the
+:class:`~bot.core.lobby.Lobby`'s.
 
 Every method validates, updates state, stores it, and returns what to show. A request that
 cannot be honoured raises :class:`Refusal` with a catalog key; nothing is changed then.
@@ -23,7 +24,9 @@ from bot.core.alarm import DeadlineAlarm
 from bot.core.endings import GameEndings
 from bot.core.engine_advice import EngineHint
 from bot.core.engine_gate import EngineGate
+from bot.core.game_hints import GameHints
 from bot.core.hints import Hint
+from bot.core.kept_hints import KeptHints
 from bot.core.locks import LockRegistry
 from bot.core.log_lines import describe
 from bot.core.models import Game, GameUpdate
@@ -32,7 +35,7 @@ from bot.core.policies import PolicyBook
 from bot.core.recent_games import RecentGames
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from bot.core.variants import Advisor, advise_here, variant_of
+from bot.core.variants import Advisor, advise_here
 from engine import IllegalMove
 
 log = logging.getLogger(__name__)
@@ -42,9 +45,10 @@ Clock = Callable[[], float]
 ShowEarly = Callable[[GameUpdate], Awaitable[None]]
 
 
-class GameService(GameEndings):
-    """A game's moves and hints, each one call that checks, stores and returns what to
-    show; its endings (resign, stop, time out, abandon) are :class:`GameEndings`'."""
+class GameService(GameHints, GameEndings):
+    """A game's moves, each one call that checks, stores and returns what to show; its
+    hints are :class:`GameHints`', its endings (resign, stop, time out, abandon)
+    :class:`GameEndings`'."""
 
     def __init__(
         self, repo: Repository, policies: PolicyBook, opponent: BotOpponent, *,
@@ -64,6 +68,7 @@ class GameService(GameEndings):
         self._advise = advise
         self.gate = gate or EngineGate()
         """Admits the hints worked out away from the event loop (shared with reviews)."""
+        self.kept_hints: KeptHints[Hint | EngineHint] = KeptHints()
         self.locks = locks or LockRegistry()
         self.alarm = alarm or DeadlineAlarm()
         """Told of every deadline stored, to wake the timekeeper when one is sooner."""
@@ -235,44 +240,6 @@ class GameService(GameEndings):
                      game.ply, (game.finished_at or game.updated_at) - game.created_at,
                      describe(game))  # fmt: skip
         return game
-
-    async def hint(
-        self, game_id: int, ply: int, user_id: int, *,
-        searching: Callable[[], Awaitable[None]] | None = None,
-    ) -> tuple[GameUpdate, Hint | EngineHint]:  # fmt: skip
-        """The best squares for the member to move in a game against the bot (ultimate:
-        :mod:`~bot.core.engine_advice`), and the game marked as played with a hint (once
-        it is worked out, so a search that fails marks nothing). ``searching`` is called
-        before a search that may take a while (past 3×3), once the request is valid.
-
-        Raises:
-            Refusal: hints turned off, not a bot game, not the player, a stale board, not
-                their turn, game over; ``hint.slow`` when the search ran out of time;
-                ``engine.busy_member`` or ``engine.busy`` past the engine's limits (see
-                :class:`~bot.core.engine_gate.EngineGate`), before ``searching``.
-        """
-        game = await self._running_game(game_id)
-        update = await self.update(game)
-        if not update.hints:
-            raise Refusal("hint.off")
-        if game.bot_side is None:
-            raise Refusal("hint.bot_games")
-        moves.check_turn(game, ply, user_id, not_player="hint.not_player")
-        board = game.board
-        hint: Hint | EngineHint | None = variant_of(game.variant).instant_hint(board)
-        if hint is None:  # past 3×3, and ultimate: away from the event loop
-            with self.gate.admit("hint", user_id):
-                if searching is not None:
-                    await searching()
-                try:
-                    hint = await self._advise(board)
-                except TimeoutError:
-                    raise Refusal("hint.slow") from None
-        try:
-            await self.repo.mark_hinted(game.id, ply)
-        except Conflict:  # a move (or an ending) was stored meanwhile
-            raise Refusal("move.stale") from None
-        return await self.update(game.with_changes(hinted=True)), hint
 
     async def resume_bot_turn(self, game_id: int) -> GameUpdate | None:
         """Make a bot move that a crash interrupted (the member's move was stored, the

@@ -181,6 +181,8 @@ class WebLimits:
     connects_per_member: int = 20
     """Live sockets opened (a page reconnects after each loss)."""
     connects_overall: int = 1200
+    server_share: int = 25
+    """The percent of each overall budget one server (a DM: its channel) may spend."""
     pages_per_member: int = 3
     """Live sockets a member holds open at once."""
     pages_overall: int = 2000

@@ -206,9 +206,10 @@ SECTIONS = (
                 "when they changed", shown="on", unset=True),
     )),
     Section("Limits under abuse", "What one process takes on; past a limit, a request is "
-            "refused at once with the reason and the wait, never queued. Each live board "
-            "budget (`_PER_MEMBER`, `_OVERALL`) is requests a minute, for each member and for "
-            "everyone together.", (
+            "refused at once with the reason and the wait (only engine work waits its turn "
+            "in a fair line). Each live board budget (`_PER_MEMBER`, `_OVERALL`) is requests "
+            "a minute, for each member and for everyone together; a member's first hint for "
+            "the position in front of them is not counted.", (
         Setting("TTT_WEB_HINTS_PER_MEMBER", "web_limits.hints_per_member", bounded(1, 10**6),
                 "hints one member may ask of the live board"),
         Setting("TTT_WEB_HINTS_OVERALL", "web_limits.hints_overall", bounded(1, 10**6),
@@ -232,6 +233,9 @@ SECTIONS = (
                 "again after each loss)"),
         Setting("TTT_WEB_CONNECTS_OVERALL", "web_limits.connects_overall", bounded(1, 10**6),
                 "live sockets all members together may open"),
+        Setting("TTT_WEB_SERVER_SHARE", "web_limits.server_share", bounded(1, 100),
+                "the percent of each `_OVERALL` budget one server (a DM: its channel) may "
+                "spend a minute, however many of its members ask"),
         Setting("TTT_WEB_PAGES_PER_MEMBER", "web_limits.pages_per_member", bounded(1, 10**6),
                 "live sockets one member holds open at once; the next page is told to close "
                 "one"),
@@ -248,10 +252,13 @@ SECTIONS = (
         Setting("TTT_WEB_SEND_TIMEOUT", "web_limits.send_timeout", seconds(),
                 "seconds one update may take to reach a page before the page is dropped"),
         Setting("TTT_REVIEW_QUEUE", "review_queue", bounded(1, 1000), "reviews past 3×3 the "
-                "reviews' worker takes at once (the one running and those queued); past it "
-                "a member is told at once that the engine is busy"),
+                "reviews' worker takes at once (the one running and those queued); as many "
+                "more wait their turn, each server's in turn; past that a member of the "
+                "busiest server is told at once that the engine is busy"),
         Setting("TTT_HINT_QUEUE", "hint_queue", bounded(1, 1000),
-                "hints past 3×3 the hints' worker takes at once, likewise"),
+                "hints past 3×3 the hints' worker takes at once; the next wait their turn, "
+                "each server's in turn (a hint for the position in front of its member is "
+                "never refused)"),
         Setting("TTT_SIGN_INS_OVERALL", "sign_ins_overall", bounded(1, 100_000),
                 "live board sign-ins a process begins a minute, all members together (up to "
                 "that many at once, then one every 60/N seconds); past it a sign-in is "

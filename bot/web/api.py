@@ -28,7 +28,7 @@ from bot.web.fields import CODE, int_field, str_field
 from bot.web.fields import is_id as _is_id
 from bot.web.fields import json_object as _body
 from bot.web.game_json import Person, game_json
-from bot.web.limits import WebBudgets, spend
+from bot.web.limits import WebBudgets, charge
 from bot.web.live import LiveHub
 from bot.web.page_text import plain
 from bot.web.places import Places
@@ -189,7 +189,7 @@ class ActivityApi:
 
     async def start(self, request: web.Request) -> web.Response:
         session = await self._session(request)
-        spend(self.budgets.starts, session.user_id, session.locale)
+        charge(self.budgets.starts, session)
         body = await _body(request)
         size = int_field(body, "size", SIZES, default=3)
         variant = str_field(body, "variant", VARIANTS, default="classic")
@@ -233,9 +233,19 @@ class ActivityApi:
         return web.json_response(answer)
 
     async def hint(self, request: web.Request) -> web.Response:
-        session, game_id = await self._game_of(request, self.budgets.hints)
-        ply = int_field(await _body(request), "ply")
-        update, hint = await self._ask(session, self.games.hint(game_id, ply, session.user_id))
+        """The first ask for the position in front of the member is free (never refused);
+        any other (that ply again, another, a game not theirs, a bad body) spends a credit:
+        docs/run/under-abuse.md, "Fair shares"."""
+        budget = self.budgets.hints
+        session, game_id = await self._game_of(request, budget, free=True)
+        try:
+            ply = int_field(await _body(request), "ply")
+        except WebRefusal:
+            charge(budget, session)
+            raise
+        asked = self.games.hint(game_id, ply, session.user_id,
+                                charge=lambda: charge(budget, session))  # fmt: skip
+        update, hint = await self._ask(session, asked)
         await self.show(update)  # the board says a hint was used
         return web.json_response(hint_json(update.game, hint, session.locale))
 
@@ -259,8 +269,9 @@ class ActivityApi:
         return await self.gate.read(token)
 
     def _connect(self, session: Session) -> None:
-        """Raises: WebRefusal: 429, the member's or everyone's connects spent."""
-        spend(self.budgets.connects, session.user_id, session.locale)
+        """Raises: WebRefusal: 429, the member's, their server's or everyone's connects
+        spent."""
+        charge(self.budgets.connects, session)
 
     # --- internals -----------------------------------------------------------------------
 
@@ -276,20 +287,24 @@ class ActivityApi:
         return await self.gate.read(token, present=request.method == "POST")
 
     async def _game_of(
-        self, request: web.Request, budget: Budget | None = None
+        self, request: web.Request, budget: Budget | None = None, *, free: bool = False
     ) -> tuple[Session, int]:
         """The session, and the game named in the path if it is one of its channel's; a
-        credit of ``budget`` spent first.
+        credit of ``budget`` spent first (``free``: only for an id that is no game of
+        the channel; the route charges the rest itself).
 
         Raises:
             WebRefusal: 404 for an id that is no game of the channel; 429, ``budget`` spent.
         """
         session = await self._session(request)
-        if budget is not None:
-            spend(budget, session.user_id, session.locale)
+        if budget is not None and not free:
+            charge(budget, session)
+        unknown = WebRefusal(404, "unknown_game", "there is no such game in this channel")
         raw = request.match_info["id"]
         if not _is_id(raw):
-            raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
+            if budget is not None and free:
+                charge(budget, session)
+            raise unknown
         game_id = int(raw)
         channel = self._channels.get(game_id)
         if channel is None:
@@ -300,7 +315,9 @@ class ActivityApi:
                 if len(self._channels) > KNOWN_CHANNELS:
                     self._channels.popitem(last=False)
         if channel != session.channel_id:
-            raise WebRefusal(404, "unknown_game", "there is no such game in this channel")
+            if budget is not None and free:
+                charge(budget, session)
+            raise unknown
         return session, game_id
 
     async def _ask(self, session: Session, request: Awaitable[Any]) -> Any:

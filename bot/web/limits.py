@@ -1,10 +1,17 @@
 """The web edge's request budgets (STYLE.md rule 17): each costly route of the page spends
-a credit of its member's (the session's user: Discord's proxy hides the addresses) and
-one of everyone's, and is refused at once, never queued, when either is spent: a 429
-with a reason in the member's language and the seconds to wait.
+a credit of its member's (the session's user: Discord's proxy hides the addresses), one
+of its place's (the session's server; in a DM, its channel) and one of everyone's, and
+is refused at once, never queued, when one is spent: a 429 with a reason in the
+member's language and the seconds to wait.
 
-The engine's own bounds (one review or hint in flight per member, a bounded queue) are
-the core's; these only keep a page from asking faster than a person would.
+Fair shares (:class:`~bot.core.budgets.Budget`): a server spends at most
+``TTT_WEB_SERVER_SHARE`` percent of each overall budget a minute, and the overall's last
+quarter is kept for servers that asked little lately, so accounts of one server (or a
+few) cannot spend everyone's budget. A hint for the position in front of its member,
+the first of its ply, spends nothing (:meth:`~bot.web.api.ActivityApi.hint`).
+
+The engine's own bounds (one review or hint in flight per member, a fair queue per
+server) are the core's; these only keep a page from asking faster than a person would.
 """
 
 from __future__ import annotations
@@ -14,11 +21,12 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.core.budgets import Budget, Spent
+from bot.core.budgets import Budget, Spent, place_of
 from bot.i18n import text
 from bot.settings import WebLimits
 from bot.web.errors import WebRefusal
 from bot.web.page_text import plain
+from bot.web.sessions import Session
 
 WINDOW = 60.0
 """The settings count requests a minute."""
@@ -38,7 +46,9 @@ class WebBudgets:
     @classmethod
     def of(cls, limits: WebLimits, clock: Callable[[], float] = time.monotonic) -> WebBudgets:
         def budget(name: str, per_member: int, overall: int) -> Budget:
-            return Budget(name, per_key=per_member, overall=overall, window=WINDOW, clock=clock)
+            share = max(per_member, math.ceil(overall * limits.server_share / 100))
+            return Budget(name, per_key=per_member, overall=overall, window=WINDOW,
+                          per_place=share, clock=clock)  # fmt: skip
 
         return cls(
             budget("hints", limits.hints_per_member, limits.hints_overall),
@@ -62,12 +72,26 @@ def too_many(spent: Spent, locale: str) -> WebRefusal:
     return WebRefusal(429, "too_many", reason, retry_after=seconds)
 
 
-def spend(budget: Budget, user_id: int, locale: str) -> None:
-    """Spend one of ``user_id``'s credits and one of everyone's.
+__all__ = ["WebBudgets", "charge", "place_of", "spend", "too_many"]
+
+
+def charge(budget: Budget, session: Session) -> None:
+    """Spend a credit of ``session``'s member, place and everyone's (:func:`spend`).
 
     Raises:
-        WebRefusal: 429 when either is spent (nothing is spent then).
+        WebRefusal: 429 when one is spent (nothing is spent then).
     """
-    spent = budget.spend(user_id)
+    spend(budget, session.user_id, session.locale, place_of(session.guild_id,
+                                                           session.channel_id))  # fmt: skip
+
+
+def spend(budget: Budget, user_id: int, locale: str, place: tuple[str, int] | None = None) -> None:
+    """Spend one of ``user_id``'s credits, one of ``place``'s (see :func:`place_of`;
+    None: the member's and everyone's alone) and one of everyone's.
+
+    Raises:
+        WebRefusal: 429 when one is spent (nothing is spent then).
+    """
+    spent = budget.spend(user_id, place)
     if spent is not None:
         raise too_many(spent, locale)

@@ -29,7 +29,7 @@ from bot.i18n import text
 from bot.web.api import refusal
 from bot.web.errors import WebRefusal
 from bot.web.fields import int_field, is_id, json_object, str_field
-from bot.web.limits import WebBudgets, spend
+from bot.web.limits import WebBudgets, charge
 from bot.web.page_text import plain
 from bot.web.places import Places
 from bot.web.puzzle_json import CHOICES, page_texts, puzzle_json, title
@@ -74,7 +74,7 @@ class PuzzlesApi:
 
     async def start(self, request: web.Request) -> web.Response:
         session = await self._session(request)
-        spend(self.budgets.puzzles, session.user_id, session.locale)
+        charge(self.budgets.puzzles, session)
         body = await json_object(request)
         mode = str_field(body, "mode", MODES, default="daily")
         if mode == "training":
@@ -126,7 +126,7 @@ class PuzzlesApi:
             WebRefusal: 401 without a session; 429, the budget spent; 404, no id at all.
         """
         session = await self._session(request)
-        spend(self.budgets.puzzles, session.user_id, session.locale)
+        charge(self.budgets.puzzles, session)
         raw = request.match_info["id"]
         if not is_id(raw):
             raise refusal(Refusal("puzzle.unknown"), session.locale, REFUSALS)
