@@ -4,6 +4,8 @@ rewritten by tests/nginx_harness.py): figures for docs/run/under-abuse.md.
 
     python bench/abuse_second.py | tee bench/results/abuse/<name>.txt
     python bench/abuse_second.py --attacks bombs,frames
+    git show 3484b14:deploy/nginx.conf > /tmp/old.conf
+    python bench/abuse_second.py --nginx-conf /tmp/old.conf   # another nginx.conf
 
 Each attack gets a fresh bot process (gateway, web service with the Activity and
 /interactions, on SQLite; ``python -m bot`` as an owner runs it) and nginx in front; the
@@ -17,8 +19,8 @@ goes through nginx from 127.0.0.1: one address, as Discord's proxy is for the me
 - ``junk``: junk sign-ins naming unknown instance ids at each of ``--junk-rates`` a
   second while 10 members sign in as the page does (six tries, its waits).
 - ``drip``: 200 ``POST /api/session`` and 1,000 ``GET /api/live``, each dripping one
-  byte of body every 4 s (reopened when closed); waves of members sign in and ask for
-  their channel's games meanwhile.
+  byte of body every 4 s (reopened 4 s after the server closes it); a wave of 10
+  members every 7 s signs in as the page does and asks for its channel's games.
 - ``frames``: one member's three live sockets send frames as fast as they can: the bot
   process's CPU (/proc/<pid>/stat) before and during, and whether the sockets are closed.
 
@@ -37,7 +39,6 @@ import logging
 import os
 import platform
 import random
-import signal
 import subprocess
 import sys
 import tempfile
@@ -52,10 +53,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench"), str(ROOT)]
 
 import abuse_clients as clients  # noqa: E402
+from abuse_stack import Stack  # noqa: E402
 
-from bot_harness import BotProcess, bot_process_env, free_port  # noqa: E402
 from discord_emulator import DiscordEmulator  # noqa: E402
-from nginx_harness import nginx_config, running_nginx  # noqa: E402
 
 ATTACKS = ("bombs", "junk", "drip", "frames")
 LATE = 3.0  # Discord's deadline for an interaction's answer
@@ -63,43 +63,6 @@ LATE = 3.0  # Discord's deadline for an interaction's answer
 
 def load() -> str:
     return f"load {os.getloadavg()[0]:.1f}"
-
-
-class Stack:
-    """The emulator, one bot process and nginx in front of it; ``front`` is nginx."""
-
-    def __init__(self, workdir: Path, **env: str) -> None:
-        self.workdir, self.env = workdir, env
-        self.emu = DiscordEmulator(validate=False)
-        self.emu.interaction_deadline = 30.0  # a late answer is measured, not dropped
-        self.port, self.proxy = free_port(), free_port()
-        self.front = f"http://127.0.0.1:{self.proxy}"
-        self._exits = contextlib.ExitStack()
-
-    async def __aenter__(self) -> Stack:
-        await self.emu.start()
-        env = bot_process_env(self.emu, self.workdir / "ttt.sqlite3",
-                              TTT_WEB_PORT=str(self.port), TTT_LOG_LEVEL="WARNING",
-                              DISCORD_CLIENT_SECRET=self.emu.client_secret,
-                              DISCORD_PUBLIC_KEY=self.emu.public_key, **self.env)  # fmt: skip
-        self.bot = BotProcess(env, self.workdir)
-        await self.bot.wait_until_ready(self.emu, 1)
-        while self.emu.sync_count < 1:  # the commands, before the first /ttt start
-            await asyncio.sleep(0.05)
-        prefix = self.workdir / "nginx"
-        prefix.mkdir()
-        config = nginx_config([self.port], self.proxy, prefix)
-        self._exits.enter_context(running_nginx(config, prefix, self.proxy))
-        self.emu.use_http(f"{self.front}/interactions")
-        self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
-                                          timeout=aiohttp.ClientTimeout(total=30))  # fmt: skip
-        return self
-
-    async def __aexit__(self, *_: object) -> None:
-        await self.http.close()
-        self._exits.close()
-        await self.bot.stop(signal.SIGTERM)
-        await self.emu.stop()
 
 
 def ms(seconds: list[float], q: float) -> str:
@@ -138,7 +101,7 @@ async def bombs(args: argparse.Namespace, workdir: Path) -> list[str]:
     small, big = clients.gzip_bomb(250), clients.gzip_bomb(1000)
     rows = ["| while | /ttt start answered | p50 | max | missed 3 s | bomb POSTs answered "
             "| load |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    async with Stack(workdir) as stack:
+    async with Stack(workdir, args.nginx_conf, args.processes) as stack:
         rounds = [("nothing else", b"", 0),
                   (f"{args.bomb_clients} clients POST {len(small) // 1000} KB gzip → 250 MB",
                    small, args.bomb_clients),
@@ -172,7 +135,7 @@ async def junk(args: argparse.Namespace, workdir: Path) -> list[str]:
             "|---|---|---|---|---|---|---|"]  # fmt: skip
     for rate in args.junk_rates:
         (workdir / f"junk-{rate:g}").mkdir()
-        async with Stack(workdir / f"junk-{rate:g}") as stack:
+        async with Stack(workdir / f"junk-{rate:g}", args.nginx_conf, args.processes) as stack:
             emu, stop, tally = stack.emu, asyncio.Event(), Counter[str]()
             flow = asyncio.create_task(clients.junk_flow(stack.http, stack.front, rate, stop,
                                                          tally))  # fmt: skip
@@ -198,8 +161,9 @@ async def junk(args: argparse.Namespace, workdir: Path) -> list[str]:
 
 
 async def served(stack: Stack, wave: int, size: int) -> tuple[int, Counter[str], list[float]]:
-    """``size`` members open the Activity in a channel and sign in (one try), then ask
-    for its games: how many got both, what the others got, and the time each took."""
+    """``size`` members open the Activity in a channel and sign in as the page does (its
+    six tries and waits), then ask for its games: how many got both, what the others
+    got last, and the seconds each took."""
     emu = stack.emu
     channel = emu.create_channel(emu.guild, f"wave-{wave}")
 
@@ -207,7 +171,7 @@ async def served(stack: Stack, wave: int, size: int) -> tuple[int, Counter[str],
         member = emu.create_user(f"w{wave}-{n}")
         began = time.monotonic()
         session, _, _, refused = await clients.page_sign_in(
-            emu, stack.http, stack.front, member, channel, random.Random(n), tries=1
+            emu, stack.http, stack.front, member, channel, random.Random(n)
         )
         if session is None:
             return f"sign-in {refused}", time.monotonic() - began
@@ -223,9 +187,12 @@ async def served(stack: Stack, wave: int, size: int) -> tuple[int, Counter[str],
 
 
 async def drip(args: argparse.Namespace, workdir: Path) -> list[str]:
-    rows = ["| after | connections held (opened in all) | members served | what the others "
+    rows = ["| wave | connections held then (opened so far) | members served | what the others "
             "got | slowest member | load |", "|---|---|---|---|---|---|"]  # fmt: skip
-    async with Stack(workdir) as stack:
+    async with Stack(workdir, args.nginx_conf, args.processes) as stack:
+        # a member before the attack, as a running service has had: the sign-in's
+        # Discord bucket is known (with it unknown, ttt lets one call at a time through)
+        await served(stack, -1, 1)
         posts = clients.Drippers(stack.proxy, clients.drip_head("POST", "/api/session"),
                                  args.drip_posts, args.drip_every)  # fmt: skip
         lives = clients.Drippers(stack.proxy, clients.drip_head("GET", "/api/live"),
@@ -233,20 +200,23 @@ async def drip(args: argparse.Namespace, workdir: Path) -> list[str]:
         began = time.monotonic()
         posts.start()
         lives.start()
-        wave = 0
-        while time.monotonic() - began + args.wave_every <= args.drip_seconds:
-            await asyncio.sleep(args.wave_every)
+
+        async def wave(n: int) -> str:
+            await asyncio.sleep((n + 1) * args.wave_every)
             at = time.monotonic() - began
-            ok, others, took = await served(stack, wave, args.members)
             held = f"{posts.held} + {lives.held} ({posts.opened} + {lives.opened})"
-            rows.append(f"| {at:.0f} s | {held} | {ok} of {args.members} "
-                        f"| {counts(others)} | {max(took):.2f} s | {load()} |")  # fmt: skip
-            wave += 1
+            ok, others, took = await served(stack, n, args.members)
+            return (f"| at {at:.0f} s | {held} | {ok} of {args.members} | {counts(others)} "
+                    f"| {max(took):.1f} s | {load()} |")  # fmt: skip
+
+        waves = int(args.drip_seconds // args.wave_every)
+        rows += await asyncio.gather(*(wave(n) for n in range(waves)))
         await posts.stop()
         await lives.stop()
         rows.append(f"\nthe server ended the dripping POSTs: {counts(posts.ended)}; the "
                     f"GETs: {counts(lives.ended)}; longest held "
-                    f"{max(posts.lifetimes + lives.lifetimes, default=0):.0f} s")  # fmt: skip
+                    f"{max(posts.lifetimes + lives.lifetimes, default=0):.0f} s; "
+                    f"{time.monotonic() - began:.0f} s in all")  # fmt: skip
     return rows
 
 
@@ -254,11 +224,11 @@ async def drip(args: argparse.Namespace, workdir: Path) -> list[str]:
 
 
 async def frames(args: argparse.Namespace, workdir: Path) -> list[str]:
-    rows = ["| the bot process's CPU | idle, 3 sockets open | while they flood | frames "
+    rows = ["| frames | the bot's CPU, 3 sockets open idle | while they flood | frames "
             "sent a second | sockets closed (code, after) | /api/config meanwhile, max | load |",
             "|---|---|---|---|---|---|---|"]  # fmt: skip
-    async with Stack(workdir) as stack:
-        emu, pid = stack.emu, stack.bot.proc.pid
+    async with Stack(workdir, args.nginx_conf, args.processes) as stack:
+        emu = stack.emu
         member = emu.create_user("flooder")
         session, *_ = await clients.page_sign_in(emu, stack.http, stack.front, member,
                                                  emu.create_channel(emu.guild, "flood"),
@@ -267,9 +237,9 @@ async def frames(args: argparse.Namespace, workdir: Path) -> list[str]:
         sockets = [clients.RawSocket() for _ in range(3)]
         for sock in sockets:
             await sock.open(stack.proxy, session)
-        cpu, wall = clients.cpu_seconds(pid), time.monotonic()
+        cpu, wall = bots_cpu(stack), time.monotonic()
         await asyncio.sleep(3)
-        idle = (clients.cpu_seconds(pid) - cpu) / (time.monotonic() - wall)
+        idle = (bots_cpu(stack) - cpu) / (time.monotonic() - wall)
         probes: list[float] = []
 
         async def probe(until: float) -> None:
@@ -280,10 +250,10 @@ async def frames(args: argparse.Namespace, workdir: Path) -> list[str]:
                 probes.append(time.monotonic() - began)
                 await asyncio.sleep(0.5)
 
-        cpu, wall = clients.cpu_seconds(pid), time.monotonic()
+        cpu, wall = bots_cpu(stack), time.monotonic()
         await asyncio.gather(*(s.flood(args.flood_seconds) for s in sockets),
                              probe(wall + args.flood_seconds))  # fmt: skip
-        busy = (clients.cpu_seconds(pid) - cpu) / (time.monotonic() - wall)
+        busy = (bots_cpu(stack) - cpu) / (time.monotonic() - wall)
         sent = sum(s.frames_sent for s in sockets) / (time.monotonic() - wall)
         closed = "; ".join(
             f"{s.close_code or 'no close frame'} after {s.closed_after:.2f} s"
@@ -299,6 +269,11 @@ def cpu_model() -> str:
     with open("/proc/cpuinfo", encoding="utf-8") as info:
         return next((line.split(":", 1)[1].strip() for line in info
                      if line.startswith("model name")), "?")  # fmt: skip
+
+
+def bots_cpu(stack: Stack) -> float:
+    """The bot processes' CPU seconds so far (their engine workers apart)."""
+    return sum(clients.cpu_seconds(pid) for pid in stack.pids)
 
 
 def machine() -> list[str]:
@@ -325,6 +300,9 @@ async def bench(args: argparse.Namespace) -> None:
     logging.getLogger("discord_emulator").setLevel(logging.ERROR)
     for line in machine():
         print(line, flush=True)
+    kind = "the bot on SQLite" if args.processes == 1 else "gateway-less, on PostgreSQL"
+    print(f"{args.processes} bot process(es) behind nginx ({kind}); nginx.conf: "
+          f"{args.nginx_conf or 'deploy/nginx.conf'}", flush=True)  # fmt: skip
     runs: dict[str, Callable[[argparse.Namespace, Path], Awaitable[list[str]]]] = {
         "bombs": bombs, "junk": junk, "drip": drip, "frames": frames}  # fmt: skip
     for attack in args.attacks:
@@ -356,6 +334,12 @@ def main() -> None:
     add("--drip-seconds", type=float, default=30.0, help="how long the drip attack lasts")
     add("--wave-every", type=float, default=7.0, help="seconds between waves of members")
     add("--flood-seconds", type=float, default=10.0, help="seconds the sockets flood")
+    add("--processes", type=int, default=1,
+        help="bot processes behind nginx: 1, the bot on SQLite; more, gateway-less ones "
+             "on PostgreSQL (as compose.http.yaml)")  # fmt: skip
+    add("--nginx-conf", type=Path, default=None,
+        help="an nginx.conf to run instead of deploy/nginx.conf (`git show REV:deploy/"
+             "nginx.conf > old.conf` for an earlier one's figures)")  # fmt: skip
     args = parser.parse_args()
     args.attacks = [a for a in args.attacks.split(",") if a]
     args.junk_rates = [float(r) for r in args.junk_rates.split(",") if r]
