@@ -6,6 +6,8 @@ rewritten by tests/nginx_harness.py): figures for docs/run/under-abuse.md.
     python bench/abuse_second.py --attacks bombs,frames
     git show 3484b14:deploy/nginx.conf > /tmp/old.conf
     python bench/abuse_second.py --nginx-conf /tmp/old.conf   # another nginx.conf
+    python bench/abuse_second.py --direct          # one process, no nginx in front
+    python bench/abuse_second.py --processes 3     # gateway-less, on PostgreSQL
 
 Each attack gets a fresh bot process (gateway, web service with the Activity and
 /interactions, on SQLite; ``python -m bot`` as an owner runs it) and nginx in front; the
@@ -36,10 +38,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
-import os
-import platform
 import random
-import subprocess
 import sys
 import tempfile
 import time
@@ -47,13 +46,11 @@ from collections import Counter
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-import aiohttp
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT / "bench"), str(ROOT)]
 
 import abuse_clients as clients  # noqa: E402
-from abuse_stack import Stack  # noqa: E402
+from abuse_stack import Stack, counts, load, machine, ms  # noqa: E402
 
 from discord_emulator import DiscordEmulator  # noqa: E402
 
@@ -61,19 +58,8 @@ ATTACKS = ("bombs", "junk", "drip", "frames")
 LATE = 3.0  # Discord's deadline for an interaction's answer
 
 
-def load() -> str:
-    return f"load {os.getloadavg()[0]:.1f}"
-
-
-def ms(seconds: list[float], q: float) -> str:
-    if not seconds:
-        return "-"
-    ordered = sorted(seconds)
-    return f"{1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]:.0f} ms"
-
-
-def counts(tally: Counter[str]) -> str:
-    return ", ".join(f"{n} × {what}" for what, n in tally.most_common()) or "none"
+def stack_for(args: argparse.Namespace, workdir: Path) -> Stack:
+    return Stack(workdir, args.nginx_conf, args.processes, args.direct)
 
 
 # --- 1. gzip bombs against /interactions --------------------------------------------------
@@ -101,7 +87,7 @@ async def bombs(args: argparse.Namespace, workdir: Path) -> list[str]:
     small, big = clients.gzip_bomb(250), clients.gzip_bomb(1000)
     rows = ["| while | /ttt start answered | p50 | max | missed 3 s | bomb POSTs answered "
             "| load |", "|---|---|---|---|---|---|---|"]  # fmt: skip
-    async with Stack(workdir, args.nginx_conf, args.processes) as stack:
+    async with stack_for(args, workdir) as stack:
         rounds = [("nothing else", b"", 0),
                   (f"{args.bomb_clients} clients POST {len(small) // 1000} KB gzip → 250 MB",
                    small, args.bomb_clients),
@@ -135,7 +121,7 @@ async def junk(args: argparse.Namespace, workdir: Path) -> list[str]:
             "|---|---|---|---|---|---|---|"]  # fmt: skip
     for rate in args.junk_rates:
         (workdir / f"junk-{rate:g}").mkdir()
-        async with Stack(workdir / f"junk-{rate:g}", args.nginx_conf, args.processes) as stack:
+        async with stack_for(args, workdir / f"junk-{rate:g}") as stack:
             emu, stop, tally = stack.emu, asyncio.Event(), Counter[str]()
             flow = asyncio.create_task(clients.junk_flow(stack.http, stack.front, rate, stop,
                                                          tally))  # fmt: skip
@@ -189,7 +175,7 @@ async def served(stack: Stack, wave: int, size: int) -> tuple[int, Counter[str],
 async def drip(args: argparse.Namespace, workdir: Path) -> list[str]:
     rows = ["| wave | connections held then (opened so far) | members served | what the others "
             "got | slowest member | load |", "|---|---|---|---|---|---|"]  # fmt: skip
-    async with Stack(workdir, args.nginx_conf, args.processes) as stack:
+    async with stack_for(args, workdir) as stack:
         # a member before the attack, as a running service has had: the sign-in's
         # Discord bucket is known (with it unknown, ttt lets one call at a time through)
         await served(stack, -1, 1)
@@ -225,9 +211,9 @@ async def drip(args: argparse.Namespace, workdir: Path) -> list[str]:
 
 async def frames(args: argparse.Namespace, workdir: Path) -> list[str]:
     rows = ["| frames | the bot's CPU, 3 sockets open idle | while they flood | frames "
-            "sent a second | sockets closed (code, after) | /api/config meanwhile, max | load |",
+            "sent | sockets closed (code, after) | /api/config meanwhile, max | load |",
             "|---|---|---|---|---|---|---|"]  # fmt: skip
-    async with Stack(workdir, args.nginx_conf, args.processes) as stack:
+    async with stack_for(args, workdir) as stack:
         emu = stack.emu
         member = emu.create_user("flooder")
         session, *_ = await clients.page_sign_in(emu, stack.http, stack.front, member,
@@ -254,45 +240,21 @@ async def frames(args: argparse.Namespace, workdir: Path) -> list[str]:
         await asyncio.gather(*(s.flood(args.flood_seconds) for s in sockets),
                              probe(wall + args.flood_seconds))  # fmt: skip
         busy = (bots_cpu(stack) - cpu) / (time.monotonic() - wall)
-        sent = sum(s.frames_sent for s in sockets) / (time.monotonic() - wall)
+        sent = sum(s.frames_sent for s in sockets)
         closed = "; ".join(
             f"{s.close_code or 'no close frame'} after {s.closed_after:.2f} s"
             if s.closed_after is not None else "open" for s in sockets
         )  # fmt: skip
+        rate = sent / args.flood_seconds
         rows.append(f"| one member, 3 sockets, {args.flood_seconds:g} s | {100 * idle:.0f} % | "
-                    f"{100 * busy:.0f} % of a core | {sent:,.0f} | {closed} | "
-                    f"{ms(probes, 1.0)} | {load()} |")  # fmt: skip
+                    f"{100 * busy:.0f} % of a core | {sent:,} ({rate:,.0f} a second) | "
+                    f"{closed} | {ms(probes, 1.0)} | {load()} |")  # fmt: skip
     return rows
-
-
-def cpu_model() -> str:
-    with open("/proc/cpuinfo", encoding="utf-8") as info:
-        return next((line.split(":", 1)[1].strip() for line in info
-                     if line.startswith("model name")), "?")  # fmt: skip
 
 
 def bots_cpu(stack: Stack) -> float:
     """The bot processes' CPU seconds so far (their engine workers apart)."""
     return sum(clients.cpu_seconds(pid) for pid in stack.pids)
-
-
-def machine() -> list[str]:
-    def run(*command: str) -> str:
-        try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=10, cwd=ROOT)
-        except OSError:
-            return "?"
-        return (done.stdout or done.stderr).strip()
-
-    commit = run("git", "rev-parse", "--short", "HEAD")
-    changed = run("git", "status", "--porcelain", "--", "bot", "deploy")
-    dirty = " (with uncommitted changes)" if changed else ""
-    return [f"code: {commit}{dirty}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
-            f"uname: {' '.join(platform.uname())}",
-            f"cores: {os.cpu_count()} (this process may use {len(os.sched_getaffinity(0))}); "
-            f"{cpu_model()}",
-            f"Python {platform.python_version()}, aiohttp {aiohttp.__version__}, "
-            f"{run('nginx', '-v')}; {load()} at the start"]  # fmt: skip
 
 
 async def bench(args: argparse.Namespace) -> None:
@@ -301,8 +263,9 @@ async def bench(args: argparse.Namespace) -> None:
     for line in machine():
         print(line, flush=True)
     kind = "the bot on SQLite" if args.processes == 1 else "gateway-less, on PostgreSQL"
-    print(f"{args.processes} bot process(es) behind nginx ({kind}); nginx.conf: "
-          f"{args.nginx_conf or 'deploy/nginx.conf'}", flush=True)  # fmt: skip
+    front = ("no nginx: straight to the process" if args.direct else
+             f"behind nginx on {args.nginx_conf or 'deploy/nginx.conf'}")  # fmt: skip
+    print(f"{args.processes} bot process(es) ({kind}), {front}", flush=True)
     runs: dict[str, Callable[[argparse.Namespace, Path], Awaitable[list[str]]]] = {
         "bombs": bombs, "junk": junk, "drip": drip, "frames": frames}  # fmt: skip
     for attack in args.attacks:
@@ -337,6 +300,7 @@ def main() -> None:
     add("--processes", type=int, default=1,
         help="bot processes behind nginx: 1, the bot on SQLite; more, gateway-less ones "
              "on PostgreSQL (as compose.http.yaml)")  # fmt: skip
+    add("--direct", action="store_true", help="one process alone, every request to it: no nginx")
     add("--nginx-conf", type=Path, default=None,
         help="an nginx.conf to run instead of deploy/nginx.conf (`git show REV:deploy/"
              "nginx.conf > old.conf` for an earlier one's figures)")  # fmt: skip

@@ -3,14 +3,19 @@ shipped configuration (deploy/nginx.conf, its upstream and port rewritten by
 tests/nginx_harness.py) in front of it. One process: the bot as an owner runs it on its
 own (gateway, web service with the Activity and /interactions, SQLite). Several:
 gateway-less processes (``TTT_GATEWAY=off``) on one PostgreSQL, as compose.http.yaml
-runs them. The emulator signs every interaction and POSTs it to nginx."""
+runs them. The emulator signs every interaction and POSTs it to nginx. And the report's
+helpers: the machine, the load average, the figures' formats."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import platform
 import signal
+import subprocess
 import time
+from collections import Counter
 from pathlib import Path
 
 import aiohttp
@@ -20,19 +25,25 @@ from discord_emulator import DiscordEmulator
 from nginx_harness import nginx_config, running_nginx
 from pg_server import start_server
 
+ROOT = Path(__file__).resolve().parents[1]
 START = 120.0
 """Seconds the processes get to serve (a busy machine starts interpreters slowly)."""
 
 
 class Stack:
-    """``processes`` bot processes behind nginx; ``front`` is nginx's base URL."""
+    """``processes`` bot processes behind nginx, or one without (``direct``); ``front``
+    is the base URL every request goes to, on port ``proxy``: nginx's, or the process's."""
 
-    def __init__(self, workdir: Path, nginx: Path | None = None, processes: int = 1) -> None:
-        self.workdir, self.nginx, self.processes = workdir, nginx, processes
+    def __init__(
+        self, workdir: Path, nginx: Path | None = None, processes: int = 1, direct: bool = False
+    ) -> None:
+        if direct and processes != 1:
+            raise SystemExit("--direct is for one process (without nginx)")
+        self.workdir, self.nginx, self.processes, self.direct = workdir, nginx, processes, direct
         self.emu = DiscordEmulator(validate=False)
         self.emu.interaction_deadline = 30.0  # a late answer is measured, not dropped
         self.ports = [free_port() for _ in range(processes)]
-        self.proxy = free_port()
+        self.proxy = self.ports[0] if direct else free_port()
         self.front = f"http://127.0.0.1:{self.proxy}"
         self.bots: list[BotProcess] = []
         self._exits = contextlib.ExitStack()
@@ -65,10 +76,11 @@ class Stack:
             await self._serving()
         while emu.sync_count < 1:  # the commands, before the first /ttt start
             await asyncio.sleep(0.05)
-        prefix = workdir / "nginx"
-        prefix.mkdir()
-        config = nginx_config(self.ports, self.proxy, prefix, source=self.nginx)
-        self._exits.enter_context(running_nginx(config, prefix, self.proxy))
+        if not self.direct:
+            prefix = workdir / "nginx"
+            prefix.mkdir()
+            config = nginx_config(self.ports, self.proxy, prefix, source=self.nginx)
+            self._exits.enter_context(running_nginx(config, prefix, self.proxy))
         emu.use_http(f"{self.front}/interactions")
         self.http = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=0),
                                           timeout=aiohttp.ClientTimeout(total=30))  # fmt: skip
@@ -100,3 +112,46 @@ class Stack:
             await bot.stop(signal.SIGTERM)
         self._exits.close()
         await self.emu.stop()
+
+
+# --- the report ---------------------------------------------------------------------
+
+
+def load() -> str:
+    return f"load {os.getloadavg()[0]:.1f}"
+
+
+def ms(seconds: list[float], q: float) -> str:
+    if not seconds:
+        return "-"
+    ordered = sorted(seconds)
+    return f"{1000 * ordered[min(len(ordered) - 1, int(q * len(ordered)))]:.0f} ms"
+
+
+def counts(tally: Counter[str]) -> str:
+    return ", ".join(f"{n} × {what}" for what, n in tally.most_common()) or "none"
+
+
+def cpu_model() -> str:
+    with open("/proc/cpuinfo", encoding="utf-8") as info:
+        return next((line.split(":", 1)[1].strip() for line in info
+                     if line.startswith("model name")), "?")  # fmt: skip
+
+
+def machine() -> list[str]:
+    def run(*command: str) -> str:
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=10, cwd=ROOT)
+        except OSError:
+            return "?"
+        return (done.stdout or done.stderr).strip()
+
+    commit = run("git", "rev-parse", "--short", "HEAD")
+    changed = run("git", "status", "--porcelain", "--", "bot", "deploy")
+    dirty = " (with uncommitted changes)" if changed else ""
+    return [f"code: {commit}{dirty}, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}",
+            f"uname: {' '.join(platform.uname())}",
+            f"cores: {os.cpu_count()} (this process may use {len(os.sched_getaffinity(0))}); "
+            f"{cpu_model()}",
+            f"Python {platform.python_version()}, aiohttp {aiohttp.__version__}, "
+            f"{run('nginx', '-v')}; {load()} at the start"]  # fmt: skip
