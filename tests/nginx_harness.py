@@ -36,13 +36,14 @@ def nginx_missing() -> str | None:
 
 
 def nginx_config(
-    upstreams: list[int], port: int, prefix: Path, changes: dict[str, str] | None = None
-) -> Path:
-    """deploy/nginx.conf with its upstream lines and its port rewritten for this test,
-    and each directive named in ``changes`` given that value wherever it stands: a
-    test's small totals and caps (``{"client_header_timeout": "1s", "limit_conn
-    api_all": "3"}``), so that what it shows happens at once."""
-    text = (ROOT / "deploy" / "nginx.conf").read_text()
+    upstreams: list[int], port: int, prefix: Path, changes: dict[str, str] | None = None,
+    source: Path | None = None,
+) -> Path:  # fmt: skip
+    """deploy/nginx.conf (or ``source``, an older one, say) with its upstream lines and its
+    port rewritten for this test, and each directive named in ``changes`` given that
+    value wherever it stands: a test's small totals and caps (``{"client_header_timeout":
+    "1s", "limit_conn api_all": "3"}``), so that what it shows happens at once."""
+    text = (source or ROOT / "deploy" / "nginx.conf").read_text()
     for name, value in (changes or {}).items():
         line = re.compile(rf"^(\s*){re.escape(name)} [^;]+;", flags=re.MULTILINE)
         text, found = line.subn(lambda m: f"{m[1]}{name} {value};", text)  # noqa: B023

@@ -145,7 +145,8 @@ async def test_a_body_dripped_within_its_gaps_reaches_the_process_and_ends_at_it
                     assert sent < size, f"{path}: the whole body went through"
 
                 def both_logged() -> bool:
-                    return bool(front.reached("POST", "/interactions"))
+                    paths = ("/api/session", "/interactions")
+                    return all(front.reached("POST", path) for path in paths)
 
                 await eventually(both_logged, "both requests in nginx's access log")
         finally:
