@@ -99,9 +99,15 @@ def logged(log: Path) -> list[tuple[str, str, str, list[str]]]:
     it itself, as a limit's refusal)."""
     rows = []
     for line in log.read_text().splitlines():
-        method, uri, status, addrs, _codes, _took = line.split(" | ")
+        method, uri, status, addrs = line.split(" | ")[:4]
         rows.append((method, uri, status, re.findall(r"127\.0\.0\.1:\d+", addrs)))
     return rows
+
+
+def clients(log: Path) -> list[str]:
+    """The client of each request in nginx's access log, as nginx took it (the address
+    the connection came from, or what a trusted proxy said in X-Forwarded-For)."""
+    return [line.rsplit(" | ", 1)[1] for line in log.read_text().splitlines()]
 
 
 def answered_by(log: Path) -> list[tuple[list[str], str]]:

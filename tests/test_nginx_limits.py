@@ -18,7 +18,7 @@ import pytest
 
 from bot_harness import eventually
 from discord_emulator import DiscordEmulator
-from nginx_harness import answer, behind_nginx, logged, need_nginx
+from nginx_harness import answer, behind_nginx, clients, logged, need_nginx
 from web_harness import sign_in
 
 BURST = 600
@@ -140,3 +140,23 @@ async def test_a_body_past_its_locations_cap_is_refused_by_nginx(
         ("/interactions", "200", [front.upstream]), ("/interactions", "413", []),
         ("/api/live", "413", []), ("/", "413", []),
     ])  # fmt: skip
+
+
+async def test_only_the_trusted_proxy_names_the_client(
+    emulator: DiscordEmulator, tmp_path: Path
+) -> None:
+    """nginx takes the client's address from X-Forwarded-For (its last entry, what the
+    TLS proxy saw) only from the address set_real_ip_from names: compose.http.yaml's
+    gateway as shipped, which this test's 127.0.0.1 is not, then 127.0.0.1 itself."""
+    said = {"X-Forwarded-For": "198.51.100.7, 203.0.113.9"}
+    for trusted, seen in (({}, "127.0.0.1"), ({"set_real_ip_from": "127.0.0.1"}, "203.0.113.9")):
+        folder = tmp_path / str(len(trusted))
+        folder.mkdir()
+        async with behind_nginx(emulator, folder, trusted) as front:
+            async with front.http.get(f"{front.url}/api/config", headers=said) as res:
+                assert res.status == 200
+
+            def one_logged() -> list[str]:
+                return clients(front.log)
+
+            assert await eventually(one_logged, "the request in nginx's log") == [seen]
