@@ -7,7 +7,7 @@ PostgreSQL, the three gateway-less processes (TTT_GATEWAY=off) and nginx, with a
 override that puts every service on the host's network with all traffic on loopback,
 each on free ports of 127.0.0.1; nginx on deploy/nginx.conf with its upstream lines and
 port rewritten for those (tests/nginx_harness.py), mounted over the image's copy, and
-started by ``docker-compose run``, which publishes no port (compose refuses 8080:8080
+started by ``docker-compose run``, which publishes no port (compose refuses 127.0.0.1:8080:8080
 beside the host's network, and an override cannot remove it). Discord = the emulator
 this script runs, which POSTs every interaction, signed, to nginx. Then: a game against
 the bot per process; every container healthy (the image's own HEALTHCHECK, every 2 s
@@ -241,7 +241,7 @@ async def run_http_stack() -> HttpReport:
         folder = stack.override.parent
         began = clock()
         await asyncio.to_thread(stack.compose, "up", "-d", "postgres", *PROCESSES)
-        # nginx by `run`, which leaves out the published port (8080:8080): compose
+        # nginx by `run`, which leaves out the published port (127.0.0.1:8080:8080): compose
         # refuses a port binding beside network_mode host, and an override can add
         # to a service's ports but not take them away
         await asyncio.to_thread(stack.compose, "run", "-d", "--no-deps", "nginx")
