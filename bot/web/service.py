@@ -30,6 +30,10 @@ LINGER = 1.0
 """Seconds the server goes on reading (and dropping) a refused request's body before it
 closes the connection: aiohttp's default is 10, which a client that dribbles its body
 holds to the end."""
+BACKLOG = 1024
+"""Connections the kernel holds for the service before it accepts them (aiohttp's
+default is 128): behind nginx, which passes bodies on as they come, a burst of slow
+requests beside the members' overflowed 128 and nginx answered members 504."""
 
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -147,7 +151,7 @@ class WebService:
                                        body_within=self.body_within))  # fmt: skip
         await self._runner.setup()
         try:
-            await web.TCPSite(self._runner, self.host, self.port).start()
+            await web.TCPSite(self._runner, self.host, self.port, backlog=BACKLOG).start()
         except OSError as exc:
             raise WebServiceError(
                 f"cannot serve the web service on {self.host}:{self.port} (TTT_WEB_HOST, "
