@@ -206,6 +206,33 @@ async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
     assert "**Puzzles** (`/ttt puzzle`, privately)" in res.followups[-1]["content"]
 
 
+async def test_retry_on_an_old_message_leaves_an_open_rated_puzzle_alone(
+    emulator: DiscordEmulator, bot
+) -> None:
+    """Daily #7 (3×3, unrated) failed; then a rated 4×4 training puzzle opened: Retry on
+    the old daily's message is refused privately, naming the open puzzle, and the
+    training puzzle and the rating stay as they were."""
+    bot.puzzles.clock = lambda: day(7)
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt puzzle")
+    old = res.message
+    board = parse_board("3x3", by_id("3x3-c420726e00").position)
+    wrong = next(c for c in board.legal_moves() if judge(board, c, 2) is Verdict.WRONG)
+    old = (await emulator.click(alice, old, squares(old)[wrong]["custom_id"])).message
+    res = await emulator.invoke(alice, "ttt puzzle", {"mode": "training", "board": "4x4"})
+    training = next(c for c, _ in clicks(res.message)).attempt_id
+    before = await bot.puzzles.player(alice.id)
+    res = await emulator.click(alice, old, of_kind(old, custom_ids.RetryClick)["custom_id"])
+    assert res.ephemeral and res.content == (
+        "Your rated 4×4 training puzzle is still open, and a Retry now would count it as"
+        " failed. Finish it first (`/ttt puzzle` shows it), then Retry."
+    )
+    assert emulator.message(old["id"]) == old
+    shown = (await bot.puzzles.show(alice.id, training)).attempt
+    assert shown.rated and not shown.over and shown.moves == ()
+    assert await bot.puzzles.player(alice.id) == before
+
+
 async def test_an_ultimate_board_choice_and_a_server_that_keeps_puzzles_out(
     emulator: DiscordEmulator, bot
 ) -> None:

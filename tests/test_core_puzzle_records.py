@@ -4,9 +4,14 @@ the server leaderboard and forget-me."""
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.puzzles.models import EXPIRY, Attempt
+from bot.core.refusals import Refusal
+from bot.i18n import text
+from bot.i18n.texts import with_keys
 from engine import Board
-from engine.puzzles import load, move_wins, reply, winning_moves
+from engine.puzzles import by_id, load, move_wins, reply, winning_moves
 from engine.puzzles.schedule import schedule
 
 from core_harness import GUILD, Core, member_game, play, refusal_key
@@ -151,19 +156,45 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert again.rated and again.id != carol.id  # a first attempt again, as a new member
 
 
-async def test_retry_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
+async def test_retry_never_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
     core: Core = await make_core(clock=day_clock(2))
     done = (await core.puzzles.open(ALICE, GUILD)).attempt
     await core.puzzles.move(ALICE, done.id, 0, 27)  # wrong: over
     training = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
     assert training.rated and not training.over
     before = await core.puzzles.player(ALICE)
+    with pytest.raises(Refusal) as refused:  # Retry on the old daily's message
+        await core.puzzles.retry(ALICE, done.id)
+    assert refused.value.key == "puzzle.retry.open_training"
+    assert refused.value.params == {"board_key": "puzzle.kind.4x4"}
+    assert text(refused.value.key, "en", **with_keys(refused.value.params, "en")) == (
+        "Your rated 4×4 training puzzle is still open, and a Retry now would count it as"
+        " failed. Finish it first (`/ttt puzzle` shows it), then Retry."
+    )
+    assert await core.puzzles.player(ALICE) == before  # nothing changed
+    assert (await core.puzzles.current(ALICE)).attempt == training  # type: ignore[union-attr]
+    line = by_id(training.puzzle_id).line  # finished: now a Retry may start
+    for ply in range(0, len(line), 2):
+        await core.puzzles.move(ALICE, training.id, ply, line[ply])
     retry = (await core.puzzles.retry(ALICE, done.id)).attempt
-    left = (await core.puzzles.show(ALICE, training.id)).attempt
-    assert (left.status, left.outcome) == ("failed", "abandoned")
-    after = await core.puzzles.player(ALICE)
-    assert before is not None and after is not None and after.tried == before.tried + 1
-    assert left.rating_after == after.rating.rating < before.rating.rating
-    beginner = (await core.puzzles.retry(ALICE, left.id)).attempt  # drops the open retry
+    assert not retry.rated and retry.retry_of == done.id
+    beginner = (await core.puzzles.retry(ALICE, training.id)).attempt  # drops the open retry
     assert await core.repo.get_puzzle_attempt(retry.id) is None and not beginner.rated
     assert (await core.puzzles.current(ALICE)).attempt.id == beginner.id  # type: ignore[union-attr]
+
+
+async def test_retry_names_an_open_rated_daily(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    beginner = (await core.puzzles.open(ALICE, None, "training", "3x3")).attempt
+    first = by_id(beginner.puzzle_id).line[0]
+    wrong = next(c for c in range(9) if beginner.position[c] == "." and c != first)
+    await core.puzzles.move(ALICE, beginner.id, 0, wrong)  # an unrated puzzle, over
+    daily = (await core.puzzles.open(ALICE, GUILD)).attempt
+    assert daily.rated
+    with pytest.raises(Refusal) as refused:
+        await core.puzzles.retry(ALICE, beginner.id)
+    assert (refused.value.key, refused.value.params) == (
+        "puzzle.retry.open_daily", {"number": 2, "board_key": "puzzle.kind.ultimate"})  # fmt: skip
+    shown = (await core.puzzles.show(ALICE, daily.id)).attempt
+    assert shown == daily  # still open, as it was

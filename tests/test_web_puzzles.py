@@ -179,6 +179,24 @@ async def test_a_wrong_move_fails_and_retry_starts_it_again_unrated(tmp_path: Pa
         assert body["puzzle"]["record"] == f"{unrated} · Daily streak: 1 day"
 
 
+async def test_retry_refused_while_a_rated_puzzle_is_open(tmp_path: Path) -> None:
+    """The 3×3 daily failed on the page, then a rated 4×4 training puzzle started: the
+    page's Retry of the daily is a 409 naming the open puzzle, and nothing changes."""
+    async with core_service(tmp_path, direct, day_clock(DAILY_3X3)) as service:
+        _, body = await service.call("POST", "/api/puzzles", ALICE, {"mode": "daily"})
+        first = body["puzzle"]
+        wrong = {"ply": 0, "cell": 1}  # gives the win away: failed
+        await service.call("POST", f"/api/puzzles/{first['id']}/move", ALICE, wrong)
+        _, body = await service.call("POST", "/api/puzzles", ALICE,
+                                     {"mode": "training", "board": "4x4"})  # fmt: skip
+        assert body["puzzle"]["rated"] and body["puzzle"]["status"] == "open", body
+        before = rows(service)
+        status, body = await service.call("POST", f"/api/puzzles/{first['id']}/retry", ALICE)
+        assert (status, body["error"]) == (409, "rated_open"), body
+        assert body["reason"] == plain(text("puzzle.retry.open_training", board="4×4"))
+        assert rows(service) == before
+
+
 async def test_an_attempt_started_in_chat_is_the_one_on_the_page(service: Service) -> None:
     chat = await service.core.puzzles.open(ALICE, GUILD, "training", "3x3")  # /ttt puzzle
     status, body = await service.call("GET", "/api/puzzles", ALICE)

@@ -25,7 +25,7 @@ from dataclasses import replace
 from bot.core.policies import PolicyBook
 from bot.core.puzzles import starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
-from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
+from bot.core.puzzles.finish import finish
 from bot.core.puzzles.models import (
     EXPIRY,
     Attempt,
@@ -194,10 +194,14 @@ class PuzzleService:
 
     async def retry(self, user_id: int, attempt_id: int) -> PuzzleView:
         """A new, unrated attempt at a finished attempt's puzzle, from its start. An open
-        attempt of the member's is failed first if rated (``abandoned``), else dropped.
+        unrated attempt of the member's is dropped for it; an open rated one is never
+        given up by a Retry (a click on an old message must not fail it): the Retry is
+        refused, naming it, and nothing changes.
 
         Raises:
-            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``.
+            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``,
+                ``puzzle.retry.open_daily`` / ``puzzle.retry.open_training`` (a rated
+                attempt is open: finish it first).
         """
         async with await self._member(user_id):
             attempt = await self._checked(await self._mine(user_id, attempt_id))
@@ -207,8 +211,8 @@ class PuzzleService:
                 left = await self._open_of(user_id)
                 try:
                     if left is not None and left.rated:
-                        await self._finish(left, left.moves, "abandoned")
-                    elif left is not None:
+                        raise _rated_open(left)
+                    if left is not None:
                         await self.repo.drop_puzzle_attempt(left.id)
                     again = replace(
                         attempt, id=0, rated=False, started_at=self.clock(), moves=(),
@@ -301,30 +305,12 @@ class PuzzleService:
             return await self._reread(attempt)
 
     async def _finish(self, attempt: Attempt, moves: tuple[int, ...], how: Outcome) -> Attempt:
-        """The attempt ended with ``moves`` (solved, or failed ``how``), and the member's
-        record (and both ratings, when rated) in one transaction.
+        """:func:`~bot.core.puzzles.finish.finish` at the clock's time.
 
         Raises:
             Conflict: it was no longer open at its ply (nothing written).
         """
-        solved = how == "solved"
-        async with self.repo.atomic() as tx:
-            player = await tx.lock_puzzle_player(attempt.user_id, MEMBER_START)
-            rating, before, after = player.rating, None, None
-            if attempt.rated:
-                seed = puzzle_start(by_id(attempt.puzzle_id).rating)
-                puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
-                rating, moved = duel(player.rating, puzzle, solved)
-                await tx.save_puzzle_rating(attempt.puzzle_id, moved)
-                before, after = player.rating.rating, rating.rating
-            done = replace(
-                attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
-                finished_at=self.clock(), rating_before=before, rating_after=after,
-            )  # fmt: skip
-            await tx.save_puzzle_attempt(done, attempt.ply)
-            counts = {"solved": player.solved + solved, "tried": player.tried + 1}
-            await tx.save_puzzle_player(replace(player, rating=rating, **counts))
-        return done
+        return await finish(self.repo, attempt, moves, how, self.clock())
 
     def _line(self, attempt: Attempt) -> tuple[int, ...]:
         """The stored main line of a set puzzle (an own-game puzzle has none)."""
@@ -357,3 +343,11 @@ def _read_set() -> None:
     """Read the shipped set, its index by id and the schedule (each cached per process)."""
     by_id(load()[0].id)
     schedule()
+
+
+def _rated_open(left: Attempt) -> Refusal:
+    """The refusal of a Retry while ``left``, a rated attempt, is open: it names it."""
+    board = f"puzzle.kind.{left.kind}"
+    if left.daily is not None:
+        return Refusal("puzzle.retry.open_daily", number=left.daily, board_key=board)
+    return Refusal("puzzle.retry.open_training", board_key=board)

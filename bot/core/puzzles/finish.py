@@ -1,0 +1,52 @@
+"""How an attempt ends: the attempt, the member's record and the ratings, written in
+one transaction (:func:`finish`), as the core decides them.
+
+Both ratings move when the member played the puzzle out (solved, or failed by a wrong or
+slow move). An attempt that ended without being played out (``expired``: left open past
+the 30 minutes; ``abandoned``) moves the member's rating only: nobody played the puzzle,
+so its own rating learns nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
+from bot.core.puzzles.models import Attempt, Outcome
+from bot.core.repository import Repository
+from engine.puzzles import by_id
+
+NOT_PLAYED: frozenset[Outcome] = frozenset({"expired", "abandoned"})
+"""Outcomes of an attempt that was never played out: the puzzle's rating stays."""
+
+
+async def finish(
+    repo: Repository, attempt: Attempt, moves: tuple[int, ...], how: Outcome, now: float
+) -> Attempt:
+    """The attempt ended at ``now`` with ``moves`` (solved, or failed ``how``), and the
+    member's record (and the ratings, when rated) in one transaction. The member's row
+    is locked first, then the puzzle's rating, then the attempt is written: the order
+    forget-me takes too (:func:`bot.storage.record_queries.forget_player`).
+
+    Raises:
+        Conflict: it was no longer open at its ply (nothing written).
+    """
+    solved = how == "solved"
+    async with repo.atomic() as tx:
+        player = await tx.lock_puzzle_player(attempt.user_id, MEMBER_START)
+        rating, before, after = player.rating, None, None
+        if attempt.rated:
+            seed = puzzle_start(by_id(attempt.puzzle_id).rating)
+            puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
+            rating, moved = duel(player.rating, puzzle, solved)
+            if how not in NOT_PLAYED:
+                await tx.save_puzzle_rating(attempt.puzzle_id, moved)
+            before, after = player.rating.rating, rating.rating
+        done = replace(
+            attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
+            finished_at=now, rating_before=before, rating_after=after,
+        )  # fmt: skip
+        await tx.save_puzzle_attempt(done, attempt.ply)
+        counts = {"solved": player.solved + solved, "tried": player.tried + 1}
+        await tx.save_puzzle_player(replace(player, rating=rating, **counts))
+    return done
