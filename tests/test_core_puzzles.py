@@ -108,6 +108,24 @@ async def test_a_rated_attempt_expires_after_30_minutes_once(make_core) -> None:
     assert player is not None and player.tried == 1 and player.rating.rating == rating
 
 
+async def test_an_expired_attempt_moves_the_members_rating_not_the_puzzles(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    puzzle = puzzle_of(1)
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    clock.advance(EXPIRY)
+    done = (await core.puzzles.show(ALICE, attempt.id)).attempt
+    assert (done.status, done.outcome) == ("failed", "expired")
+    member, _ = duel(MEMBER_START, puzzle_start(puzzle.rating), solved=False)
+    assert done.rating_after == pytest.approx(member.rating) and member.rating < 1500
+    ratings = await core.repo.puzzle_ratings()
+    assert ratings.get(puzzle.id, puzzle.rating) == puzzle.rating  # nobody played it
+    bob = (await core.puzzles.open(BOB, GUILD)).attempt  # a member who plays it out
+    other = next(c for c, m in enumerate(puzzle.position) if m == "." and c != puzzle.line[0])
+    await core.puzzles.move(BOB, bob.id, 0, other)  # not the one winning move: failed
+    assert (await core.repo.puzzle_ratings())[puzzle.id] > puzzle.rating
+
+
 class PairedEngine(PuzzleEngine):
     """The engine, each judgement held until two are under way: two clicks on the same
     ply, both read before either is stored."""
