@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from bot.core.puzzles.glicko2 import away, duel, puzzle_start
 from bot.core.puzzles.models import EXPIRY, Attempt
 from bot.core.refusals import Refusal
 from bot.i18n import text
@@ -154,6 +155,29 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
     assert again.rated and again.id != carol.id  # a first attempt again, as a new member
+
+
+async def test_a_year_away_widens_the_deviation_before_the_next_rated_attempt(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    await solve_daily(core, ALICE)
+    back = await core.puzzles.player(ALICE)
+    assert back is not None and back.rated_at == clock()
+    clock.advance(365 * DAY)  # daily #366: a year later
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    puzzle = puzzle_of(366)
+    assert attempt.rated and attempt.puzzle_id == puzzle.id
+    other = next(c for c, m in enumerate(puzzle.position) if m == "." and c != puzzle.first)
+    done = (await core.puzzles.move(ALICE, attempt.id, 0, other)).attempt
+    grown = away(back.rating, 365 * DAY)
+    assert grown.deviation > back.rating.deviation + 10
+    expected, _ = duel(grown, puzzle_start(puzzle.rating), solved=False)
+    kept, _ = duel(back.rating, puzzle_start(puzzle.rating), solved=False)
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and player.rated_at == clock()
+    assert player.rating.rating == pytest.approx(expected.rating) == done.rating_after
+    assert player.rating.deviation == pytest.approx(expected.deviation)
+    assert abs(expected.rating - kept.rating) > 1  # the step made a difference
 
 
 async def test_retry_never_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]

@@ -5,7 +5,7 @@ Never edit a released entry; append a new one.
 
 from __future__ import annotations
 
-from bot.storage.puzzle_migrations import SQLITE_PUZZLES
+from bot.storage.puzzle_migrations import SQLITE_PUZZLES, SQLITE_PUZZLES_2
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, challenges and a key-value table for bot state (command sync hash).
@@ -397,4 +397,5 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     SQLITE_PUZZLES,  # 16: puzzles' attempts and ratings (bot/storage/puzzle_migrations.py)
+    SQLITE_PUZZLES_2,  # 17: puzzles' time away, 'withdrawn' and Share once (the same file)
 )

@@ -101,12 +101,17 @@ async def drop_attempt(db: Db, attempt_id: int) -> bool:
     return dropped == 1
 
 
-_PLAYER = "SELECT user_id, rating, deviation, volatility, solved, tried FROM puzzle_players"
+_PLAYER = (
+    "SELECT user_id, rating, deviation, volatility, solved, tried, rated_at FROM puzzle_players"
+)
 
 
 def _player(row: Row) -> PuzzlePlayer:
     rating = PuzzleRating(row["rating"], row["deviation"], row["volatility"])
-    return PuzzlePlayer(row["user_id"], rating, solved=row["solved"], tried=row["tried"])
+    return PuzzlePlayer(
+        row["user_id"], rating, solved=row["solved"], tried=row["tried"],
+        rated_at=row["rated_at"],
+    )  # fmt: skip
 
 
 async def get_player(db: Db, user_id: int) -> PuzzlePlayer | None:
@@ -130,9 +135,9 @@ async def save_player(db: Db, player: PuzzlePlayer) -> None:
     r = player.rating
     await db.run(
         "UPDATE puzzle_players SET rating = :r, deviation = :d, volatility = :v,"
-        " solved = :solved, tried = :tried WHERE user_id = :user",
+        " solved = :solved, tried = :tried, rated_at = :rated_at WHERE user_id = :user",
         {"user": player.user_id, "r": r.rating, "d": r.deviation, "v": r.volatility,
-         "solved": player.solved, "tried": player.tried},
+         "solved": player.solved, "tried": player.tried, "rated_at": player.rated_at},
     )  # fmt: skip
 
 

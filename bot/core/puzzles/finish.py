@@ -1,6 +1,8 @@
 """How an attempt ends: the attempt, the member's record and the ratings, written in
 one transaction (:func:`finish`), as the core decides them.
 
+Before a rated attempt's result, the member's deviation grows for the time from the end
+of their last rated attempt to this one's start (:func:`~bot.core.puzzles.glicko2.away`).
 Both ratings move when the member played the puzzle out (solved, or failed by a wrong or
 slow move). An attempt that ended without being played out (``expired``: left open past
 the 30 minutes; ``abandoned``) moves the member's rating only: nobody played the puzzle,
@@ -11,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
+from bot.core.puzzles.glicko2 import MEMBER_START, away, duel, puzzle_start
 from bot.core.puzzles.models import Attempt, Outcome
 from bot.core.repository import Repository
 from engine.puzzles import by_id
@@ -34,19 +36,20 @@ async def finish(
     solved = how == "solved"
     async with repo.atomic() as tx:
         player = await tx.lock_puzzle_player(attempt.user_id, MEMBER_START)
-        rating, before, after = player.rating, None, None
+        rating, before, after, rated_at = player.rating, None, None, player.rated_at
         if attempt.rated:
             seed = puzzle_start(by_id(attempt.puzzle_id).rating)
             puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
-            rating, moved = duel(player.rating, puzzle, solved)
+            member = rating if rated_at is None else away(rating, attempt.started_at - rated_at)
+            rating, moved = duel(member, puzzle, solved)
             if how not in NOT_PLAYED:
                 await tx.save_puzzle_rating(attempt.puzzle_id, moved)
-            before, after = player.rating.rating, rating.rating
+            before, after, rated_at = player.rating.rating, rating.rating, now
         done = replace(
             attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
             finished_at=now, rating_before=before, rating_after=after,
         )  # fmt: skip
         await tx.save_puzzle_attempt(done, attempt.ply)
         counts = {"solved": player.solved + solved, "tried": player.tried + 1}
-        await tx.save_puzzle_player(replace(player, rating=rating, **counts))
+        await tx.save_puzzle_player(replace(player, rating=rating, rated_at=rated_at, **counts))
     return done

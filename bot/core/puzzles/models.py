@@ -97,6 +97,9 @@ class PuzzlePlayer:
     """Consecutive UTC days, up to today (or up to yesterday while today's daily is not
     solved yet), on which that day's daily was solved."""
     best_streak: int = 0
+    rated_at: float | None = None
+    """When the member's last rated attempt ended (None: never): the time away their
+    deviation grows for before the next (:func:`bot.core.puzzles.glicko2.away`)."""
 
 
 @dataclass(frozen=True, slots=True)
