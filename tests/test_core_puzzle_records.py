@@ -4,10 +4,12 @@ the server leaderboard and forget-me."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
-from bot.core.puzzles.glicko2 import away, duel, puzzle_start
-from bot.core.puzzles.models import EXPIRY, Attempt
+from bot.core.puzzles.glicko2 import MEMBER_START, PROVISIONAL, away, duel, puzzle_start
+from bot.core.puzzles.models import EXPIRY, Attempt, PuzzleBoard, PuzzleRating
 from bot.core.refusals import Refusal
 from bot.i18n import text
 from bot.i18n.texts import with_keys
@@ -128,6 +130,39 @@ async def test_an_own_puzzle_from_a_missed_win_in_a_real_game(make_core) -> None
     assert await refusal_key(core.puzzles.open(CAROL, GUILD, "own")) == "puzzle.no_own"
 
 
+async def establish(core: Core, *members: int, deviation: float = 100.0) -> None:
+    """Each member's deviation set to ``deviation`` as of now, their rating kept: what a
+    dozen rated puzzles would leave, without playing them."""
+    for member in members:
+        async with core.repo.atomic() as tx:
+            player = await tx.lock_puzzle_player(member, MEMBER_START)
+            rating = replace(player.rating, deviation=deviation)
+            await tx.save_puzzle_player(replace(player, rating=rating, rated_at=core.clock()))
+
+
+async def test_the_leaderboard_ranks_established_ratings_and_counts_provisional_ones(
+    make_core,
+) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    await solve_daily(core, ALICE, GUILD)
+    bob = (await core.puzzles.open(BOB, GUILD)).attempt
+    await core.puzzles.move(BOB, bob.id, 0, 27)  # wrong
+    one = await core.puzzles.player(ALICE)  # one solve: a high rating, deviation 268
+    assert one is not None and one.rating.rating > 1600 and one.rating.deviation > PROVISIONAL
+    assert await core.puzzles.leaderboard(GUILD) == PuzzleBoard((), 2)
+    await establish(core, BOB)
+    (standing,) = (await core.puzzles.leaderboard(GUILD)).standings
+    assert standing.user_id == BOB and (await core.puzzles.leaderboard(GUILD)).provisional == 1
+    # bob stays away: 100 grows past 110 in about 90 days (the time-away step)
+    assert away(PuzzleRating(0, 100, 0.06), 89 * DAY).deviation < PROVISIONAL
+    assert away(PuzzleRating(0, 100, 0.06), 91 * DAY).deviation > PROVISIONAL
+    clock.advance(89 * DAY)
+    assert [s.user_id for s in (await core.puzzles.leaderboard(GUILD)).standings] == [BOB]
+    clock.advance(2 * DAY)
+    assert await core.puzzles.leaderboard(GUILD) == PuzzleBoard((), 2)
+
+
 async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_core) -> None:  # type: ignore[no-untyped-def]
     clock = day_clock(2)
     core: Core = await make_core(clock=clock)
@@ -142,16 +177,17 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     await core.puzzles.move(dave, beginner.id, 0, wrong)
     assert (await core.puzzles.player(dave)) is not None
     await core.puzzles.open(dave, GUILD)
-    board = await core.puzzles.leaderboard(GUILD)
+    await establish(core, ALICE, CAROL)  # as if each had played a dozen rated puzzles
+    board = (await core.puzzles.leaderboard(GUILD)).standings
     assert [s.user_id for s in board] == [ALICE, CAROL]
     assert board[0].rating > 1500 > board[1].rating and (board[0].solved, board[0].tried) == (1, 1)
-    assert [s.user_id for s in await core.puzzles.leaderboard(GUILD + 1)] == [BOB]
+    assert (await core.puzzles.leaderboard(GUILD + 1)) == PuzzleBoard((), 1)  # bob: provisional
     puzzle = puzzle_of(2).id
     moved = (await core.repo.puzzle_ratings())[puzzle]
     assert await core.records.forget(ALICE, ALICE, confirmed=True) == 0
     assert await core.puzzles.player(ALICE) is None
     assert await core.repo.tried_puzzles(ALICE) == set()
-    assert [s.user_id for s in await core.puzzles.leaderboard(GUILD)] == [CAROL]
+    assert [s.user_id for s in (await core.puzzles.leaderboard(GUILD)).standings] == [CAROL]
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
     assert again.rated and again.id != carol.id  # a first attempt again, as a new member

@@ -10,7 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from bot.core.models import Game
-from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleRating, PuzzleStanding
+from bot.core.puzzles.models import (
+    Attempt,
+    PuzzleBoard,
+    PuzzlePlayer,
+    PuzzleRating,
+    PuzzleStanding,
+)
 from bot.core.repository import Conflict
 from bot.storage.game_queries import games_where
 from bot.storage.sql import Db, Row, insert_returning_id
@@ -179,18 +185,36 @@ async def solved_dailies(db: Db, user_id: int) -> list[tuple[int, float]]:
     return [(int(row["daily"]), float(row["started_at"])) for row in rows]
 
 
-async def leaderboard(db: Db, guild_id: int, limit: int) -> list[PuzzleStanding]:
+_RANKED = (
+    "user_id IN (SELECT user_id FROM puzzle_attempts WHERE guild_id = :guild AND rated"
+    " AND status != 'open')"
+)
+_ESTABLISHED = (
+    "deviation * deviation + :growth * volatility * volatility"
+    " * (CASE WHEN rated_at < :now THEN :now - rated_at ELSE 0 END) <= :max2"
+)
+"""The core's provisional rule (:func:`bot.core.puzzles.glicko2.away`, squared) with its
+figures as parameters: the deviation grown for the time away, at most the threshold."""
+
+
+async def leaderboard(
+    db: Db, guild_id: int, limit: int, now: float, growth: float, max_deviation: float
+) -> PuzzleBoard:
+    params = {"guild": guild_id, "limit": limit, "now": now, "growth": growth,
+              "max2": max_deviation * max_deviation}  # fmt: skip
     rows = await db.rows(
-        "SELECT user_id, rating, solved, tried FROM puzzle_players WHERE user_id IN"
-        " (SELECT user_id FROM puzzle_attempts WHERE guild_id = :guild AND rated"
-        " AND status != 'open')"
-        " ORDER BY rating DESC, user_id LIMIT :limit",
-        {"guild": guild_id, "limit": limit},
+        f"SELECT user_id, rating, solved, tried FROM puzzle_players WHERE {_RANKED}"
+        f" AND {_ESTABLISHED} ORDER BY rating DESC, user_id LIMIT :limit",
+        params,
     )
-    return [
+    provisional = await db.value(
+        f"SELECT COUNT(*) FROM puzzle_players WHERE {_RANKED} AND NOT ({_ESTABLISHED})", params
+    )
+    standings = tuple(
         PuzzleStanding(row["user_id"], float(row["rating"]), row["solved"], row["tried"])
         for row in rows
-    ]
+    )
+    return PuzzleBoard(standings, int(provisional))
 
 
 async def recent_classic_games(db: Db, user_id: int, limit: int) -> list[Game]:

@@ -161,6 +161,16 @@ class PuzzleStanding:
 
 
 @dataclass(frozen=True, slots=True)
+class PuzzleBoard:
+    """A server's puzzle leaderboard: the established ratings, best first, and how many
+    members with a rated attempt through the server are still provisional (not ranked:
+    deviation above :data:`~bot.core.puzzles.glicko2.PROVISIONAL` after time away)."""
+
+    standings: tuple[PuzzleStanding, ...]
+    provisional: int
+
+
+@dataclass(frozen=True, slots=True)
 class OwnPuzzle:
     """A position from a member's finished game where they missed a forced win of at
     least two of their moves (a missed win in one is the review's business)."""

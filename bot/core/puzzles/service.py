@@ -26,14 +26,15 @@ from bot.core.policies import PolicyBook
 from bot.core.puzzles import starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
 from bot.core.puzzles.finish import finish
+from bot.core.puzzles.glicko2 import GROWTH, PROVISIONAL
 from bot.core.puzzles.models import (
     EXPIRY,
     Attempt,
     Mode,
     Outcome,
+    PuzzleBoard,
     PuzzleKind,
     PuzzlePlayer,
-    PuzzleStanding,
     PuzzleView,
     ShareLine,
 )
@@ -261,15 +262,19 @@ class PuzzleService:
         current, best = streaks(await self.repo.solved_dailies(user_id), today)
         return replace(stored, streak=current, best_streak=best)
 
-    async def leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzleStanding]:
-        """The members with a rated attempt through this server, by puzzle rating.
+    async def leaderboard(self, guild_id: int, limit: int = 10) -> PuzzleBoard:
+        """The members with a rated attempt through this server and an established
+        rating (deviation at most :data:`PROVISIONAL` once grown for their time away, as
+        lichess ranks only those), by puzzle rating; and how many are provisional.
 
         Raises:
             Refusal: ``puzzle.off`` (the server turned puzzles off).
         """
         if not (await self.policies.policy(guild_id)).puzzles:
             raise Refusal("puzzle.off")
-        return await self.repo.puzzle_leaderboard(guild_id, limit)
+        return await self.repo.puzzle_leaderboard(
+            guild_id, limit, self.clock(), GROWTH, PROVISIONAL
+        )
 
     # --- reading and ending -------------------------------------------------------------
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.core.models import Game
-from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleRating, PuzzleStanding
+from bot.core.puzzles.models import Attempt, PuzzleBoard, PuzzlePlayer, PuzzleRating
 
 
 class PuzzleStore(Protocol):
@@ -67,9 +67,13 @@ class PuzzleStore(Protocol):
     async def solved_dailies(self, user_id: int) -> list[tuple[int, float]]:
         """``(daily number, started_at)`` of each of the member's solved daily attempts."""
 
-    async def puzzle_leaderboard(self, guild_id: int, limit: int) -> list[PuzzleStanding]:
-        """The members with a finished rated attempt started through the server, by
-        puzzle rating (ties: the lower user id first)."""
+    async def puzzle_leaderboard(
+        self, guild_id: int, limit: int, now: float, growth: float, max_deviation: float
+    ) -> PuzzleBoard:
+        """The members with a finished rated attempt started through the server whose
+        deviation, grown for the time since their last rated attempt to ``now``
+        (deviation² + ``growth``·volatility²·seconds), is at most ``max_deviation``, by
+        puzzle rating (ties: the lower user id first), and how many others there are."""
 
     async def recent_classic_games(self, user_id: int, limit: int) -> list[Game]:
         """The member's newest finished classic games (any server, DMs), newest first: at
