@@ -115,6 +115,11 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
     assert res.content == f"🧩 <@{alice.id}> · ttt puzzle #1 ✅ solved in 4/4 · streak 1"
     assert not any(e in res.content for e in BOARD_EMOJI)
     assert len(emulator.channel_messages(emulator.channel)) == before + 1
+    again = await emulator.click(alice, message, share["custom_id"])  # once per attempt
+    assert again.ephemeral and again.content == (
+        "You already shared this puzzle: one line per puzzle."
+    )
+    assert len(emulator.channel_messages(emulator.channel)) == before + 1
     # a puzzle's button forged onto that public line is refused, and it stays as it is
     shared = res.message
     res = await emulator.click(alice, shared, retry["custom_id"], force=True)

@@ -20,7 +20,13 @@ from engine import EnginePool
 from engine.puzzles import reply
 
 from core_harness import CHANNEL, GUILD, Core, open_core, refusal_key
-from puzzle_harness import ALICE, BOB, day_clock, puzzle_of
+from puzzle_harness import ALICE, BOB, day_clock, puzzle_of, solve_daily
+
+DAY = 24 * 3600.0
+
+
+def today(core: Core):  # type: ignore[no-untyped-def]
+    return core.puzzles.today()[1]  # type: ignore[index]
 
 
 async def test_a_daily_solved_along_its_line_moves_the_rating_once(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -195,11 +201,34 @@ async def test_retry_is_unrated_and_refusals(make_core) -> None:  # type: ignore
     assert view.attempt.status == "solved" and view.attempt.rating_after is None
     player = await core.puzzles.player(ALICE)
     assert rated is not None and player is not None
-    assert player.rating == rated.rating and (player.solved, player.tried) == (1, 2)
+    # the record counts first attempts: the Retry's solve is not one
+    assert player.rating == rated.rating and (player.solved, player.tried) == (0, 1)
     assert player.streak == 1  # a Retry solved the same day counts for the streak
     line = await core.puzzles.share(ALICE, again.id, GUILD)
     assert (line.daily, line.solved, line.retry, line.streak, line.moves_used) == (
         2, True, True, 1, puzzle.n)  # fmt: skip
+    assert await refusal_key(core.puzzles.share(ALICE, again.id, GUILD)) == "puzzle.share.again"
+    first_line = await core.puzzles.share(ALICE, first.id, GUILD)  # another attempt: its own
+    assert (first_line.solved, first_line.streak, first_line.retry) == (False, 0, False)
+
+
+async def test_share_shows_the_streak_at_that_attempt_once(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    attempts = []
+    for _ in range(3):  # dailies #1, #2 and #3 solved: a streak of 3
+        await solve_daily(core, ALICE)
+        attempts.append(await core.repo.latest_puzzle_attempt(ALICE, today(core).id))
+        clock.advance(DAY)
+    clock.advance(5 * DAY)  # days missed: the streak now is 0
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.streak, player.best_streak) == (0, 3)
+    for number, attempt in enumerate(attempts, start=1):
+        assert attempt is not None
+        line = await core.puzzles.share(ALICE, attempt.id, GUILD)
+        assert (line.daily, line.streak) == (number, number)  # as it stood then
+        again = core.puzzles.share(ALICE, attempt.id, GUILD)
+        assert await refusal_key(again) == "puzzle.share.again"
 
 
 async def test_puzzles_off_in_a_server(make_core) -> None:  # type: ignore[no-untyped-def]

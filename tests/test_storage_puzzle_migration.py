@@ -60,6 +60,8 @@ async def test_attempts_are_kept_and_the_time_away_filled_in(database: Path | st
         assert player is not None and player.rated_at == 2800.0  # the rated one's end
         assert (player.solved, player.tried, player.rating.deviation) == (1, 2, 290.0)
         solved = await repo.get_puzzle_attempt(42)
-        assert solved is not None and solved.status == "solved"
+        assert solved is not None and solved.status == "solved" and not solved.shared
+        assert await repo.mark_puzzle_shared(42) and not await repo.mark_puzzle_shared(42)
+        assert (await repo.get_puzzle_attempt(42)).shared  # type: ignore[union-attr]
     finally:
         await repo.close()

@@ -26,7 +26,7 @@ _FIELDS = (
     "started_at", "guild_id", "daily", "moves", "ply", "status", "outcome", "finished_at",
     "rating_before", "rating_after", "retry_of",
 )  # fmt: skip
-_COLUMNS = "id, " + ", ".join(_FIELDS)
+_COLUMNS = "id, shared, " + ", ".join(_FIELDS)
 _INSERT = insert_returning_id("puzzle_attempts", _FIELDS)
 _SELECT = f"SELECT {_COLUMNS} FROM puzzle_attempts"
 
@@ -47,7 +47,7 @@ def _attempt(row: Row) -> Attempt:
         daily=row["daily"], moves=tuple(int(c) for c in moves.split(",")) if moves else (),
         status=row["status"], outcome=row["outcome"], finished_at=row["finished_at"],
         rating_before=row["rating_before"], rating_after=row["rating_after"],
-        retry_of=row["retry_of"],
+        retry_of=row["retry_of"], shared=bool(row["shared"]),
     )  # fmt: skip
 
 
@@ -105,6 +105,15 @@ async def drop_attempt(db: Db, attempt_id: int) -> bool:
         "DELETE FROM puzzle_attempts WHERE id = :id AND status = 'open'", {"id": attempt_id}
     )
     return dropped == 1
+
+
+async def mark_shared(db: Db, attempt_id: int) -> bool:
+    marked = await db.run(
+        "UPDATE puzzle_attempts SET shared = TRUE WHERE id = :id AND status != 'open'"
+        " AND NOT shared",
+        {"id": attempt_id},
+    )
+    return marked == 1
 
 
 _PLAYER = (
@@ -176,11 +185,12 @@ async def ratings(db: Db) -> dict[str, float]:
     return {str(row["puzzle_id"]): float(row["rating"]) for row in rows}
 
 
-async def solved_dailies(db: Db, user_id: int) -> list[tuple[int, float]]:
+async def solved_dailies(db: Db, user_id: int, up_to: int | None = None) -> list[tuple[int, float]]:
     rows = await db.rows(
         "SELECT daily, started_at FROM puzzle_attempts WHERE user_id = :user"
-        " AND status = 'solved' AND daily IS NOT NULL",
-        {"user": user_id},
+        " AND status = 'solved' AND daily IS NOT NULL"
+        + ("" if up_to is None else " AND id <= :up_to"),
+        {"user": user_id, "up_to": up_to} if up_to is not None else {"user": user_id},
     )
     return [(int(row["daily"]), float(row["started_at"])) for row in rows]
 

@@ -42,6 +42,9 @@ class PuzzleSql:
     async def drop_puzzle_attempt(self, attempt_id: int) -> bool:
         return await self._call(puzzles.drop_attempt, attempt_id)
 
+    async def mark_puzzle_shared(self, attempt_id: int) -> bool:
+        return await self._call(puzzles.mark_shared, attempt_id)
+
     async def puzzle_player(self, user_id: int) -> PuzzlePlayer | None:
         return await self._call(puzzles.get_player, user_id)
 
@@ -60,8 +63,10 @@ class PuzzleSql:
     async def puzzle_ratings(self) -> dict[str, float]:
         return await self._call(puzzles.ratings)
 
-    async def solved_dailies(self, user_id: int) -> list[tuple[int, float]]:
-        return await self._call(puzzles.solved_dailies, user_id)
+    async def solved_dailies(
+        self, user_id: int, up_to: int | None = None
+    ) -> list[tuple[int, float]]:
+        return await self._call(puzzles.solved_dailies, user_id, up_to)
 
     async def puzzle_leaderboard(
         self, guild_id: int, limit: int, now: float, growth: float, max_deviation: float

@@ -50,6 +50,7 @@ async def finish(
             finished_at=now, rating_before=before, rating_after=after,
         )  # fmt: skip
         await tx.save_puzzle_attempt(done, attempt.ply)
-        counts = {"solved": player.solved + solved, "tried": player.tried + 1}
+        first = attempt.retry_of is None  # a Retry counts for the streak, not the record
+        counts = {"solved": player.solved + (solved and first), "tried": player.tried + first}
         await tx.save_puzzle_player(replace(player, rating=rating, rated_at=rated_at, **counts))
     return done

@@ -65,6 +65,8 @@ class Attempt:
     """The member's puzzle rating around a rated attempt's end (None while open/unrated)."""
     retry_of: int | None = None
     """The attempt this one retries (unrated)."""
+    shared: bool = False
+    """Whether Share posted its line for this attempt (once each)."""
 
     @property
     def ply(self) -> int:
@@ -92,7 +94,8 @@ class PuzzlePlayer:
     rating: PuzzleRating
     solved: int = 0
     tried: int = 0
-    """Attempts finished (solved or failed), rated or not."""
+    """First attempts finished (solved or failed), rated or not: a Retry counts in
+    neither (it counts for the daily streak)."""
     streak: int = 0
     """Consecutive UTC days, up to today (or up to yesterday while today's daily is not
     solved yet), on which that day's daily was solved."""

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.core.policies import PolicyBook
-from bot.core.puzzles import starts
+from bot.core.puzzles import records, starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
 from bot.core.puzzles.finish import finish
 from bot.core.puzzles.glicko2 import GROWTH, PROVISIONAL
@@ -38,7 +38,7 @@ from bot.core.puzzles.models import (
     PuzzleView,
     ShareLine,
 )
-from bot.core.puzzles.streaks import day_number, streaks, utc_day
+from bot.core.puzzles.streaks import day_number, utc_day
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from engine.puzzles import NoDailyPuzzle, Puzzle, by_id, daily, load
@@ -212,7 +212,7 @@ class PuzzleService:
                 left = await self._open_of(user_id)
                 try:
                     if left is not None and left.rated:
-                        raise _rated_open(left)
+                        raise records.rated_open(left)
                     if left is not None:
                         await self.repo.drop_puzzle_attempt(left.id)
                     again = replace(
@@ -233,7 +233,8 @@ class PuzzleService:
 
         Raises:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``,
-                ``puzzle.off``, ``puzzle.share.channel``.
+                ``puzzle.off``, ``puzzle.share.channel``, ``puzzle.share.again``
+                (Share was pressed on this attempt before: one public line each).
         """
         rules = await self.policies.policy(guild_id)
         if not rules.puzzles:
@@ -244,23 +245,13 @@ class PuzzleService:
             raise Refusal("puzzle.share.channel", channels=channels)
         async with await self._member(user_id):
             attempt = await self._checked(await self._mine(user_id, attempt_id))
-        if not attempt.over:
-            raise Refusal("puzzle.still_open")
-        player = await self.player(user_id)
-        return ShareLine(
-            user_id, attempt.kind, attempt.daily, attempt.status == "solved", attempt.n,
-            (attempt.ply + 1) // 2, 0 if player is None else player.streak,
-            attempt.retry_of is not None,
-        )  # fmt: skip
+            if not attempt.over:
+                raise Refusal("puzzle.still_open")
+            return await records.share_line(self.repo, attempt)
 
     async def player(self, user_id: int) -> PuzzlePlayer | None:
         """The member's puzzle record (None: never finished one): /ttt stats."""
-        stored = await self.repo.puzzle_player(user_id)
-        if stored is None:
-            return None
-        today = day_number(self.clock())
-        current, best = streaks(await self.repo.solved_dailies(user_id), today)
-        return replace(stored, streak=current, best_streak=best)
+        return await records.player_record(self.repo, user_id, self.clock())
 
     async def leaderboard(self, guild_id: int, limit: int = 10) -> PuzzleBoard:
         """The members with a rated attempt through this server and an established
@@ -348,11 +339,3 @@ def _read_set() -> None:
     """Read the shipped set, its index by id and the schedule (each cached per process)."""
     by_id(load()[0].id)
     schedule()
-
-
-def _rated_open(left: Attempt) -> Refusal:
-    """The refusal of a Retry while ``left``, a rated attempt, is open: it names it."""
-    board = f"puzzle.kind.{left.kind}"
-    if left.daily is not None:
-        return Refusal("puzzle.retry.open_daily", number=left.daily, board_key=board)
-    return Refusal("puzzle.retry.open_training", board_key=board)

@@ -43,6 +43,10 @@ class PuzzleStore(Protocol):
         """Delete an open attempt (an unrated one given up for a Retry); False if it was
         no longer open."""
 
+    async def mark_puzzle_shared(self, attempt_id: int) -> bool:
+        """Set a finished attempt's Share flag; False if it was set already (of two
+        processes sharing at once, one is told True)."""
+
     async def puzzle_player(self, user_id: int) -> PuzzlePlayer | None:
         """The member's stored rating and counts (``streak`` is the core's to work out:
         0 here), or None if they never finished an attempt."""
@@ -64,8 +68,11 @@ class PuzzleStore(Protocol):
         """Every puzzle's rating that rated attempts have moved (the rest stand at their
         seed rating)."""
 
-    async def solved_dailies(self, user_id: int) -> list[tuple[int, float]]:
-        """``(daily number, started_at)`` of each of the member's solved daily attempts."""
+    async def solved_dailies(
+        self, user_id: int, up_to: int | None = None
+    ) -> list[tuple[int, float]]:
+        """``(daily number, started_at)`` of each of the member's solved daily attempts
+        (``up_to``: only those with an id no higher, the attempts started by then)."""
 
     async def puzzle_leaderboard(
         self, guild_id: int, limit: int, now: float, growth: float, max_deviation: float
