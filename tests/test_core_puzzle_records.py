@@ -4,8 +4,10 @@ the server leaderboard and forget-me."""
 
 from __future__ import annotations
 
+import asyncio
 from dataclasses import replace
 
+import asyncpg
 import pytest
 
 from bot.core.puzzles.glicko2 import MEMBER_START, PROVISIONAL, away, duel, puzzle_start
@@ -17,7 +19,8 @@ from engine import Board
 from engine.puzzles import by_id, load, move_wins, reply, winning_moves
 from engine.puzzles.schedule import schedule
 
-from core_harness import GUILD, Core, member_game, play, refusal_key
+from core_harness import GUILD, Core, member_game, open_core, play, refusal_key
+from fault_harness import waiting_backend
 from puzzle_harness import ALICE, BOB, CAROL, day_clock, puzzle_of, solve_daily
 
 DAY = 24 * 3600.0
@@ -258,3 +261,28 @@ async def test_retry_names_an_open_rated_daily(make_core) -> None:  # type: igno
         "puzzle.retry.open_daily", {"number": 2, "board_key": "puzzle.kind.ultimate"})  # fmt: skip
     shown = (await core.puzzles.show(ALICE, daily.id)).attempt
     assert shown == daily  # still open, as it was
+
+
+@pytest.mark.postgres
+async def test_a_finish_and_forget_me_take_the_same_lock_order(pg_database: str) -> None:
+    """A finish holds the member's puzzle row; forget-me, started then, waits for it
+    before it touches an attempt, so the finish writes its attempt and ends, and then
+    forget-me deletes it all (the other order deadlocked: PostgreSQL aborted one)."""
+    core = await open_core(pg_database, day_clock(2))
+    observer = await asyncpg.connect(pg_database)
+    try:
+        await solve_daily(core, ALICE)  # a record to hold
+        attempt = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
+        async with core.repo.atomic() as tx:  # a finish, as finish.finish runs it
+            player = await tx.lock_puzzle_player(ALICE, MEMBER_START)
+            forgetting = asyncio.ensure_future(core.records.forget(ALICE, ALICE, confirmed=True))
+            await waiting_backend(observer)  # forget-me waits for the member's row
+            done = replace(attempt, status="failed", outcome="wrong", finished_at=core.clock())
+            await tx.save_puzzle_attempt(done, 0)
+            await tx.save_puzzle_player(replace(player, tried=player.tried + 1))
+        await forgetting
+        assert await core.repo.get_puzzle_attempt(attempt.id) is None
+        assert await core.puzzles.player(ALICE) is None
+    finally:
+        await observer.close()
+        await core.repo.close()
