@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot.discord_ui import custom_ids
+from bot.core.puzzles.models import Attempt, PuzzleView
+from bot.discord_ui import custom_ids, render_puzzle
+from bot.discord_ui.render_common import CLASSIC
 from bot.i18n import text as text_of_key
 from engine.puzzles import by_id, daily, judge, main_line, parse_board, reply
 from engine.puzzles.play import Verdict
@@ -326,3 +328,20 @@ def test_the_puzzle_custom_ids_round_trip() -> None:
         assert custom_ids.parse(written) == click and len(written) < 100
     for bad in ("ttt:p:1:2", "ttt:pu:1:2:9", "ttt:pb:1", "ttt:pr:x", "ttt:ps:1:2", "ttt:p:-1:0:0"):
         assert custom_ids.parse(bad) is None, bad
+
+
+def test_a_withdrawn_puzzle_says_why_and_offers_no_retry() -> None:
+    """An attempt closed because a regenerated set dropped its puzzle: the message says
+    so, unrated, with neither Retry nor Share (nothing to retry)."""
+    gone = Attempt(
+        5, 1, "5x5-0000000000", "5x5", "training", "." * 25, "X", 3, False, 0.0, None,
+        status="failed", outcome="withdrawn", finished_at=1.0,
+    )  # fmt: skip
+    view = PuzzleView(gone, gone.position, 3)
+    said = render_puzzle.content(view, "en", CLASSIC).splitlines()
+    assert said[0] == "🧩 **Training puzzle** · 5×5 · unrated"
+    assert said[-1] == (
+        "🗂️ **Withdrawn**: this puzzle is no longer in ttt's set, so it was closed, unrated,"
+        " and counts nowhere. `/ttt puzzle` starts the next one."
+    )
+    assert render_puzzle.end_actions(view, "en") == []

@@ -13,7 +13,7 @@ import pytest
 from bot.core.policy import ServerPolicy
 from bot.core.puzzles.engine_calls import Judged, PuzzleEngine, Searching
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
-from bot.core.puzzles.models import EXPIRY, Attempt
+from bot.core.puzzles.models import EXPIRY, Attempt, PuzzleBoard
 from bot.core.puzzles.service import PuzzleService
 from bot.core.refusals import Refusal
 from engine import EnginePool
@@ -229,6 +229,29 @@ async def test_share_shows_the_streak_at_that_attempt_once(make_core) -> None:  
         assert (line.daily, line.streak) == (number, number)  # as it stood then
         again = core.puzzles.share(ALICE, attempt.id, GUILD)
         assert await refusal_key(again) == "puzzle.share.again"
+
+
+async def test_an_attempt_at_a_puzzle_no_longer_in_the_set_is_withdrawn(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    gone = puzzle_of(1)  # as a set before a regeneration held it, under an id now unknown
+    stale = Attempt(
+        0, ALICE, "5x5-0000000000", "5x5", "training", gone.position, gone.to_move, gone.n,
+        True, clock() - 2 * EXPIRY, GUILD,
+    )  # fmt: skip
+    stale = await core.repo.insert_puzzle_attempt(stale)  # open, past its 30 minutes
+    view = await core.puzzles.open(ALICE, GUILD)  # /ttt puzzle: said once, not a crash
+    done = view.attempt
+    assert (done.id, done.status, done.outcome, done.rated) == (
+        stale.id, "failed", "withdrawn", False)  # fmt: skip
+    assert view.solution == () and not view.resumed and view.player is None
+    assert await core.puzzles.player(ALICE) is None  # counted nowhere, no rating moved
+    assert await core.puzzles.leaderboard(GUILD) == PuzzleBoard((), 0)
+    assert await refusal_key(core.puzzles.retry(ALICE, done.id)) == "puzzle.unknown"
+    fresh = (await core.puzzles.open(ALICE, GUILD)).attempt  # the next: today's daily
+    assert fresh.daily == 2 and fresh.rated and not fresh.over
+    again = await core.puzzles.show(ALICE, done.id)  # the old message still shows
+    assert again.attempt.outcome == "withdrawn"
 
 
 async def test_puzzles_off_in_a_server(make_core) -> None:  # type: ignore[no-untyped-def]

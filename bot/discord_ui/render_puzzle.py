@@ -45,7 +45,7 @@ from engine.puzzles import parse_board
 
 Style = discord.ButtonStyle
 FAILED = {"wrong": "puzzle.wrong", "slow": "puzzle.slow", "expired": "puzzle.expired",
-          "abandoned": "puzzle.abandoned"}  # fmt: skip
+          "abandoned": "puzzle.abandoned", "withdrawn": "puzzle.withdrawn"}  # fmt: skip
 """How a failed attempt ended, by its outcome."""
 
 
@@ -165,8 +165,9 @@ asking a board its type)."""
 
 
 def end_actions(view: PuzzleView, locale: object) -> list[Action]:
-    """Retry and Share once the attempt is over (none while it runs)."""
-    if not view.attempt.over:
+    """Retry and Share once the attempt is over (none while it runs, nor on a puzzle
+    withdrawn from the set)."""
+    if not view.attempt.over or view.attempt.outcome == "withdrawn":
         return []
     attempt_id = view.attempt.id
     return [Action(custom_ids.retry(attempt_id), text("button.retry", locale), Style.primary),

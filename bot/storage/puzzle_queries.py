@@ -90,7 +90,7 @@ async def save_attempt(db: Db, attempt: Attempt, expected_ply: int) -> None:
     """The compare-and-set: on PostgreSQL the UPDATE locks the row, and a writer that
     waited for another re-reads it, finds it moved on, and changes nothing."""
     changed = await db.run(
-        "UPDATE puzzle_attempts SET moves = :moves, ply = :ply, status = :status,"
+        "UPDATE puzzle_attempts SET moves = :moves, ply = :ply, status = :status, rated = :rated,"
         " outcome = :outcome, finished_at = :finished_at, rating_before = :rating_before,"
         " rating_after = :rating_after"
         " WHERE id = :id AND status = 'open' AND ply = :expected_ply",

@@ -70,7 +70,7 @@ def puzzle_json(view: PuzzleView, locale: str) -> dict[str, Any]:
         "streak": player.streak if player is not None else None,
         "resumed": view.resumed,
         "title": title(attempt.mode, view.number, attempt.kind, locale),
-        "actions": [] if running else ["retry"],
+        "actions": [] if running or attempt.outcome == "withdrawn" else ["retry"],
     } | _said("goal", goal) | _said("line", line) | _said("solution_text", solution) | {
         "record": record,
     } | shown  # fmt: skip
@@ -90,8 +90,8 @@ def _line(view: PuzzleView, page: PageBoard, board: Any, locale: str) -> str | N
     attempt = view.attempt
     me, moves = attempt.to_move, attempt.moves
     ours = moves[::2]  # the solver moves first, then each reply
-    if attempt.outcome == "expired":
-        return text("web.puzzle.expired", locale)
+    if attempt.outcome in ("expired", "withdrawn"):
+        return text(f"web.puzzle.{attempt.outcome}", locale)
     if attempt.status == "solved":
         return text("web.puzzle.solved", locale, n=len(ours))
     if attempt.status == "failed":

@@ -1,5 +1,6 @@
 """How an attempt ends: the attempt, the member's record and the ratings, written in
-one transaction (:func:`finish`), as the core decides them.
+one transaction (:func:`finish`), as the core decides them; or, when its puzzle is no
+longer in the shipped set (a regenerated set), closed unrated (:func:`withdraw`).
 
 Before a rated attempt's result, the member's deviation grows for the time from the end
 of their last rated attempt to this one's start (:func:`~bot.core.puzzles.glicko2.away`).
@@ -15,8 +16,9 @@ from dataclasses import replace
 
 from bot.core.puzzles.glicko2 import MEMBER_START, away, duel, puzzle_start
 from bot.core.puzzles.models import Attempt, Outcome
+from bot.core.puzzles.store import PuzzleStore
 from bot.core.repository import Repository
-from engine.puzzles import by_id
+from engine.puzzles import UnknownPuzzle, by_id
 
 NOT_PLAYED: frozenset[Outcome] = frozenset({"expired", "abandoned"})
 """Outcomes of an attempt that was never played out: the puzzle's rating stays."""
@@ -53,4 +55,29 @@ async def finish(
         first = attempt.retry_of is None  # a Retry counts for the streak, not the record
         counts = {"solved": player.solved + (solved and first), "tried": player.tried + first}
         await tx.save_puzzle_player(replace(player, rating=rating, rated_at=rated_at, **counts))
+    return done
+
+
+def in_set(attempt: Attempt) -> bool:
+    """Whether the attempt's puzzle is one the shipped set holds (an own-game puzzle
+    always is: the attempt carries all it needs)."""
+    if attempt.mode == "own":
+        return True
+    try:
+        by_id(attempt.puzzle_id)
+    except UnknownPuzzle:
+        return False
+    return True
+
+
+async def withdraw(repo: PuzzleStore, attempt: Attempt, now: float) -> Attempt:
+    """Close an open attempt whose puzzle the set no longer holds: failed, ``withdrawn``,
+    unrated (its rating cannot be looked up, and the member did nothing wrong), and
+    counted nowhere: the member's record stays as it was.
+
+    Raises:
+        Conflict: it was no longer open at its ply (nothing written).
+    """
+    done = replace(attempt, rated=False, status="failed", outcome="withdrawn", finished_at=now)
+    await repo.save_puzzle_attempt(done, attempt.ply)
     return done

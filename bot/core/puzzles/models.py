@@ -18,11 +18,14 @@ Mode = Literal["daily", "training", "own"]
 """How the attempt was asked for: today's puzzle, training near the member's rating, or a
 position from the member's own games."""
 Status = Literal["open", "solved", "failed"]
-Outcome = Literal["right", "solved", "wrong", "slow", "expired", "abandoned"]
+Outcome = Literal["right", "solved", "wrong", "slow", "expired", "abandoned", "withdrawn"]
 """What the last move (or the clock) did: still winning (``right``), won within ``n``
 (``solved``), gave the win up (``wrong``), still wins but not in time (``slow``), a
-rated attempt left open past :data:`EXPIRY` seconds (``expired``, failed), or a rated
-attempt left open when the member retried another puzzle (``abandoned``, failed)."""
+rated attempt left open past :data:`EXPIRY` seconds (``expired``, failed), a rated
+attempt left open when the member retried another puzzle (``abandoned``, failed: no
+longer made, such a Retry is refused; older attempts keep it), or an open attempt at a
+puzzle the shipped set no longer holds (``withdrawn``: failed, unrated, counted
+nowhere)."""
 PuzzleKind = Literal["3x3", "4x4", "5x5", "ultimate"]
 
 EXPIRY = 30 * 60.0

@@ -25,7 +25,7 @@ from dataclasses import replace
 from bot.core.policies import PolicyBook
 from bot.core.puzzles import records, starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
-from bot.core.puzzles.finish import finish
+from bot.core.puzzles.finish import finish, in_set, withdraw
 from bot.core.puzzles.glicko2 import GROWTH, PROVISIONAL
 from bot.core.puzzles.models import (
     EXPIRY,
@@ -106,9 +106,9 @@ class PuzzleService:
             raise Refusal("puzzle.off")
         async with await self._member(user_id):
             for _ in range(3):  # another process may start one meanwhile: resume that
-                resumed = await self._open_of(user_id)
-                if resumed is not None:
-                    return await self._view(resumed, resumed=True)
+                resumed = await self._open_of(user_id, withdrawn_too=True)
+                if resumed is not None:  # or withdrawn just now: said once
+                    return await self._view(resumed, resumed=not resumed.over)
                 now = self.clock()
                 if mode == "daily":
                     started = await starts.daily_attempt(self.repo, user_id, guild_id, now)
@@ -208,6 +208,8 @@ class PuzzleService:
             attempt = await self._checked(await self._mine(user_id, attempt_id))
             if not attempt.over:
                 raise Refusal("puzzle.still_open")
+            if not in_set(attempt):  # a regenerated set dropped it: nothing to retry
+                raise Refusal("puzzle.unknown")
             for _ in range(3):
                 left = await self._open_of(user_id)
                 try:
@@ -283,19 +285,27 @@ class PuzzleService:
             raise Refusal("puzzle.unknown")
         return again
 
-    async def _open_of(self, user_id: int) -> Attempt | None:
+    async def _open_of(self, user_id: int, withdrawn_too: bool = False) -> Attempt | None:
+        """The member's open attempt after :meth:`_checked`; with ``withdrawn_too``, also
+        one this check just closed as ``withdrawn`` (to be shown once, saying why)."""
         attempt = await self.repo.open_puzzle_attempt(user_id)
         if attempt is None:
             return None
         attempt = await self._checked(attempt)
-        return None if attempt.over else attempt
+        shown = withdrawn_too and attempt.outcome == "withdrawn"
+        return None if attempt.over and not shown else attempt
 
     async def _checked(self, attempt: Attempt) -> Attempt:
-        """The attempt, failed (``expired``, rating moved) if it is a rated one open past
+        """The attempt, closed (``withdrawn``, unrated) if open at a puzzle the set no
+        longer holds, failed (``expired``, rating moved) if it is a rated one open past
         :data:`EXPIRY`; as stored now if another process ended it first."""
-        if attempt.over or not attempt.rated or self.clock() - attempt.started_at < EXPIRY:
+        if attempt.over:
             return attempt
         try:
+            if not in_set(attempt):
+                return await withdraw(self.repo, attempt, self.clock())
+            if not attempt.rated or self.clock() - attempt.started_at < EXPIRY:
+                return attempt
             return await self._finish(attempt, attempt.moves, "expired")
         except Conflict:
             return await self._reread(attempt)
@@ -309,8 +319,9 @@ class PuzzleService:
         return await finish(self.repo, attempt, moves, how, self.clock())
 
     def _line(self, attempt: Attempt) -> tuple[int, ...]:
-        """The stored main line of a set puzzle (an own-game puzzle has none)."""
-        return () if attempt.mode == "own" else by_id(attempt.puzzle_id).line
+        """The stored main line of a set puzzle (an own-game puzzle, or one the set no
+        longer holds, has none)."""
+        return by_id(attempt.puzzle_id).line if attempt.mode != "own" and in_set(attempt) else ()
 
     async def _view(
         self, attempt: Attempt, *, resumed: bool = False, stale: bool = False,
@@ -321,7 +332,8 @@ class PuzzleService:
         reply = moves[-1] if moves and len(moves) % 2 == 0 else None
         refutation = reply if attempt.outcome in ("wrong", "slow") else None
         if attempt.status == "failed" and not solution:
-            solution = self._line(attempt) or await self._own_solution(attempt)
+            own = attempt.mode == "own"
+            solution = await self._own_solution(attempt) if own else self._line(attempt)
         return PuzzleView(
             attempt, board.to_string(), attempt.n - (len(moves) + 1) // 2, reply,
             solution if attempt.status == "failed" else (), refutation, attempt.daily,
