@@ -142,7 +142,7 @@ class PuzzlesApi:
         return view
 
     def _today(self, locale: str) -> dict[str, Any] | None:
-        """Today's daily (the service's), or None before daily #1 and past the schedule."""
+        """Today's daily (the service's), or None before daily #1."""
         today = self.puzzles.today()
         if today is None:
             return None

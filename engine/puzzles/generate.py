@@ -266,7 +266,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = schedule.read_schedule(args.schedule) if args.schedule.exists() else []
     puzzles += kept_for_schedule(lines, old, puzzles)
     write(args.out, header, puzzles)
-    extended = schedule.extend(lines, puzzles, args.days)
+    # Through the runtime's own continuation (rounds of the set once it is used up), so
+    # writing days into the file changes none of them. Days past the file follow the
+    # set: a new set should be written with --days past today (the docs say so).
+    extended = schedule.continued(lines, puzzles, seed, args.days)
     schedule.write_schedule(args.schedule, extended)
     counts = {k: sum(p.kind == k for p in puzzles) for k in SHARES}
     print(f"{len(puzzles)} puzzles {counts}, {len(extended) - len(lines)} dailies added, "

@@ -100,7 +100,7 @@ class PuzzleService:
             Refusal: ``puzzle.off`` (the server turned puzzles off), ``puzzle.none_left``
                 (training on a board the member has tried every puzzle of),
                 ``puzzle.no_own`` (no missed win found), ``puzzle.no_daily`` (before
-                daily #1 or past the schedule), ``puzzle.busy`` (the engine is busy).
+                daily #1), ``puzzle.busy`` (the engine is busy).
         """
         if not (await self.policies.policy(guild_id)).puzzles:
             raise Refusal("puzzle.off")
@@ -130,7 +130,7 @@ class PuzzleService:
 
     def today(self) -> tuple[int, Puzzle] | None:
         """Today's daily (UTC, by the service's clock): its number and puzzle; None before
-        daily #1 and past the schedule."""
+        daily #1."""
         when = self.clock()
         try:
             return day_number(when), daily(utc_day(when))

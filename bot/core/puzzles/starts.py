@@ -43,7 +43,7 @@ async def daily_attempt(
     """Today's daily (UTC): a new attempt, or the member's finished one of today.
 
     Raises:
-        Refusal: ``puzzle.no_daily``, before daily #1 or past the schedule.
+        Refusal: ``puzzle.no_daily``, before daily #1 (the schedule never ends).
     """
     try:
         puzzle = daily(utc_day(now))
