@@ -59,7 +59,7 @@ def puzzle_json(view: PuzzleView, locale: str) -> dict[str, Any]:
         rating = {"before": round(attempt.rating_before), "after": round(attempt.rating_after)}
     record = _record(attempt, rating, player.streak if player else None, locale)
     return {
-        "id": str(attempt.id), "puzzle": attempt.puzzle_id, "kind": attempt.kind,
+        "id": str(attempt.id), "puzzle": hidden(attempt), "kind": attempt.kind,
         "mode": attempt.mode, "number": view.number, "ply": attempt.ply, "n": attempt.n,
         "moves_left": view.moves_left, "you": me, "to_move": me if running else None,
         "can_move": running, "running": running, "status": attempt.status,
@@ -74,6 +74,13 @@ def puzzle_json(view: PuzzleView, locale: str) -> dict[str, Any]:
     } | _said("goal", goal) | _said("line", line) | _said("solution_text", solution) | {
         "record": record,
     } | shown  # fmt: skip
+
+
+def hidden(attempt: Attempt) -> str | None:
+    """The puzzle's id, or None while a rated attempt at it runs: the shipped set is
+    public, so an id would let the page (or whoever reads its traffic) look the answer
+    up. The page needs no id: it renders the cells and sends the attempt's."""
+    return None if attempt.rated and not attempt.over else attempt.puzzle_id
 
 
 def title(mode: str, number: int | None, kind: str, locale: str) -> str:
