@@ -23,15 +23,13 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.core.policies import PolicyBook
-from bot.core.puzzles import records, starts
+from bot.core.puzzles import reading, records, starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
-from bot.core.puzzles.finish import finish, in_set, withdraw
+from bot.core.puzzles.finish import finish, in_set
 from bot.core.puzzles.glicko2 import GROWTH, PROVISIONAL
 from bot.core.puzzles.models import (
-    EXPIRY,
     Attempt,
     Mode,
-    Outcome,
     PuzzleBoard,
     PuzzleKind,
     PuzzlePlayer,
@@ -39,10 +37,10 @@ from bot.core.puzzles.models import (
     ShareLine,
 )
 from bot.core.puzzles.streaks import day_number, utc_day
+from bot.core.puzzles.views import Solutions, read_set, set_line, view_of
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from engine.puzzles import NoDailyPuzzle, Puzzle, by_id, daily, load
-from engine.puzzles.schedule import schedule
+from engine.puzzles import NoDailyPuzzle, Puzzle, daily
 
 
 class PuzzleService:
@@ -62,15 +60,14 @@ class PuzzleService:
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._set_read = False
         """Whether the shipped set was read (see :meth:`_member`)."""
-        self._solutions: dict[tuple[str, str, int], tuple[int, ...]] = {}
-        """Own-game puzzles' main lines worked out, by (kind, position, n)."""
+        self._solutions = Solutions(self.engine)
 
     async def _member(self, user_id: int) -> asyncio.Lock:
         """The member's lock, once the shipped set is read: the first read parses 3,275
         puzzles (0.3 s, seconds on a busy machine), on a thread rather than the event
         loop, so a process's first puzzle click is answered in time."""
         if not self._set_read:
-            await asyncio.to_thread(_read_set)
+            await asyncio.to_thread(read_set)
             self._set_read = True
         return self._lock(user_id)
 
@@ -106,7 +103,7 @@ class PuzzleService:
             raise Refusal("puzzle.off")
         async with await self._member(user_id):
             for _ in range(3):  # another process may start one meanwhile: resume that
-                resumed = await self._open_of(user_id, withdrawn_too=True)
+                resumed = await reading.open_of(self.repo, user_id, self.clock(), True)
                 if resumed is not None:  # or withdrawn just now: said once
                     return await self._view(resumed, resumed=not resumed.over)
                 now = self.clock()
@@ -141,7 +138,7 @@ class PuzzleService:
         """The member's open attempt (after the 30-minute check), or None: what the
         Activity's page shows on load."""
         async with await self._member(user_id):
-            attempt = await self._open_of(user_id)
+            attempt = await reading.open_of(self.repo, user_id, self.clock())
             return None if attempt is None else await self._view(attempt, resumed=True)
 
     async def move(
@@ -165,13 +162,15 @@ class PuzzleService:
                 out-of-board cell, or not in the small board to play), ``puzzle.busy``.
         """
         async with await self._member(user_id):
-            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            attempt = await reading.checked(
+                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+            )
             if attempt.over or ply != attempt.ply:
                 return await self._view(attempt, stale=True)
             board = board_after(attempt.kind, attempt.position, attempt.moves)
             if cell not in board.legal_moves():
                 raise Refusal("puzzle.bad_cell")
-            judged = await self.engine.judge(attempt, cell, self._line(attempt), searching)
+            judged = await self.engine.judge(attempt, cell, set_line(attempt), searching)
             played = (cell,) if judged.reply is None else (cell, judged.reply)
             moves = attempt.moves + played
             try:
@@ -179,9 +178,9 @@ class PuzzleService:
                     after = replace(attempt, moves=moves, outcome="right")
                     await self.repo.save_puzzle_attempt(after, attempt.ply)
                     return await self._view(after)
-                after = await self._finish(attempt, moves, judged.verdict)
+                after = await finish(self.repo, attempt, moves, judged.verdict, self.clock())
             except Conflict:  # another process (or the page) played or ended it first
-                return await self._view(await self._reread(attempt), stale=True)
+                return await self._view(await reading.reread(self.repo, attempt), stale=True)
             return await self._view(after, solution=judged.solution)
 
     async def show(self, user_id: int, attempt_id: int) -> PuzzleView:
@@ -191,7 +190,11 @@ class PuzzleService:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``.
         """
         async with await self._member(user_id):
-            return await self._view(await self._checked(await self._mine(user_id, attempt_id)))
+            return await self._view(
+                await reading.checked(
+                    self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+                )
+            )
 
     async def retry(self, user_id: int, attempt_id: int) -> PuzzleView:
         """A new, unrated attempt at a finished attempt's puzzle, from its start. An open
@@ -205,13 +208,15 @@ class PuzzleService:
                 attempt is open: finish it first).
         """
         async with await self._member(user_id):
-            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            attempt = await reading.checked(
+                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+            )
             if not attempt.over:
                 raise Refusal("puzzle.still_open")
             if not in_set(attempt):  # a regenerated set dropped it: nothing to retry
                 raise Refusal("puzzle.unknown")
             for _ in range(3):
-                left = await self._open_of(user_id)
+                left = await reading.open_of(self.repo, user_id, self.clock())
                 try:
                     if left is not None and left.rated:
                         raise records.rated_open(left)
@@ -246,7 +251,9 @@ class PuzzleService:
             channels = ", ".join(f"<#{c}>" for c in allowed)
             raise Refusal("puzzle.share.channel", channels=channels)
         async with await self._member(user_id):
-            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            attempt = await reading.checked(
+                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+            )
             if not attempt.over:
                 raise Refusal("puzzle.still_open")
             return await records.share_line(self.repo, attempt)
@@ -269,85 +276,22 @@ class PuzzleService:
             guild_id, limit, self.clock(), GROWTH, PROVISIONAL
         )
 
-    # --- reading and ending -------------------------------------------------------------
+    # --- reading and showing -----------------------------------------------------------
 
-    async def _mine(self, user_id: int, attempt_id: int) -> Attempt:
-        attempt = await self.repo.get_puzzle_attempt(attempt_id)
-        if attempt is None:
-            raise Refusal("puzzle.unknown")
-        if attempt.user_id != user_id:
-            raise Refusal("puzzle.not_yours")
-        return attempt
-
-    async def _reread(self, attempt: Attempt) -> Attempt:
-        again = await self.repo.get_puzzle_attempt(attempt.id)
-        if again is None:  # forgotten (forget-me) meanwhile
-            raise Refusal("puzzle.unknown")
-        return again
-
-    async def _open_of(self, user_id: int, withdrawn_too: bool = False) -> Attempt | None:
-        """The member's open attempt after :meth:`_checked`; with ``withdrawn_too``, also
-        one this check just closed as ``withdrawn`` (to be shown once, saying why)."""
-        attempt = await self.repo.open_puzzle_attempt(user_id)
-        if attempt is None:
-            return None
-        attempt = await self._checked(attempt)
-        shown = withdrawn_too and attempt.outcome == "withdrawn"
-        return None if attempt.over and not shown else attempt
-
-    async def _checked(self, attempt: Attempt) -> Attempt:
-        """The attempt, closed (``withdrawn``, unrated) if open at a puzzle the set no
-        longer holds, failed (``expired``, rating moved) if it is a rated one open past
-        :data:`EXPIRY`; as stored now if another process ended it first."""
-        if attempt.over:
-            return attempt
-        try:
-            if not in_set(attempt):
-                return await withdraw(self.repo, attempt, self.clock())
-            if not attempt.rated or self.clock() - attempt.started_at < EXPIRY:
-                return attempt
-            return await self._finish(attempt, attempt.moves, "expired")
-        except Conflict:
-            return await self._reread(attempt)
-
-    async def _finish(self, attempt: Attempt, moves: tuple[int, ...], how: Outcome) -> Attempt:
-        """:func:`~bot.core.puzzles.finish.finish` at the clock's time.
+    async def _attempt(self, user_id: int, attempt_id: int) -> Attempt:
+        """The member's attempt, checked (:func:`reading.checked`).
 
         Raises:
-            Conflict: it was no longer open at its ply (nothing written).
+            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``.
         """
-        return await finish(self.repo, attempt, moves, how, self.clock())
-
-    def _line(self, attempt: Attempt) -> tuple[int, ...]:
-        """The stored main line of a set puzzle (an own-game puzzle, or one the set no
-        longer holds, has none)."""
-        return by_id(attempt.puzzle_id).line if attempt.mode != "own" and in_set(attempt) else ()
+        attempt = await reading.mine(self.repo, user_id, attempt_id)
+        return await reading.checked(self.repo, attempt, self.clock())
 
     async def _view(
         self, attempt: Attempt, *, resumed: bool = False, stale: bool = False,
         solution: tuple[int, ...] = (),
     ) -> PuzzleView:  # fmt: skip
-        moves = attempt.moves
-        board = board_after(attempt.kind, attempt.position, moves)
-        reply = moves[-1] if moves and len(moves) % 2 == 0 else None
-        refutation = reply if attempt.outcome in ("wrong", "slow") else None
         if attempt.status == "failed" and not solution:
-            own = attempt.mode == "own"
-            solution = await self._own_solution(attempt) if own else self._line(attempt)
-        return PuzzleView(
-            attempt, board.to_string(), attempt.n - (len(moves) + 1) // 2, reply,
-            solution if attempt.status == "failed" else (), refutation, attempt.daily,
-            await self.player(attempt.user_id) if attempt.over else None, resumed, stale,
-        )  # fmt: skip
-
-    async def _own_solution(self, attempt: Attempt) -> tuple[int, ...]:
-        key = (attempt.kind, attempt.position, attempt.n)
-        if key not in self._solutions:
-            self._solutions[key] = await self.engine.solution(attempt)
-        return self._solutions[key]
-
-
-def _read_set() -> None:
-    """Read the shipped set, its index by id and the schedule (each cached per process)."""
-    by_id(load()[0].id)
-    schedule()
+            solution = await self._solutions.of(attempt)
+        player = await self.player(attempt.user_id) if attempt.over else None
+        return view_of(attempt, solution, player, resumed, stale)
