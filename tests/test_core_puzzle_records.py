@@ -75,21 +75,24 @@ def nearest(rating: float, kind: str, tried: set[str]) -> list[float]:
 
 
 async def test_training_is_near_the_rating_and_never_a_tried_puzzle(make_core) -> None:  # type: ignore[no-untyped-def]
-    clock = day_clock(1)  # the daily is a 5×5: all twenty 4×4 puzzles are training's
+    clock = day_clock(1)  # the daily is a 5×5: all 34 4×4 puzzles are training's
     core: Core = await make_core(clock=clock)
     tried: set[str] = set()
     rating = 1500.0
-    for _ in range(20):
+    coming = set(schedule())  # the dailies to come: given once the others are tried
+    for _ in range(34):
         view = await core.puzzles.open(ALICE, GUILD, "training", "4x4")
         attempt = view.attempt
         assert attempt.kind == "4x4" and attempt.rated and attempt.puzzle_id not in tried
         seed = next(p.rating for p in load() if p.id == attempt.puzzle_id)
-        near = nearest(rating, "4x4", tried)
+        others = {p.id for p in load() if p.kind == "4x4"} - coming - tried
+        near = nearest(rating, "4x4", tried | (coming if others else set()))
         assert abs(seed - rating) <= near[min(4, len(near) - 1)]  # among the five nearest
+        assert attempt.puzzle_id not in coming or not others
         tried.add(attempt.puzzle_id)
         clock.advance(EXPIRY)  # failed at the next open: the rating goes down
         rating = (await core.puzzles.show(ALICE, attempt.id)).attempt.rating_after or rating
-    assert len(tried) == 20
+    assert len(tried) == 34
     assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "4x4")) == (
         "puzzle.none_left")  # fmt: skip
     beginner = (await core.puzzles.open(ALICE, GUILD, "training", "3x3")).attempt
