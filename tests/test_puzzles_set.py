@@ -145,5 +145,13 @@ def test_the_walk_reaches_every_position_once_up_to_symmetry() -> None:
 @pytest.mark.slow  # walks 1,135,214 positions: minutes of CPU
 def test_the_4x4_set_is_every_4x4_puzzle_of_the_walk() -> None:
     shipped = sorted(p.to_json() for p in load() if p.kind == "4x4")
-    walked = every_position("4x4", 10_000, examine)
+    walked, count = every_position("4x4", 10_000, examine)
     assert sorted(p.to_json() for p in walked) == shipped and len(shipped) == 34
+    assert count == 1_135_214 == read(PUZZLES_PATH)[0]["games"]["4x4"]  # type: ignore[index]
+
+
+def test_the_4x4_walk_is_bounded_by_the_budget_and_replays_its_count() -> None:
+    assert every_position("4x4", 10, examine, deadline=0.0) == ([], 0)  # no time: none
+    assert every_position("4x4", 10, examine, walk=2000) == ([], 2000)  # a replay's count
+    three, count = every_position("3x3", 1000, examine, walk=0, deadline=0.0)
+    assert len(three) == 51 and count == 0  # 3×3 is always walked whole

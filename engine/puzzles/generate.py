@@ -6,7 +6,8 @@ Where the positions come from:
   complete: each position whose side to move wins within ``n >= 2`` and not sooner with
   exactly one first move that does (no agent filter: these are unrated).
 - 4×4: every reachable position as well (1,135,214 in play, up to symmetry, walked by
-  :mod:`engine.puzzles.walk`), with the filters below: so the 4×4 set is every puzzle
+  :mod:`engine.puzzles.walk`, within its share of the budget: the header's "games" for
+  4×4 is the positions walked), with the filters below: so the 4×4 set is every puzzle
   there is, not a sample (34; the medium agent solves the other 3,474 wins within 3 to
   6 with one first move).
 - 5×5 and ultimate: the positions reached in seeded games between the ladder's
@@ -213,15 +214,16 @@ def generate(
     spent_share = 0.0
     for kind, share in SHARES.items():
         spent_share += share
-        if kind in WALKED:
-            found = Found(every_position(kind, caps[kind], examine), 0)
+        count = None if games is None else games.get(kind, 0)
+        deadline = start + budget * spent_share
+        if kind in WALKED:  # "games": the positions walked
+            found = Found(*every_position(kind, caps[kind], examine, count, deadline))
         else:
-            count = None if games is None else games.get(kind, 0)
-            deadline = start + budget * spent_share
             found = from_games(kind, seed, count, deadline, caps[kind], report)
         played[kind] = found.games
         puzzles += found.puzzles
-        report(f"{kind}: {len(found.puzzles)} puzzles from {found.games} games, "
+        source = "positions walked" if kind in WALKED else "games"
+        report(f"{kind}: {len(found.puzzles)} puzzles from {found.games} {source}, "
                f"{time.process_time() - start:.0f} CPU s")  # fmt: skip
     header: dict[str, object] = {
         "seed": seed, "games": played, "caps": caps, "limits": MAX_N, "min_n": MIN_N,

@@ -12,15 +12,18 @@ Deterministic: each level in the order of its keys.
 
 from __future__ import annotations
 
+import math
+import time
 from collections.abc import Callable, Iterator
 
 from engine.board import Board
 from engine.exact import canonical_key, exact_tables
 from engine.puzzles.records import Puzzle
 
-WALKED = {"3x3": (3, 3, 1), "4x4": (4, 4, 4)}
-"""The boards whose every position the generator examines: size, k and the fewest marks
-tried (on 4×4 a forced win within 6 needs more: the searches there cost the most)."""
+WALKED = {"3x3": (3, 3, 1, False), "4x4": (4, 4, 4, True)}
+"""The boards whose every position the generator examines: size, k, the fewest marks
+tried (on 4×4 a forced win within 6 needs more: the searches there cost the most), and
+whether the budget bounds the walk (3×3's 627 positions never wait for it)."""
 
 
 def positions(size: int, k: int) -> Iterator[Board]:
@@ -52,17 +55,25 @@ def _text(x: int, o: int, cells: int) -> str:
 
 
 def every_position(
-    kind: str, cap: int, examine: Callable[[Board, str], Puzzle | None]
-) -> list[Puzzle]:
-    """A walked board's puzzles: ``examine`` (the generator's) on every position, at most
-    ``cap`` of them (the walk's first, fewest marks first)."""
-    size, k, fewest = WALKED[kind]
+    kind: str, cap: int, examine: Callable[[Board, str], Puzzle | None],
+    walk: int | None = None, deadline: float = math.inf,
+) -> tuple[list[Puzzle], int]:  # fmt: skip
+    """A walked board's puzzles, ``examine`` (the generator's) on each position, and how
+    many positions were walked: the first ``walk`` (a replay), or those reached before
+    ``deadline`` (a ``time.process_time()``), at most ``cap`` puzzles. A board the budget
+    does not bound (3×3) walks all, whatever ``walk`` and ``deadline`` say, and counts 0
+    (nothing to replay)."""
+    size, k, fewest, bounded = WALKED[kind]
     found: dict[str, Puzzle] = {}
+    walked = 0
     for board in positions(size, k):
-        if len(found) >= cap:
+        if len(found) >= cap or (bounded and walk is not None and walked >= walk):
             break
+        if bounded and walk is None and time.process_time() >= deadline:
+            break
+        walked += 1
         if board.move_count >= fewest:
             puzzle = examine(board, kind)
             if puzzle is not None:
                 found.setdefault(puzzle.id, puzzle)
-    return list(found.values())
+    return list(found.values()), walked if bounded else 0
