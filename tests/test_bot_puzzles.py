@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 
-from bot.discord_ui import custom_ids
+from bot.core.puzzles.models import Attempt, PuzzleView
+from bot.discord_ui import custom_ids, render_puzzle
+from bot.discord_ui.render_common import CLASSIC
 from bot.i18n import text as text_of_key
 from engine.puzzles import by_id, daily, judge, main_line, parse_board, reply
 from engine.puzzles.play import Verdict
@@ -115,6 +117,11 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
     assert res.content == f"🧩 <@{alice.id}> · ttt puzzle #1 ✅ solved in 4/4 · streak 1"
     assert not any(e in res.content for e in BOARD_EMOJI)
     assert len(emulator.channel_messages(emulator.channel)) == before + 1
+    again = await emulator.click(alice, message, share["custom_id"])  # once per attempt
+    assert again.ephemeral and again.content == (
+        "You already shared this puzzle: one line per puzzle."
+    )
+    assert len(emulator.channel_messages(emulator.channel)) == before + 1
     # a puzzle's button forged onto that public line is refused, and it stays as it is
     shared = res.message
     res = await emulator.click(alice, shared, retry["custom_id"], force=True)
@@ -142,10 +149,12 @@ async def test_the_daily_solved_by_its_squares_counted_once_shared_and_retried(
     )
     res = await emulator.invoke(alice, "ttt leaderboard", {"game": "puzzles"})
     assert not res.ephemeral and res.embeds[0]["title"] == "Leaderboard: puzzles"
-    assert (
-        f"1. <@{alice.id}> — **{round(player.rating.rating)}** (1/1 solved)"
-        in (res.embeds[0]["description"])
-    )
+    # one rated puzzle: a provisional rating, counted but not ranked
+    assert res.embeds[0]["description"].splitlines()[1:] == [
+        "Nobody here has an established puzzle rating yet.",
+        "Not ranked yet: 1 member with a provisional rating (deviation above 110: about a"
+        " dozen rated puzzles settle it).",
+    ]
 
 
 async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
@@ -204,6 +213,33 @@ async def test_a_wrong_move_in_a_dm_and_clicks_that_are_not_the_members(
     res = await emulator.invoke(alice, "ttt help", channel=emulator.open_dm(alice))
     await res.wait_for_edit(count=2)  # the help's second and third messages
     assert "**Puzzles** (`/ttt puzzle`, privately)" in res.followups[-1]["content"]
+
+
+async def test_retry_on_an_old_message_leaves_an_open_rated_puzzle_alone(
+    emulator: DiscordEmulator, bot
+) -> None:
+    """Daily #7 (3×3, unrated) failed; then a rated 4×4 training puzzle opened: Retry on
+    the old daily's message is refused privately, naming the open puzzle, and the
+    training puzzle and the rating stay as they were."""
+    bot.puzzles.clock = lambda: day(7)
+    alice = emulator.create_user("alice")
+    res = await emulator.invoke(alice, "ttt puzzle")
+    old = res.message
+    board = parse_board("3x3", by_id("3x3-c420726e00").position)
+    wrong = next(c for c in board.legal_moves() if judge(board, c, 2) is Verdict.WRONG)
+    old = (await emulator.click(alice, old, squares(old)[wrong]["custom_id"])).message
+    res = await emulator.invoke(alice, "ttt puzzle", {"mode": "training", "board": "4x4"})
+    training = next(c for c, _ in clicks(res.message)).attempt_id
+    before = await bot.puzzles.player(alice.id)
+    res = await emulator.click(alice, old, of_kind(old, custom_ids.RetryClick)["custom_id"])
+    assert res.ephemeral and res.content == (
+        "Your rated 4×4 training puzzle is still open, and a Retry now would count it as"
+        " failed. Finish it first (`/ttt puzzle` shows it), then Retry."
+    )
+    assert emulator.message(old["id"]) == old
+    shown = (await bot.puzzles.show(alice.id, training)).attempt
+    assert shown.rated and not shown.over and shown.moves == ()
+    assert await bot.puzzles.player(alice.id) == before
 
 
 async def test_an_ultimate_board_choice_and_a_server_that_keeps_puzzles_out(
@@ -292,3 +328,20 @@ def test_the_puzzle_custom_ids_round_trip() -> None:
         assert custom_ids.parse(written) == click and len(written) < 100
     for bad in ("ttt:p:1:2", "ttt:pu:1:2:9", "ttt:pb:1", "ttt:pr:x", "ttt:ps:1:2", "ttt:p:-1:0:0"):
         assert custom_ids.parse(bad) is None, bad
+
+
+def test_a_withdrawn_puzzle_says_why_and_offers_no_retry() -> None:
+    """An attempt closed because a regenerated set dropped its puzzle: the message says
+    so, unrated, with neither Retry nor Share (nothing to retry)."""
+    gone = Attempt(
+        5, 1, "5x5-0000000000", "5x5", "training", "." * 25, "X", 3, False, 0.0, None,
+        status="failed", outcome="withdrawn", finished_at=1.0,
+    )  # fmt: skip
+    view = PuzzleView(gone, gone.position, 3)
+    said = render_puzzle.content(view, "en", CLASSIC).splitlines()
+    assert said[0] == "🧩 **Training puzzle** · 5×5 · unrated"
+    assert said[-1] == (
+        "🗂️ **Withdrawn**: this puzzle is no longer in ttt's set, so it was closed, unrated,"
+        " and counts nowhere. `/ttt puzzle` starts the next one."
+    )
+    assert render_puzzle.end_actions(view, "en") == []

@@ -4,12 +4,23 @@ the server leaderboard and forget-me."""
 
 from __future__ import annotations
 
-from bot.core.puzzles.models import EXPIRY, Attempt
+import asyncio
+from dataclasses import replace
+
+import asyncpg
+import pytest
+
+from bot.core.puzzles.glicko2 import MEMBER_START, PROVISIONAL, away, duel, puzzle_start
+from bot.core.puzzles.models import EXPIRY, Attempt, PuzzleBoard, PuzzleRating
+from bot.core.refusals import Refusal
+from bot.i18n import text
+from bot.i18n.texts import with_keys
 from engine import Board
-from engine.puzzles import load, move_wins, reply, winning_moves
+from engine.puzzles import by_id, load, move_wins, reply, winning_moves
 from engine.puzzles.schedule import schedule
 
-from core_harness import GUILD, Core, member_game, play, refusal_key
+from core_harness import GUILD, Core, member_game, open_core, play, refusal_key
+from fault_harness import waiting_backend
 from puzzle_harness import ALICE, BOB, CAROL, day_clock, puzzle_of, solve_daily
 
 DAY = 24 * 3600.0
@@ -49,7 +60,7 @@ async def test_a_daily_begun_before_midnight_counts_for_its_day(make_core) -> No
         view = await core.puzzles.move(ALICE, retry.id, ply, line[ply])
     assert view.attempt.status == "solved" and view.attempt.daily == 1
     player = await core.puzzles.player(ALICE)  # a Retry of #1 started on day 2: no day
-    assert player is not None and player.streak == 0 and player.solved == 1
+    assert player is not None and player.streak == 0 and player.solved == 0  # nor a solve
 
 
 def puzzle_of_id(attempt: Attempt) -> int:
@@ -64,21 +75,24 @@ def nearest(rating: float, kind: str, tried: set[str]) -> list[float]:
 
 
 async def test_training_is_near_the_rating_and_never_a_tried_puzzle(make_core) -> None:  # type: ignore[no-untyped-def]
-    clock = day_clock(1)  # the daily is a 5×5: all twenty 4×4 puzzles are training's
+    clock = day_clock(1)  # the daily is a 5×5: all 34 4×4 puzzles are training's
     core: Core = await make_core(clock=clock)
     tried: set[str] = set()
     rating = 1500.0
-    for _ in range(20):
+    coming = set(schedule())  # the dailies to come: given once the others are tried
+    for _ in range(34):
         view = await core.puzzles.open(ALICE, GUILD, "training", "4x4")
         attempt = view.attempt
         assert attempt.kind == "4x4" and attempt.rated and attempt.puzzle_id not in tried
         seed = next(p.rating for p in load() if p.id == attempt.puzzle_id)
-        near = nearest(rating, "4x4", tried)
+        others = {p.id for p in load() if p.kind == "4x4"} - coming - tried
+        near = nearest(rating, "4x4", tried | (coming if others else set()))
         assert abs(seed - rating) <= near[min(4, len(near) - 1)]  # among the five nearest
+        assert attempt.puzzle_id not in coming or not others
         tried.add(attempt.puzzle_id)
         clock.advance(EXPIRY)  # failed at the next open: the rating goes down
         rating = (await core.puzzles.show(ALICE, attempt.id)).attempt.rating_after or rating
-    assert len(tried) == 20
+    assert len(tried) == 34
     assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "4x4")) == (
         "puzzle.none_left")  # fmt: skip
     beginner = (await core.puzzles.open(ALICE, GUILD, "training", "3x3")).attempt
@@ -122,6 +136,39 @@ async def test_an_own_puzzle_from_a_missed_win_in_a_real_game(make_core) -> None
     assert await refusal_key(core.puzzles.open(CAROL, GUILD, "own")) == "puzzle.no_own"
 
 
+async def establish(core: Core, *members: int, deviation: float = 100.0) -> None:
+    """Each member's deviation set to ``deviation`` as of now, their rating kept: what a
+    dozen rated puzzles would leave, without playing them."""
+    for member in members:
+        async with core.repo.atomic() as tx:
+            player = await tx.lock_puzzle_player(member, MEMBER_START)
+            rating = replace(player.rating, deviation=deviation)
+            await tx.save_puzzle_player(replace(player, rating=rating, rated_at=core.clock()))
+
+
+async def test_the_leaderboard_ranks_established_ratings_and_counts_provisional_ones(
+    make_core,
+) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    await solve_daily(core, ALICE, GUILD)
+    bob = (await core.puzzles.open(BOB, GUILD)).attempt
+    await core.puzzles.move(BOB, bob.id, 0, 27)  # wrong
+    one = await core.puzzles.player(ALICE)  # one solve: a high rating, deviation 268
+    assert one is not None and one.rating.rating > 1600 and one.rating.deviation > PROVISIONAL
+    assert await core.puzzles.leaderboard(GUILD) == PuzzleBoard((), 2)
+    await establish(core, BOB)
+    (standing,) = (await core.puzzles.leaderboard(GUILD)).standings
+    assert standing.user_id == BOB and (await core.puzzles.leaderboard(GUILD)).provisional == 1
+    # bob stays away: 100 grows past 110 in about 90 days (the time-away step)
+    assert away(PuzzleRating(0, 100, 0.06), 89 * DAY).deviation < PROVISIONAL
+    assert away(PuzzleRating(0, 100, 0.06), 91 * DAY).deviation > PROVISIONAL
+    clock.advance(89 * DAY)
+    assert [s.user_id for s in (await core.puzzles.leaderboard(GUILD)).standings] == [BOB]
+    clock.advance(2 * DAY)
+    assert await core.puzzles.leaderboard(GUILD) == PuzzleBoard((), 2)
+
+
 async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_core) -> None:  # type: ignore[no-untyped-def]
     clock = day_clock(2)
     core: Core = await make_core(clock=clock)
@@ -136,34 +183,109 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     await core.puzzles.move(dave, beginner.id, 0, wrong)
     assert (await core.puzzles.player(dave)) is not None
     await core.puzzles.open(dave, GUILD)
-    board = await core.puzzles.leaderboard(GUILD)
+    await establish(core, ALICE, CAROL)  # as if each had played a dozen rated puzzles
+    board = (await core.puzzles.leaderboard(GUILD)).standings
     assert [s.user_id for s in board] == [ALICE, CAROL]
     assert board[0].rating > 1500 > board[1].rating and (board[0].solved, board[0].tried) == (1, 1)
-    assert [s.user_id for s in await core.puzzles.leaderboard(GUILD + 1)] == [BOB]
+    assert (await core.puzzles.leaderboard(GUILD + 1)) == PuzzleBoard((), 1)  # bob: provisional
     puzzle = puzzle_of(2).id
     moved = (await core.repo.puzzle_ratings())[puzzle]
     assert await core.records.forget(ALICE, ALICE, confirmed=True) == 0
     assert await core.puzzles.player(ALICE) is None
     assert await core.repo.tried_puzzles(ALICE) == set()
-    assert [s.user_id for s in await core.puzzles.leaderboard(GUILD)] == [CAROL]
+    assert [s.user_id for s in (await core.puzzles.leaderboard(GUILD)).standings] == [CAROL]
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
     assert again.rated and again.id != carol.id  # a first attempt again, as a new member
 
 
-async def test_retry_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
+async def test_a_year_away_widens_the_deviation_before_the_next_rated_attempt(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    await solve_daily(core, ALICE)
+    back = await core.puzzles.player(ALICE)
+    assert back is not None and back.rated_at == clock()
+    clock.advance(365 * DAY)  # daily #366: a year later
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    puzzle = puzzle_of(366)
+    assert attempt.rated and attempt.puzzle_id == puzzle.id
+    other = next(c for c, m in enumerate(puzzle.position) if m == "." and c != puzzle.first)
+    done = (await core.puzzles.move(ALICE, attempt.id, 0, other)).attempt
+    grown = away(back.rating, 365 * DAY)
+    assert grown.deviation > back.rating.deviation + 10
+    expected, _ = duel(grown, puzzle_start(puzzle.rating), solved=False)
+    kept, _ = duel(back.rating, puzzle_start(puzzle.rating), solved=False)
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and player.rated_at == clock()
+    assert player.rating.rating == pytest.approx(expected.rating) == done.rating_after
+    assert player.rating.deviation == pytest.approx(expected.deviation)
+    assert abs(expected.rating - kept.rating) > 1  # the step made a difference
+
+
+async def test_retry_never_fails_a_rated_open_attempt_and_drops_an_unrated_one(make_core) -> None:  # type: ignore[no-untyped-def]
     core: Core = await make_core(clock=day_clock(2))
     done = (await core.puzzles.open(ALICE, GUILD)).attempt
     await core.puzzles.move(ALICE, done.id, 0, 27)  # wrong: over
     training = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
     assert training.rated and not training.over
     before = await core.puzzles.player(ALICE)
+    with pytest.raises(Refusal) as refused:  # Retry on the old daily's message
+        await core.puzzles.retry(ALICE, done.id)
+    assert refused.value.key == "puzzle.retry.open_training"
+    assert refused.value.params == {"board_key": "puzzle.kind.4x4"}
+    assert text(refused.value.key, "en", **with_keys(refused.value.params, "en")) == (
+        "Your rated 4×4 training puzzle is still open, and a Retry now would count it as"
+        " failed. Finish it first (`/ttt puzzle` shows it), then Retry."
+    )
+    assert await core.puzzles.player(ALICE) == before  # nothing changed
+    assert (await core.puzzles.current(ALICE)).attempt == training  # type: ignore[union-attr]
+    line = by_id(training.puzzle_id).line  # finished: now a Retry may start
+    for ply in range(0, len(line), 2):
+        await core.puzzles.move(ALICE, training.id, ply, line[ply])
     retry = (await core.puzzles.retry(ALICE, done.id)).attempt
-    left = (await core.puzzles.show(ALICE, training.id)).attempt
-    assert (left.status, left.outcome) == ("failed", "abandoned")
-    after = await core.puzzles.player(ALICE)
-    assert before is not None and after is not None and after.tried == before.tried + 1
-    assert left.rating_after == after.rating.rating < before.rating.rating
-    beginner = (await core.puzzles.retry(ALICE, left.id)).attempt  # drops the open retry
+    assert not retry.rated and retry.retry_of == done.id
+    beginner = (await core.puzzles.retry(ALICE, training.id)).attempt  # drops the open retry
     assert await core.repo.get_puzzle_attempt(retry.id) is None and not beginner.rated
     assert (await core.puzzles.current(ALICE)).attempt.id == beginner.id  # type: ignore[union-attr]
+
+
+async def test_retry_names_an_open_rated_daily(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    beginner = (await core.puzzles.open(ALICE, None, "training", "3x3")).attempt
+    first = by_id(beginner.puzzle_id).line[0]
+    wrong = next(c for c in range(9) if beginner.position[c] == "." and c != first)
+    await core.puzzles.move(ALICE, beginner.id, 0, wrong)  # an unrated puzzle, over
+    daily = (await core.puzzles.open(ALICE, GUILD)).attempt
+    assert daily.rated
+    with pytest.raises(Refusal) as refused:
+        await core.puzzles.retry(ALICE, beginner.id)
+    assert (refused.value.key, refused.value.params) == (
+        "puzzle.retry.open_daily", {"number": 2, "board_key": "puzzle.kind.ultimate"})  # fmt: skip
+    shown = (await core.puzzles.show(ALICE, daily.id)).attempt
+    assert shown == daily  # still open, as it was
+
+
+@pytest.mark.postgres
+async def test_a_finish_and_forget_me_take_the_same_lock_order(pg_database: str) -> None:
+    """A finish holds the member's puzzle row; forget-me, started then, waits for it
+    before it touches an attempt, so the finish writes its attempt and ends, and then
+    forget-me deletes it all (the other order deadlocked: PostgreSQL aborted one)."""
+    core = await open_core(pg_database, day_clock(2))
+    observer = await asyncpg.connect(pg_database)
+    try:
+        await solve_daily(core, ALICE)  # a record to hold
+        attempt = (await core.puzzles.open(ALICE, GUILD, "training", "4x4")).attempt
+        async with core.repo.atomic() as tx:  # a finish, as finish.finish runs it
+            player = await tx.lock_puzzle_player(ALICE, MEMBER_START)
+            forgetting = asyncio.ensure_future(core.records.forget(ALICE, ALICE, confirmed=True))
+            await waiting_backend(observer)  # forget-me waits for the member's row
+            done = replace(attempt, status="failed", outcome="wrong", finished_at=core.clock())
+            await tx.save_puzzle_attempt(done, 0)
+            await tx.save_puzzle_player(replace(player, tried=player.tried + 1))
+        await forgetting
+        assert await core.repo.get_puzzle_attempt(attempt.id) is None
+        assert await core.puzzles.player(ALICE) is None
+    finally:
+        await observer.close()
+        await core.repo.close()

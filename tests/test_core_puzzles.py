@@ -13,14 +13,20 @@ import pytest
 from bot.core.policy import ServerPolicy
 from bot.core.puzzles.engine_calls import Judged, PuzzleEngine, Searching
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
-from bot.core.puzzles.models import EXPIRY, Attempt
+from bot.core.puzzles.models import EXPIRY, Attempt, PuzzleBoard
 from bot.core.puzzles.service import PuzzleService
 from bot.core.refusals import Refusal
 from engine import EnginePool
 from engine.puzzles import reply
 
 from core_harness import CHANNEL, GUILD, Core, open_core, refusal_key
-from puzzle_harness import ALICE, BOB, day_clock, puzzle_of
+from puzzle_harness import ALICE, BOB, day_clock, puzzle_of, solve_daily
+
+DAY = 24 * 3600.0
+
+
+def today(core: Core):  # type: ignore[no-untyped-def]
+    return core.puzzles.today()[1]  # type: ignore[index]
 
 
 async def test_a_daily_solved_along_its_line_moves_the_rating_once(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -108,6 +114,24 @@ async def test_a_rated_attempt_expires_after_30_minutes_once(make_core) -> None:
     assert player is not None and player.tried == 1 and player.rating.rating == rating
 
 
+async def test_an_expired_attempt_moves_the_members_rating_not_the_puzzles(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    puzzle = puzzle_of(1)
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    clock.advance(EXPIRY)
+    done = (await core.puzzles.show(ALICE, attempt.id)).attempt
+    assert (done.status, done.outcome) == ("failed", "expired")
+    member, _ = duel(MEMBER_START, puzzle_start(puzzle.rating), solved=False)
+    assert done.rating_after == pytest.approx(member.rating) and member.rating < 1500
+    ratings = await core.repo.puzzle_ratings()
+    assert ratings.get(puzzle.id, puzzle.rating) == puzzle.rating  # nobody played it
+    bob = (await core.puzzles.open(BOB, GUILD)).attempt  # a member who plays it out
+    other = next(c for c, m in enumerate(puzzle.position) if m == "." and c != puzzle.line[0])
+    await core.puzzles.move(BOB, bob.id, 0, other)  # not the one winning move: failed
+    assert (await core.repo.puzzle_ratings())[puzzle.id] > puzzle.rating
+
+
 class PairedEngine(PuzzleEngine):
     """The engine, each judgement held until two are under way: two clicks on the same
     ply, both read before either is stored."""
@@ -177,11 +201,57 @@ async def test_retry_is_unrated_and_refusals(make_core) -> None:  # type: ignore
     assert view.attempt.status == "solved" and view.attempt.rating_after is None
     player = await core.puzzles.player(ALICE)
     assert rated is not None and player is not None
-    assert player.rating == rated.rating and (player.solved, player.tried) == (1, 2)
+    # the record counts first attempts: the Retry's solve is not one
+    assert player.rating == rated.rating and (player.solved, player.tried) == (0, 1)
     assert player.streak == 1  # a Retry solved the same day counts for the streak
     line = await core.puzzles.share(ALICE, again.id, GUILD)
     assert (line.daily, line.solved, line.retry, line.streak, line.moves_used) == (
         2, True, True, 1, puzzle.n)  # fmt: skip
+    assert await refusal_key(core.puzzles.share(ALICE, again.id, GUILD)) == "puzzle.share.again"
+    first_line = await core.puzzles.share(ALICE, first.id, GUILD)  # another attempt: its own
+    assert (first_line.solved, first_line.streak, first_line.retry) == (False, 0, False)
+
+
+async def test_share_shows_the_streak_at_that_attempt_once(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(1)
+    core: Core = await make_core(clock=clock)
+    attempts = []
+    for _ in range(3):  # dailies #1, #2 and #3 solved: a streak of 3
+        await solve_daily(core, ALICE)
+        attempts.append(await core.repo.latest_puzzle_attempt(ALICE, today(core).id))
+        clock.advance(DAY)
+    clock.advance(5 * DAY)  # days missed: the streak now is 0
+    player = await core.puzzles.player(ALICE)
+    assert player is not None and (player.streak, player.best_streak) == (0, 3)
+    for number, attempt in enumerate(attempts, start=1):
+        assert attempt is not None
+        line = await core.puzzles.share(ALICE, attempt.id, GUILD)
+        assert (line.daily, line.streak) == (number, number)  # as it stood then
+        again = core.puzzles.share(ALICE, attempt.id, GUILD)
+        assert await refusal_key(again) == "puzzle.share.again"
+
+
+async def test_an_attempt_at_a_puzzle_no_longer_in_the_set_is_withdrawn(make_core) -> None:  # type: ignore[no-untyped-def]
+    clock = day_clock(2)
+    core: Core = await make_core(clock=clock)
+    gone = puzzle_of(1)  # as a set before a regeneration held it, under an id now unknown
+    stale = Attempt(
+        0, ALICE, "5x5-0000000000", "5x5", "training", gone.position, gone.to_move, gone.n,
+        True, clock() - 2 * EXPIRY, GUILD,
+    )  # fmt: skip
+    stale = await core.repo.insert_puzzle_attempt(stale)  # open, past its 30 minutes
+    view = await core.puzzles.open(ALICE, GUILD)  # /ttt puzzle: said once, not a crash
+    done = view.attempt
+    assert (done.id, done.status, done.outcome, done.rated) == (
+        stale.id, "failed", "withdrawn", False)  # fmt: skip
+    assert view.solution == () and not view.resumed and view.player is None
+    assert await core.puzzles.player(ALICE) is None  # counted nowhere, no rating moved
+    assert await core.puzzles.leaderboard(GUILD) == PuzzleBoard((), 0)
+    assert await refusal_key(core.puzzles.retry(ALICE, done.id)) == "puzzle.unknown"
+    fresh = (await core.puzzles.open(ALICE, GUILD)).attempt  # the next: today's daily
+    assert fresh.daily == 2 and fresh.rated and not fresh.over
+    again = await core.puzzles.show(ALICE, done.id)  # the old message still shows
+    assert again.attempt.outcome == "withdrawn"
 
 
 async def test_puzzles_off_in_a_server(make_core) -> None:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.core.puzzles.glicko2 import duel, update
+from bot.core.puzzles.glicko2 import DAY, GROWTH, away, duel, update
 from bot.core.puzzles.models import PuzzleRating
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +35,21 @@ def test_a_period_without_games_only_widens_the_deviation() -> None:
     assert after.rating == 1500.0 and after.deviation == pytest.approx(200.2714, abs=0.001)
 
 
+def test_time_away_grows_the_deviation_as_lichess_does() -> None:
+    typical = PuzzleRating(1712.0, 60.0, 0.06)
+    # lichess's 0.21436 rating periods a day: 60 grows to 110 in a year (78.24 periods,
+    # sqrt((60/173.7178)^2 + 78.24 * 0.06^2) * 173.7178 = 110.0008)
+    year = away(typical, 365 * DAY)
+    assert year.deviation == pytest.approx(110.0008, abs=0.0001)
+    assert (year.rating, year.volatility) == (1712.0, 0.06)
+    assert away(typical, DAY).deviation == pytest.approx(60.1938, abs=0.0001)
+    assert away(typical, 0).deviation == pytest.approx(60.0)
+    assert away(typical, -DAY).deviation == pytest.approx(60.0)  # a clock set back
+    assert away(typical, 30 * 365 * DAY).deviation == 350.0  # capped at a newcomer's
+    # the squared form the leaderboard's query filters by agrees below the cap
+    assert year.deviation**2 == pytest.approx(60.0**2 + GROWTH * 0.06**2 * 365 * DAY)
+
+
 def test_a_duel_moves_member_and_puzzle_opposite_ways() -> None:
     member, puzzle = PuzzleRating(1500.0, 350.0, 0.06), PuzzleRating(1800.0, 200.0, 0.06)
     won, lost = duel(member, puzzle, solved=True)
@@ -47,7 +62,7 @@ def test_a_duel_moves_member_and_puzzle_opposite_ways() -> None:
 def test_every_puzzle_refusal_has_a_text_in_every_language() -> None:
     raised: set[str] = set()
     for path in (ROOT / "bot" / "core" / "puzzles").glob("*.py"):
-        raised |= set(re.findall(r'Refusal\("(puzzle\.[a-z_]+)"', path.read_text()))
+        raised |= set(re.findall(r'Refusal\("(puzzle\.[a-z_.]+)"', path.read_text()))
     assert {"puzzle.off", "puzzle.busy", "puzzle.not_yours"} <= raised
     for catalog in (ROOT / "bot" / "i18n" / "locales").glob("*.json"):
         texts = json.loads(catalog.read_text(encoding="utf-8"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import shutil
 import subprocess
 import sys
@@ -13,8 +14,8 @@ import pytest
 
 from engine.puzzles import FIRST_DAY, ROTATION, NoDailyPuzzle, daily, day_of, load, number_of
 from engine.puzzles.generate import kept_for_schedule, main
-from engine.puzzles.records import PUZZLES_PATH, Puzzle, read
-from engine.puzzles.schedule import SCHEDULE_PATH, extend, read_schedule, schedule
+from engine.puzzles.records import PUZZLES_PATH, Puzzle, read, set_seed
+from engine.puzzles.schedule import SCHEDULE_PATH, continued, extend, read_schedule, schedule
 
 FIRST_WEEK = (
     # The shipped schedule's first week (#1 is 2026-12-01): a past daily never changes.
@@ -38,12 +39,44 @@ def test_numbers_count_days_from_the_first() -> None:
     assert number_of(FIRST_DAY - timedelta(days=1)) == 0
 
 
-def test_no_daily_before_the_first_day_or_past_the_schedule() -> None:
+def test_no_daily_before_the_first_day() -> None:
     with pytest.raises(NoDailyPuzzle):
         daily(FIRST_DAY - timedelta(days=1))
-    with pytest.raises(NoDailyPuzzle):
-        daily(day_of(len(schedule()) + 1))
     assert daily(day_of(len(schedule()))).id == schedule()[-1]
+
+
+SHIPPED_SHA256 = "1d4cb603d7bcd0b78e905535d40d31b79b82652a1005390737dd4da3917565ef"
+"""The shipped schedule file as released (1,100 lines, to 2029-12-04): only appended to."""
+
+
+def test_the_daily_never_runs_out_and_its_first_1100_days_stay() -> None:
+    assert hashlib.sha256(SCHEDULE_PATH.read_bytes()).hexdigest() == SHIPPED_SHA256
+    file = read_schedule(SCHEDULE_PATH)
+    assert len(file) == 1100 and day_of(1101) == date(2029, 12, 5)  # the file's end
+    known = {p.id for p in load()}
+    last = number_of(date(2039, 12, 31))  # ten years past the file's end, and more
+    days = [daily(day_of(n)).id for n in range(1, last + 1)]
+    assert days[:1100] == file  # a past daily never changes
+    assert set(days) <= known and len(days) == last
+    # past the file: first the puzzles it never named, then the whole set again
+    assert set(days[1100 : len(known)]) == known - set(file)
+    assert set(days) == known
+    # the same days however far ahead one looked first (the blocks only extend)
+    assert continued(file, load(), set_seed(), 4000) == days[:4000]
+
+
+def test_the_continuation_only_extends_and_follows_the_seed() -> None:
+    pool = [fake(kind, i) for kind in dict.fromkeys(ROTATION) for i in range(5)]
+    first = continued([], pool, 1, days=30)
+    assert len(first) == 30 and first[:20] == extend([], pool, days=20)  # no puzzle twice
+    longer = continued([], pool, 1, days=200)
+    assert longer[:30] == first and len(longer) == 200
+    assert continued(first[:25], pool, 1, days=200)[:25] == first[:25]
+    other = continued([], pool, 2, days=200)
+    assert other[:20] == longer[:20] and other[20:] != longer[20:]  # rounds: the seed's
+    for start in range(20, 200, 20):  # each round holds every puzzle once
+        assert sorted(longer[start : start + 20]) == sorted(p.id for p in pool)
+    assert continued(["a"], [], 1, days=10) == ["a"]  # nothing to schedule: as it was
 
 
 def test_the_shipped_schedule_keeps_its_past() -> None:

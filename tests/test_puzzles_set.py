@@ -18,11 +18,14 @@ from pathlib import Path
 import pytest
 
 from engine import Board
+from engine.census import reachable_positions
 from engine.puzzles import KINDS, UnknownPuzzle, by_id, load
-from engine.puzzles.generate import generate
+from engine.puzzles.generate import examine, generate
+from engine.puzzles.proof import prover_for
 from engine.puzzles.records import PUZZLES_PATH, BadPuzzleFile, Puzzle, read, write
 from engine.puzzles.schedule import SCHEDULE_PATH
 from engine.puzzles.verify import problems
+from engine.puzzles.walk import every_position, positions
 
 PER_KIND = 3
 """Puzzles of each kind proven again per run."""
@@ -97,7 +100,7 @@ def test_a_damaged_line_is_refused(tmp_path: Path) -> None:
 
 def test_the_3x3_set_is_every_one_step_puzzle_and_regenerates_identically() -> None:
     shipped = [p for p in load() if p.kind == "3x3"]
-    _, again = generate(budget=0, games={"4x4": 0, "5x5": 0, "ultimate": 0})
+    _, again = generate(budget=0, games={"5x5": 0, "ultimate": 0}, caps={"4x4": 0})
     lines = sorted(p.to_json() for p in again)
     assert lines == sorted(p.to_json() for p in shipped)
     assert 40 <= len(shipped) <= 60  # "about fifty"
@@ -106,9 +109,9 @@ def test_the_3x3_set_is_every_one_step_puzzle_and_regenerates_identically() -> N
 
 
 def test_generation_is_deterministic() -> None:
-    games = {"4x4": 40, "5x5": 1, "ultimate": 8}
-    first = generate(seed=7, games=games)
-    second = generate(seed=7, games=games)
+    games = {"5x5": 1, "ultimate": 8}
+    first = generate(seed=7, games=games, caps={"4x4": 0})
+    second = generate(seed=7, games=games, caps={"4x4": 0})
     assert first == second
     assert {p.kind for p in first[1]} >= {"3x3", "ultimate"}
 
@@ -123,3 +126,32 @@ def test_the_set_and_its_schedule_are_package_data() -> None:
     for path in (PUZZLES_PATH, SCHEDULE_PATH):
         relative = path.relative_to(root / "engine").as_posix()
         assert any(fnmatch(relative, pattern) for pattern in patterns), relative
+
+
+def test_the_walk_reaches_every_position_once_up_to_symmetry() -> None:
+    # 3×3 against the census's every reachable position, each taken to its canonical
+    # form independently (the proof search's): 627 still in play
+    reference = {
+        prover_for(b).game.canonical(b)[0]
+        for b in reachable_positions(Board.new(3))
+        if not b.is_over()
+    }
+    walked = list(positions(3, 3))
+    assert len(walked) == len(reference) == 627
+    assert {prover_for(b).game.canonical(b)[0] for b in walked} == reference
+    assert [b.move_count for b in walked] == sorted(b.move_count for b in walked)
+
+
+@pytest.mark.slow  # walks 1,135,214 positions: minutes of CPU
+def test_the_4x4_set_is_every_4x4_puzzle_of_the_walk() -> None:
+    shipped = sorted(p.to_json() for p in load() if p.kind == "4x4")
+    walked, count = every_position("4x4", 10_000, examine)
+    assert sorted(p.to_json() for p in walked) == shipped and len(shipped) == 34
+    assert count == 1_135_214 == read(PUZZLES_PATH)[0]["games"]["4x4"]  # type: ignore[index]
+
+
+def test_the_4x4_walk_is_bounded_by_the_budget_and_replays_its_count() -> None:
+    assert every_position("4x4", 10, examine, deadline=0.0) == ([], 0)  # no time: none
+    assert every_position("4x4", 10, examine, walk=2000) == ([], 2000)  # a replay's count
+    three, count = every_position("3x3", 1000, examine, walk=0, deadline=0.0)
+    assert len(three) == 51 and count == 0  # 3×3 is always walked whole

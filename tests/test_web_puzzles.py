@@ -78,6 +78,7 @@ async def test_todays_daily_is_started_and_solved_on_the_page_and_the_chat_sees_
     assert [i for i, c in enumerate(shown["cells"]) if c["legal"]] == board.legal_moves()
     assert shown["cells"][1]["label"] == "B1, X" and shown["size"] == 5
     assert shown["actions"] == [] and shown["solution"] == [] and shown["record"] is None
+    assert shown["puzzle"] is None  # no id to look the answer up by while it is rated
 
     attempt = shown["id"]
     for ply in range(0, len(line) - 1, 2):
@@ -87,7 +88,7 @@ async def test_todays_daily_is_started_and_solved_on_the_page_and_the_chat_sees_
         shown = body["puzzle"]
         reply = line[ply + 1]
         assert (shown["ply"], shown["last_reply"], shown["last_move"]) == (ply + 2, reply, reply)
-        assert shown["line"] == f"Right! O answers {square(reply)}."
+        assert shown["line"] == f"Right! O answers {square(reply)}." and shown["puzzle"] is None
         assert shown["moves_left"] == 3 - ply // 2
         assert shown["goal"] == f"X to move: win in {shown['moves_left']} move" + (
             "s" if shown["moves_left"] > 1 else "")  # fmt: skip
@@ -98,6 +99,7 @@ async def test_todays_daily_is_started_and_solved_on_the_page_and_the_chat_sees_
     assert (solved["status"], solved["outcome"], solved["can_move"], solved["to_move"]) == (
         "solved", "solved", False, None)  # fmt: skip
     assert solved["line"] == "Solved in 4 moves!" and solved["actions"] == ["retry"]
+    assert solved["puzzle"] == puzzle_of(DAILY_5X5).id  # over: nothing left to spoil
     assert solved["goal"] == "X to win in 4 moves"
     won = board
     for cell in line:
@@ -177,6 +179,24 @@ async def test_a_wrong_move_fails_and_retry_starts_it_again_unrated(tmp_path: Pa
                                               ALICE, {"ply": ply, "cell": cell})  # fmt: skip
         assert body["puzzle"]["status"] == "solved", body
         assert body["puzzle"]["record"] == f"{unrated} · Daily streak: 1 day"
+
+
+async def test_retry_refused_while_a_rated_puzzle_is_open(tmp_path: Path) -> None:
+    """The 3×3 daily failed on the page, then a rated 4×4 training puzzle started: the
+    page's Retry of the daily is a 409 naming the open puzzle, and nothing changes."""
+    async with core_service(tmp_path, direct, day_clock(DAILY_3X3)) as service:
+        _, body = await service.call("POST", "/api/puzzles", ALICE, {"mode": "daily"})
+        first = body["puzzle"]
+        wrong = {"ply": 0, "cell": 1}  # gives the win away: failed
+        await service.call("POST", f"/api/puzzles/{first['id']}/move", ALICE, wrong)
+        _, body = await service.call("POST", "/api/puzzles", ALICE,
+                                     {"mode": "training", "board": "4x4"})  # fmt: skip
+        assert body["puzzle"]["rated"] and body["puzzle"]["status"] == "open", body
+        before = rows(service)
+        status, body = await service.call("POST", f"/api/puzzles/{first['id']}/retry", ALICE)
+        assert (status, body["error"]) == (409, "rated_open"), body
+        assert body["reason"] == plain(text("puzzle.retry.open_training", board="4×4"))
+        assert rows(service) == before
 
 
 async def test_an_attempt_started_in_chat_is_the_one_on_the_page(service: Service) -> None:

@@ -17,7 +17,8 @@ from typing import Any
 import discord
 
 from bot.core.policy import Marks
-from bot.core.puzzles.models import PuzzlePlayer, PuzzleStanding, PuzzleView, ShareLine
+from bot.core.puzzles.glicko2 import PROVISIONAL
+from bot.core.puzzles.models import PuzzleBoard, PuzzlePlayer, PuzzleView, ShareLine
 from bot.core.review import cell_name
 from bot.discord_ui import custom_ids
 from bot.discord_ui.render_classic import MAX_ROWS, board_grid
@@ -44,7 +45,7 @@ from engine.puzzles import parse_board
 
 Style = discord.ButtonStyle
 FAILED = {"wrong": "puzzle.wrong", "slow": "puzzle.slow", "expired": "puzzle.expired",
-          "abandoned": "puzzle.abandoned"}  # fmt: skip
+          "abandoned": "puzzle.abandoned", "withdrawn": "puzzle.withdrawn"}  # fmt: skip
 """How a failed attempt ended, by its outcome."""
 
 
@@ -164,8 +165,9 @@ asking a board its type)."""
 
 
 def end_actions(view: PuzzleView, locale: object) -> list[Action]:
-    """Retry and Share once the attempt is over (none while it runs)."""
-    if not view.attempt.over:
+    """Retry and Share once the attempt is over (none while it runs, nor on a puzzle
+    withdrawn from the set)."""
+    if not view.attempt.over or view.attempt.outcome == "withdrawn":
         return []
     attempt_id = view.attempt.id
     return [Action(custom_ids.retry(attempt_id), text("button.retry", locale), Style.primary),
@@ -282,20 +284,26 @@ def player_field(player: PuzzlePlayer, locale: object = None) -> tuple[str, str]
 
 
 def leaderboard_embed(
-    standings: list[PuzzleStanding], locale: object = None, colour: int = 0x5865F2
+    board: PuzzleBoard, locale: object = None, colour: int = 0x5865F2
 ) -> discord.Embed:
-    """A server's puzzle leaderboard: the members with a rated attempt through it."""
+    """A server's puzzle leaderboard: the members with a rated attempt through it and an
+    established rating, then how many provisional ones are not ranked yet."""
     rows = [
         text("puzzle.board.row", locale, rank=i, name=f"<@{s.user_id}>", rating=round(s.rating),
              solved=s.solved, tried=s.tried)
-        for i, s in enumerate(standings, start=1)
+        for i, s in enumerate(board.standings, start=1)
     ]  # fmt: skip
+    if not rows:
+        rows = [text("puzzle.board.none_established" if board.provisional
+                     else "puzzle.board.empty", locale)]  # fmt: skip
+    if board.provisional:
+        rows.append(text("puzzle.board.provisional", locale, count=board.provisional,
+                         deviation=round(PROVISIONAL)))  # fmt: skip
     return discord.Embed(
         title=text("board.title", locale, game=text("choice.game.puzzles", locale)),
-        description=text("puzzle.board.rated", locale) + "\n"
-        + ("\n".join(rows) if rows else text("puzzle.board.empty", locale)),
+        description=text("puzzle.board.rated", locale) + "\n" + "\n".join(rows),
         colour=colour,
-    )  # fmt: skip
+    )
 
 
 _MESSAGES = {"classic": _classic, "ultimate": _ultimate}

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot.storage.game_queries import ROOM_AFTER_LOCKS
-from bot.storage.puzzle_migrations import POSTGRES_PUZZLES
+from bot.storage.puzzle_migrations import POSTGRES_PUZZLES, POSTGRES_PUZZLES_2
 
 FUNCTIONS = (ROOM_AFTER_LOCKS,)
 MIGRATION_LOCK = 0x7474_745F_6D69_6772  # "ttt_migr": the advisory lock key for migrating
@@ -274,6 +274,8 @@ MIGRATIONS: tuple[str, ...] = (
         not_before DOUBLE PRECISION NOT NULL
     );
     """,
+    # 15: puzzles' time away, 'withdrawn' and Share once (the same file).
+    POSTGRES_PUZZLES_2,
 )
 
 

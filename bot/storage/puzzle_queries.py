@@ -10,7 +10,13 @@ from dataclasses import replace
 from typing import Any
 
 from bot.core.models import Game
-from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleRating, PuzzleStanding
+from bot.core.puzzles.models import (
+    Attempt,
+    PuzzleBoard,
+    PuzzlePlayer,
+    PuzzleRating,
+    PuzzleStanding,
+)
 from bot.core.repository import Conflict
 from bot.storage.game_queries import games_where
 from bot.storage.sql import Db, Row, insert_returning_id
@@ -20,7 +26,7 @@ _FIELDS = (
     "started_at", "guild_id", "daily", "moves", "ply", "status", "outcome", "finished_at",
     "rating_before", "rating_after", "retry_of",
 )  # fmt: skip
-_COLUMNS = "id, " + ", ".join(_FIELDS)
+_COLUMNS = "id, shared, " + ", ".join(_FIELDS)
 _INSERT = insert_returning_id("puzzle_attempts", _FIELDS)
 _SELECT = f"SELECT {_COLUMNS} FROM puzzle_attempts"
 
@@ -41,7 +47,7 @@ def _attempt(row: Row) -> Attempt:
         daily=row["daily"], moves=tuple(int(c) for c in moves.split(",")) if moves else (),
         status=row["status"], outcome=row["outcome"], finished_at=row["finished_at"],
         rating_before=row["rating_before"], rating_after=row["rating_after"],
-        retry_of=row["retry_of"],
+        retry_of=row["retry_of"], shared=bool(row["shared"]),
     )  # fmt: skip
 
 
@@ -84,7 +90,7 @@ async def save_attempt(db: Db, attempt: Attempt, expected_ply: int) -> None:
     """The compare-and-set: on PostgreSQL the UPDATE locks the row, and a writer that
     waited for another re-reads it, finds it moved on, and changes nothing."""
     changed = await db.run(
-        "UPDATE puzzle_attempts SET moves = :moves, ply = :ply, status = :status,"
+        "UPDATE puzzle_attempts SET moves = :moves, ply = :ply, status = :status, rated = :rated,"
         " outcome = :outcome, finished_at = :finished_at, rating_before = :rating_before,"
         " rating_after = :rating_after"
         " WHERE id = :id AND status = 'open' AND ply = :expected_ply",
@@ -101,12 +107,26 @@ async def drop_attempt(db: Db, attempt_id: int) -> bool:
     return dropped == 1
 
 
-_PLAYER = "SELECT user_id, rating, deviation, volatility, solved, tried FROM puzzle_players"
+async def mark_shared(db: Db, attempt_id: int) -> bool:
+    marked = await db.run(
+        "UPDATE puzzle_attempts SET shared = TRUE WHERE id = :id AND status != 'open'"
+        " AND NOT shared",
+        {"id": attempt_id},
+    )
+    return marked == 1
+
+
+_PLAYER = (
+    "SELECT user_id, rating, deviation, volatility, solved, tried, rated_at FROM puzzle_players"
+)
 
 
 def _player(row: Row) -> PuzzlePlayer:
     rating = PuzzleRating(row["rating"], row["deviation"], row["volatility"])
-    return PuzzlePlayer(row["user_id"], rating, solved=row["solved"], tried=row["tried"])
+    return PuzzlePlayer(
+        row["user_id"], rating, solved=row["solved"], tried=row["tried"],
+        rated_at=row["rated_at"],
+    )  # fmt: skip
 
 
 async def get_player(db: Db, user_id: int) -> PuzzlePlayer | None:
@@ -130,9 +150,9 @@ async def save_player(db: Db, player: PuzzlePlayer) -> None:
     r = player.rating
     await db.run(
         "UPDATE puzzle_players SET rating = :r, deviation = :d, volatility = :v,"
-        " solved = :solved, tried = :tried WHERE user_id = :user",
+        " solved = :solved, tried = :tried, rated_at = :rated_at WHERE user_id = :user",
         {"user": player.user_id, "r": r.rating, "d": r.deviation, "v": r.volatility,
-         "solved": player.solved, "tried": player.tried},
+         "solved": player.solved, "tried": player.tried, "rated_at": player.rated_at},
     )  # fmt: skip
 
 
@@ -165,27 +185,46 @@ async def ratings(db: Db) -> dict[str, float]:
     return {str(row["puzzle_id"]): float(row["rating"]) for row in rows}
 
 
-async def solved_dailies(db: Db, user_id: int) -> list[tuple[int, float]]:
+async def solved_dailies(db: Db, user_id: int, up_to: int | None = None) -> list[tuple[int, float]]:
     rows = await db.rows(
         "SELECT daily, started_at FROM puzzle_attempts WHERE user_id = :user"
-        " AND status = 'solved' AND daily IS NOT NULL",
-        {"user": user_id},
+        " AND status = 'solved' AND daily IS NOT NULL"
+        + ("" if up_to is None else " AND id <= :up_to"),
+        {"user": user_id, "up_to": up_to} if up_to is not None else {"user": user_id},
     )
     return [(int(row["daily"]), float(row["started_at"])) for row in rows]
 
 
-async def leaderboard(db: Db, guild_id: int, limit: int) -> list[PuzzleStanding]:
+_RANKED = (
+    "user_id IN (SELECT user_id FROM puzzle_attempts WHERE guild_id = :guild AND rated"
+    " AND status != 'open')"
+)
+_ESTABLISHED = (
+    "deviation * deviation + :growth * volatility * volatility"
+    " * (CASE WHEN rated_at < :now THEN :now - rated_at ELSE 0 END) <= :max2"
+)
+"""The core's provisional rule (:func:`bot.core.puzzles.glicko2.away`, squared) with its
+figures as parameters: the deviation grown for the time away, at most the threshold."""
+
+
+async def leaderboard(
+    db: Db, guild_id: int, limit: int, now: float, growth: float, max_deviation: float
+) -> PuzzleBoard:
+    params = {"guild": guild_id, "limit": limit, "now": now, "growth": growth,
+              "max2": max_deviation * max_deviation}  # fmt: skip
     rows = await db.rows(
-        "SELECT user_id, rating, solved, tried FROM puzzle_players WHERE user_id IN"
-        " (SELECT user_id FROM puzzle_attempts WHERE guild_id = :guild AND rated"
-        " AND status != 'open')"
-        " ORDER BY rating DESC, user_id LIMIT :limit",
-        {"guild": guild_id, "limit": limit},
+        f"SELECT user_id, rating, solved, tried FROM puzzle_players WHERE {_RANKED}"
+        f" AND {_ESTABLISHED} ORDER BY rating DESC, user_id LIMIT :limit",
+        params,
     )
-    return [
+    provisional = await db.value(
+        f"SELECT COUNT(*) FROM puzzle_players WHERE {_RANKED} AND NOT ({_ESTABLISHED})", params
+    )
+    standings = tuple(
         PuzzleStanding(row["user_id"], float(row["rating"]), row["solved"], row["tried"])
         for row in rows
-    ]
+    )
+    return PuzzleBoard(standings, int(provisional))
 
 
 async def recent_classic_games(db: Db, user_id: int, limit: int) -> list[Game]:

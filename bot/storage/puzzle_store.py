@@ -9,7 +9,7 @@ from typing import Any, TypeVar
 
 from bot.core.doubts import Touched
 from bot.core.models import Game
-from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleRating, PuzzleStanding
+from bot.core.puzzles.models import Attempt, PuzzleBoard, PuzzlePlayer, PuzzleRating
 from bot.storage import puzzle_queries as puzzles
 
 T = TypeVar("T")
@@ -42,6 +42,9 @@ class PuzzleSql:
     async def drop_puzzle_attempt(self, attempt_id: int) -> bool:
         return await self._call(puzzles.drop_attempt, attempt_id)
 
+    async def mark_puzzle_shared(self, attempt_id: int) -> bool:
+        return await self._call(puzzles.mark_shared, attempt_id)
+
     async def puzzle_player(self, user_id: int) -> PuzzlePlayer | None:
         return await self._call(puzzles.get_player, user_id)
 
@@ -60,11 +63,15 @@ class PuzzleSql:
     async def puzzle_ratings(self) -> dict[str, float]:
         return await self._call(puzzles.ratings)
 
-    async def solved_dailies(self, user_id: int) -> list[tuple[int, float]]:
-        return await self._call(puzzles.solved_dailies, user_id)
+    async def solved_dailies(
+        self, user_id: int, up_to: int | None = None
+    ) -> list[tuple[int, float]]:
+        return await self._call(puzzles.solved_dailies, user_id, up_to)
 
-    async def puzzle_leaderboard(self, guild_id: int, limit: int) -> list[PuzzleStanding]:
-        return await self._call(puzzles.leaderboard, guild_id, limit)
+    async def puzzle_leaderboard(
+        self, guild_id: int, limit: int, now: float, growth: float, max_deviation: float
+    ) -> PuzzleBoard:
+        return await self._call(puzzles.leaderboard, guild_id, limit, now, growth, max_deviation)
 
     async def recent_classic_games(self, user_id: int, limit: int) -> list[Game]:
         return await self._call(puzzles.recent_classic_games, user_id, limit)

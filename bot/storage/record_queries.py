@@ -176,9 +176,12 @@ async def forget_player(db: Db, user_id: int) -> int:
         await db.run("DELETE FROM ratings WHERE user_id = :user", params)
         await db.run("DELETE FROM rating_history WHERE user_id = :user", params)
         await db.run("DELETE FROM bot_records WHERE user_id = :user", params)
-        # puzzles: the attempts and the record; a puzzle's own rating stays (the puzzle's)
-        await db.run("DELETE FROM puzzle_attempts WHERE user_id = :user", params)
+        # puzzles: the record, then the attempts: the order a finish locks them in
+        # (bot/core/puzzles/finish.py: the member's row, then the attempt), so the two
+        # wait for each other on PostgreSQL instead of deadlocking. A puzzle's own
+        # rating stays (the puzzle's).
         await db.run("DELETE FROM puzzle_players WHERE user_id = :user", params)
+        await db.run("DELETE FROM puzzle_attempts WHERE user_id = :user", params)
         # a tournament's bracket keeps its place, not the name it showed
         await db.run("UPDATE tournament_players SET name = '—' WHERE user_id = :user", params)
     return deleted

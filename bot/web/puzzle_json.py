@@ -59,7 +59,7 @@ def puzzle_json(view: PuzzleView, locale: str) -> dict[str, Any]:
         rating = {"before": round(attempt.rating_before), "after": round(attempt.rating_after)}
     record = _record(attempt, rating, player.streak if player else None, locale)
     return {
-        "id": str(attempt.id), "puzzle": attempt.puzzle_id, "kind": attempt.kind,
+        "id": str(attempt.id), "puzzle": hidden(attempt), "kind": attempt.kind,
         "mode": attempt.mode, "number": view.number, "ply": attempt.ply, "n": attempt.n,
         "moves_left": view.moves_left, "you": me, "to_move": me if running else None,
         "can_move": running, "running": running, "status": attempt.status,
@@ -70,10 +70,17 @@ def puzzle_json(view: PuzzleView, locale: str) -> dict[str, Any]:
         "streak": player.streak if player is not None else None,
         "resumed": view.resumed,
         "title": title(attempt.mode, view.number, attempt.kind, locale),
-        "actions": [] if running else ["retry"],
+        "actions": [] if running or attempt.outcome == "withdrawn" else ["retry"],
     } | _said("goal", goal) | _said("line", line) | _said("solution_text", solution) | {
         "record": record,
     } | shown  # fmt: skip
+
+
+def hidden(attempt: Attempt) -> str | None:
+    """The puzzle's id, or None while a rated attempt at it runs: the shipped set is
+    public, so an id would let the page (or whoever reads its traffic) look the answer
+    up. The page needs no id: it renders the cells and sends the attempt's."""
+    return None if attempt.rated and not attempt.over else attempt.puzzle_id
 
 
 def title(mode: str, number: int | None, kind: str, locale: str) -> str:
@@ -90,8 +97,8 @@ def _line(view: PuzzleView, page: PageBoard, board: Any, locale: str) -> str | N
     attempt = view.attempt
     me, moves = attempt.to_move, attempt.moves
     ours = moves[::2]  # the solver moves first, then each reply
-    if attempt.outcome == "expired":
-        return text("web.puzzle.expired", locale)
+    if attempt.outcome in ("expired", "withdrawn"):
+        return text(f"web.puzzle.{attempt.outcome}", locale)
     if attempt.status == "solved":
         return text("web.puzzle.solved", locale, n=len(ours))
     if attempt.status == "failed":

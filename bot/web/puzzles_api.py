@@ -42,6 +42,8 @@ REFUSALS = {
     "puzzle.off": (403, "off"), "puzzle.busy": (429, "busy"), "puzzle.bad_cell": (400, "taken"),
     "puzzle.none_left": (409, "none_left"), "puzzle.no_daily": (404, "no_daily"),
     "puzzle.no_own": (404, "no_own"), "puzzle.still_open": (409, "still_open"),
+    "puzzle.retry.open_daily": (409, "rated_open"),
+    "puzzle.retry.open_training": (409, "rated_open"),
 }  # fmt: skip
 BUSY_WAIT = 1
 """Seconds a page is told to wait when the engine is busy (its queue drains in less)."""
@@ -143,7 +145,7 @@ class PuzzlesApi:
         return view
 
     def _today(self, locale: str) -> dict[str, Any] | None:
-        """Today's daily (the service's), or None before daily #1 and past the schedule."""
+        """Today's daily (the service's), or None before daily #1."""
         today = self.puzzles.today()
         if today is None:
             return None

@@ -2,10 +2,15 @@
 
 Where the positions come from:
 
-- 3×3: every reachable position (5,478 of them), so the beginner set is complete: each
-  position, up to symmetry, whose side to move wins within ``n >= 2`` and not sooner
-  with exactly one first move that does (no agent filter: these are unrated).
-- 4×4, 5×5 and ultimate: the positions reached in seeded games between the ladder's
+- 3×3: every reachable position (627 in play, up to symmetry), so the beginner set is
+  complete: each position whose side to move wins within ``n >= 2`` and not sooner with
+  exactly one first move that does (no agent filter: these are unrated).
+- 4×4: every reachable position as well (1,135,214 in play, up to symmetry, walked by
+  :mod:`engine.puzzles.walk`, within its share of the budget: the header's "games" for
+  4×4 is the positions walked), with the filters below: so the 4×4 set is every puzzle
+  there is, not a sample (34; the medium agent solves the other 3,474 wins within 3 to
+  6 with one first move).
+- 5×5 and ultimate: the positions reached in seeded games between the ladder's
   cheap agents, easy and random, each side playing easy's move or, with a chance drawn
   per game and side from :data:`NOISE`, a random one. Played games give positions a
   member could meet (a side that blundered into a forced loss); the noise spreads them
@@ -44,7 +49,6 @@ from engine import exact
 from engine.agent import BaseAgent
 from engine.agents import get_agent
 from engine.board import Board
-from engine.census import reachable_positions
 from engine.puzzles import schedule
 from engine.puzzles.play import solves
 from engine.puzzles.proof import Prover, main_line, prover_for
@@ -62,6 +66,7 @@ from engine.puzzles.records import (
     seed_rating,
     write,
 )
+from engine.puzzles.walk import WALKED, every_position
 from engine.ultimate.agents import UltimateMedium
 
 SEED = 1
@@ -193,17 +198,6 @@ def from_games(
     return Found(puzzles, played)
 
 
-def every_3x3(cap: int) -> Found:
-    """The beginner set: every reachable 3×3 position, up to symmetry (see the docstring)."""
-    found: dict[str, Puzzle] = {}
-    for board in sorted(reachable_positions(Board.new(3)), key=Board.to_string):
-        if not board.is_over() and board.move_count >= 1:
-            puzzle = examine(board, "3x3")
-            if puzzle is not None and puzzle.id not in found and len(found) < cap:
-                found[puzzle.id] = puzzle
-    return Found(list(found.values()), 0)
-
-
 def generate(
     seed: int = SEED,
     budget: float = DEFAULT_BUDGET,
@@ -220,15 +214,16 @@ def generate(
     spent_share = 0.0
     for kind, share in SHARES.items():
         spent_share += share
-        if kind == "3x3":
-            found = every_3x3(caps[kind])
+        count = None if games is None else games.get(kind, 0)
+        deadline = start + budget * spent_share
+        if kind in WALKED:  # "games": the positions walked
+            found = Found(*every_position(kind, caps[kind], examine, count, deadline))
         else:
-            count = None if games is None else games.get(kind, 0)
-            deadline = start + budget * spent_share
             found = from_games(kind, seed, count, deadline, caps[kind], report)
         played[kind] = found.games
         puzzles += found.puzzles
-        report(f"{kind}: {len(found.puzzles)} puzzles from {found.games} games, "
+        source = "positions walked" if kind in WALKED else "games"
+        report(f"{kind}: {len(found.puzzles)} puzzles from {found.games} {source}, "
                f"{time.process_time() - start:.0f} CPU s")  # fmt: skip
     header: dict[str, object] = {
         "seed": seed, "games": played, "caps": caps, "limits": MAX_N, "min_n": MIN_N,
@@ -266,7 +261,10 @@ def main(argv: list[str] | None = None) -> int:
     lines = schedule.read_schedule(args.schedule) if args.schedule.exists() else []
     puzzles += kept_for_schedule(lines, old, puzzles)
     write(args.out, header, puzzles)
-    extended = schedule.extend(lines, puzzles, args.days)
+    # Through the runtime's own continuation (rounds of the set once it is used up), so
+    # writing days into the file changes none of them. Days past the file follow the
+    # set: a new set should be written with --days past today (the docs say so).
+    extended = schedule.continued(lines, puzzles, seed, args.days)
     schedule.write_schedule(args.schedule, extended)
     counts = {k: sum(p.kind == k for p in puzzles) for k in SHARES}
     print(f"{len(puzzles)} puzzles {counts}, {len(extended) - len(lines)} dailies added, "

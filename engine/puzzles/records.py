@@ -197,13 +197,28 @@ def write(path: Path, header: dict[str, object], puzzles: Iterable[Puzzle]) -> N
 
 
 @cache
+def _shipped() -> tuple[dict[str, object], tuple[Puzzle, ...]]:
+    header, puzzles = read(PUZZLES_PATH)
+    return header, tuple(puzzles)
+
+
 def load() -> tuple[Puzzle, ...]:
     """The shipped set, read once per process (in the file's order).
 
     Raises:
         BadPuzzleFile: the shipped file is damaged.
     """
-    return tuple(read(PUZZLES_PATH)[1])
+    return _shipped()[1]
+
+
+def set_seed() -> int:
+    """The seed the shipped set was generated from (its header's; 0 if it says none).
+
+    Raises:
+        BadPuzzleFile: the shipped file is damaged.
+    """
+    seed = _shipped()[0].get("seed")
+    return seed if isinstance(seed, int) else 0
 
 
 @cache

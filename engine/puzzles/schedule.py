@@ -13,6 +13,15 @@ the puzzles come in a seeded shuffle of those not yet used.
 
 The generator only appends (:func:`extend`): a line once written is never changed, and
 a regenerated set keeps every puzzle the schedule names.
+
+Past the file's last line the daily never runs out: the days go on by
+:func:`continued`, a pure function of the file, the shipped set and the set's seed.
+First the puzzles the file never named, as the generator would append them; then, when
+every board is used up, rounds of the whole set again, each a shuffle seeded by the
+set's seed and the day the round starts. It is computed ahead (:data:`AHEAD` days at a
+time) and only ever extends: day N is the same whatever day asks, in every process.
+The generator writes the file through the same function, so writing days out changes
+none of them.
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ from datetime import date, timedelta
 from functools import cache
 from pathlib import Path
 
-from engine.puzzles.records import DATA, Puzzle, by_id
+from engine.puzzles.records import DATA, Puzzle, by_id, load, set_seed
 
 FIRST_DAY = date(2026, 12, 1)
 """Daily #1 (UTC)."""
@@ -31,6 +40,8 @@ ROTATION: tuple[str, ...] = ("5x5", "ultimate", "4x4", "5x5", "ultimate", "5x5",
 DAYS = 1100
 """How many dailies the generator schedules (about three years), at least."""
 SCHEDULE_PATH = DATA / "puzzle_schedule.txt"
+AHEAD = 3650
+"""Past the file, the days are worked out in blocks of this many (ten years)."""
 
 
 class NoDailyPuzzle(LookupError):
@@ -67,23 +78,32 @@ def schedule() -> tuple[str, ...]:
 
 
 def daily_id(day: date) -> str:
-    """The id of the daily puzzle of a UTC date.
+    """The id of the daily puzzle of a UTC date: the file's line, or past it
+    :func:`continued`'s day.
 
     Raises:
-        NoDailyPuzzle: before the first daily or past the schedule's end.
+        NoDailyPuzzle: before the first daily (or the set and the file are empty).
     """
     number = number_of(day)
     lines = schedule()
+    if len(lines) < number:
+        lines = _ahead(-(-number // AHEAD) * AHEAD)
     if not 1 <= number <= len(lines):
         raise NoDailyPuzzle(f"no daily puzzle on {day} (#{number}; the schedule has {len(lines)})")
     return lines[number - 1]
+
+
+@cache
+def _ahead(days: int) -> tuple[str, ...]:
+    """The shipped schedule continued to ``days`` days (see :func:`continued`)."""
+    return tuple(continued(list(schedule()), load(), set_seed(), days))
 
 
 def daily(day: date) -> Puzzle:
     """The daily puzzle of a UTC date (see the module's docstring).
 
     Raises:
-        NoDailyPuzzle: before the first daily or past the schedule's end.
+        NoDailyPuzzle: before the first daily (or the set and the file are empty).
     """
     return by_id(daily_id(day))
 
@@ -102,7 +122,12 @@ def extend(lines: list[str], puzzles: Iterable[Puzzle], days: int = DAYS) -> lis
         # Seeded by where the schedule stands, so the same inputs give the same lines.
         random.Random(f"schedule:{kind}:{len(lines)}").shuffle(pool)
         pool.reverse()  # taken from the end
-    out = list(lines)
+    return _fill(list(lines), pools, days)
+
+
+def _fill(out: list[str], pools: dict[str, list[str]], days: int) -> list[str]:
+    """``out`` with ids appended from ``pools`` (each taken from its end) up to ``days``
+    lines, following :data:`ROTATION`; stops early when every pool is empty."""
     while len(out) < days:
         slot = len(out) % len(ROTATION)
         order = ROTATION[slot:] + ROTATION[:slot]
@@ -110,4 +135,22 @@ def extend(lines: list[str], puzzles: Iterable[Puzzle], days: int = DAYS) -> lis
         if chosen is None:
             break
         out.append(pools[chosen].pop())
+    return out
+
+
+def continued(lines: list[str], puzzles: Iterable[Puzzle], seed: int, days: int) -> list[str]:
+    """The schedule ``lines`` continued to ``days`` lines, never running out: first
+    :func:`extend` (the puzzles not scheduled yet), then rounds of every puzzle again,
+    each shuffled by ``seed`` and the round's first day. A prefix of the same call with
+    more days (a later day never changes an earlier one); empty pools give ``lines``."""
+    puzzles = list(puzzles)
+    out = extend(lines, puzzles, days)
+    kinds = {kind: sorted({p.id for p in puzzles if p.kind == kind}) for kind in ROTATION}
+    while len(out) < days and any(kinds.values()):
+        pools = {}
+        for kind, ids in kinds.items():
+            pool = list(ids)
+            random.Random(f"schedule:{seed}:{kind}:{len(out)}").shuffle(pool)
+            pools[kind] = pool[::-1]
+        out = _fill(out, pools, days)
     return out

@@ -1,6 +1,8 @@
 """Glicko-2 (Glickman, "Example of the Glicko-2 system", 2013): pure arithmetic, one
 rating period per puzzle attempt, as lichess rates its puzzles. A member and a puzzle
 play one game: the member scores 1 when they solve it, 0 when they fail; both move.
+Before a rated attempt the member's deviation grows for the time since their last one
+(:func:`away`: Glicko-2's empty-period step, over the rating periods of that time).
 
 Storage keeps what :func:`duel` returns; nothing here reads a clock or a database.
 """
@@ -21,6 +23,13 @@ EPSILON = 0.000001
 """The convergence tolerance of the volatility iteration (Glickman's)."""
 MAX_DEVIATION = 350.0
 """A deviation never grows past an unrated player's."""
+PERIODS_PER_DAY = 0.21436
+"""Rating periods in a day of time away: lichess's figure (lila's ``Glicko``), chosen so
+a typical deviation of 60 (volatility 0.06) grows to 110 in a year."""
+DAY = 24 * 3600.0
+PROVISIONAL = 110.0
+"""A deviation above this is provisional, after the time-away step (lichess's
+threshold): the rating is not ranked on a leaderboard yet."""
 MEMBER_START = PuzzleRating(1500.0, 350.0, 0.06)
 """A member's puzzle rating before their first rated attempt (Glickman's defaults)."""
 PUZZLE_DEVIATION = 200.0
@@ -33,6 +42,21 @@ fast without throwing it about."""
 def puzzle_start(seed: float) -> PuzzleRating:
     """A puzzle's rating before any member tried it: its set record's seed rating."""
     return PuzzleRating(float(seed), PUZZLE_DEVIATION, 0.06)
+
+
+def away(rating: PuzzleRating, seconds: float) -> PuzzleRating:
+    """``rating`` after ``seconds`` without a rated game: Glicko-2's step 6 for each
+    empty rating period (:data:`PERIODS_PER_DAY`), phi' = sqrt(phi² + t·sigma²), the
+    deviation capped at :data:`MAX_DEVIATION`; rating and volatility stay."""
+    periods = max(0.0, seconds) / DAY * PERIODS_PER_DAY
+    phi = rating.deviation / SCALE
+    grown = math.sqrt(phi * phi + periods * rating.volatility**2) * SCALE
+    return PuzzleRating(rating.rating, min(grown, MAX_DEVIATION), rating.volatility)
+
+
+GROWTH = SCALE * SCALE * PERIODS_PER_DAY / DAY
+""":func:`away` squared, per second: deviation'² = deviation² + GROWTH·volatility²·seconds
+(below the cap), the form a query can filter by (the leaderboard's provisional rule)."""
 
 
 def _g(phi: float) -> float:

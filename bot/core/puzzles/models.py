@@ -18,11 +18,14 @@ Mode = Literal["daily", "training", "own"]
 """How the attempt was asked for: today's puzzle, training near the member's rating, or a
 position from the member's own games."""
 Status = Literal["open", "solved", "failed"]
-Outcome = Literal["right", "solved", "wrong", "slow", "expired", "abandoned"]
+Outcome = Literal["right", "solved", "wrong", "slow", "expired", "abandoned", "withdrawn"]
 """What the last move (or the clock) did: still winning (``right``), won within ``n``
 (``solved``), gave the win up (``wrong``), still wins but not in time (``slow``), a
-rated attempt left open past :data:`EXPIRY` seconds (``expired``, failed), or a rated
-attempt left open when the member retried another puzzle (``abandoned``, failed)."""
+rated attempt left open past :data:`EXPIRY` seconds (``expired``, failed), a rated
+attempt left open when the member retried another puzzle (``abandoned``, failed: no
+longer made, such a Retry is refused; older attempts keep it), or an open attempt at a
+puzzle the shipped set no longer holds (``withdrawn``: failed, unrated, counted
+nowhere)."""
 PuzzleKind = Literal["3x3", "4x4", "5x5", "ultimate"]
 
 EXPIRY = 30 * 60.0
@@ -65,6 +68,8 @@ class Attempt:
     """The member's puzzle rating around a rated attempt's end (None while open/unrated)."""
     retry_of: int | None = None
     """The attempt this one retries (unrated)."""
+    shared: bool = False
+    """Whether Share posted its line for this attempt (once each)."""
 
     @property
     def ply(self) -> int:
@@ -92,11 +97,15 @@ class PuzzlePlayer:
     rating: PuzzleRating
     solved: int = 0
     tried: int = 0
-    """Attempts finished (solved or failed), rated or not."""
+    """First attempts finished (solved or failed), rated or not: a Retry counts in
+    neither (it counts for the daily streak)."""
     streak: int = 0
     """Consecutive UTC days, up to today (or up to yesterday while today's daily is not
     solved yet), on which that day's daily was solved."""
     best_streak: int = 0
+    rated_at: float | None = None
+    """When the member's last rated attempt ended (None: never): the time away their
+    deviation grows for before the next (:func:`bot.core.puzzles.glicko2.away`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +164,16 @@ class PuzzleStanding:
     rating: float
     solved: int
     tried: int
+
+
+@dataclass(frozen=True, slots=True)
+class PuzzleBoard:
+    """A server's puzzle leaderboard: the established ratings, best first, and how many
+    members with a rated attempt through the server are still provisional (not ranked:
+    deviation above :data:`~bot.core.puzzles.glicko2.PROVISIONAL` after time away)."""
+
+    standings: tuple[PuzzleStanding, ...]
+    provisional: int
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,25 +23,24 @@ from collections.abc import Callable
 from dataclasses import replace
 
 from bot.core.policies import PolicyBook
-from bot.core.puzzles import starts
+from bot.core.puzzles import reading, records, starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
-from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
+from bot.core.puzzles.finish import finish, in_set
+from bot.core.puzzles.glicko2 import GROWTH, PROVISIONAL
 from bot.core.puzzles.models import (
-    EXPIRY,
     Attempt,
     Mode,
-    Outcome,
+    PuzzleBoard,
     PuzzleKind,
     PuzzlePlayer,
-    PuzzleStanding,
     PuzzleView,
     ShareLine,
 )
-from bot.core.puzzles.streaks import day_number, streaks, utc_day
+from bot.core.puzzles.streaks import day_number, utc_day
+from bot.core.puzzles.views import Solutions, read_set, set_line, view_of
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
-from engine.puzzles import NoDailyPuzzle, Puzzle, by_id, daily, load
-from engine.puzzles.schedule import schedule
+from engine.puzzles import NoDailyPuzzle, Puzzle, daily
 
 
 class PuzzleService:
@@ -61,15 +60,14 @@ class PuzzleService:
         self._locks: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
         self._set_read = False
         """Whether the shipped set was read (see :meth:`_member`)."""
-        self._solutions: dict[tuple[str, str, int], tuple[int, ...]] = {}
-        """Own-game puzzles' main lines worked out, by (kind, position, n)."""
+        self._solutions = Solutions(self.engine)
 
     async def _member(self, user_id: int) -> asyncio.Lock:
-        """The member's lock, once the shipped set is read: the first read parses 3,275
+        """The member's lock, once the shipped set is read: the first read parses 3,289
         puzzles (0.3 s, seconds on a busy machine), on a thread rather than the event
         loop, so a process's first puzzle click is answered in time."""
         if not self._set_read:
-            await asyncio.to_thread(_read_set)
+            await asyncio.to_thread(read_set)
             self._set_read = True
         return self._lock(user_id)
 
@@ -99,15 +97,15 @@ class PuzzleService:
             Refusal: ``puzzle.off`` (the server turned puzzles off), ``puzzle.none_left``
                 (training on a board the member has tried every puzzle of),
                 ``puzzle.no_own`` (no missed win found), ``puzzle.no_daily`` (before
-                daily #1 or past the schedule), ``puzzle.busy`` (the engine is busy).
+                daily #1), ``puzzle.busy`` (the engine is busy).
         """
         if not (await self.policies.policy(guild_id)).puzzles:
             raise Refusal("puzzle.off")
         async with await self._member(user_id):
             for _ in range(3):  # another process may start one meanwhile: resume that
-                resumed = await self._open_of(user_id)
-                if resumed is not None:
-                    return await self._view(resumed, resumed=True)
+                resumed = await reading.open_of(self.repo, user_id, self.clock(), True)
+                if resumed is not None:  # or withdrawn just now: said once
+                    return await self._view(resumed, resumed=not resumed.over)
                 now = self.clock()
                 if mode == "daily":
                     started = await starts.daily_attempt(self.repo, user_id, guild_id, now)
@@ -129,7 +127,7 @@ class PuzzleService:
 
     def today(self) -> tuple[int, Puzzle] | None:
         """Today's daily (UTC, by the service's clock): its number and puzzle; None before
-        daily #1 and past the schedule."""
+        daily #1."""
         when = self.clock()
         try:
             return day_number(when), daily(utc_day(when))
@@ -140,7 +138,7 @@ class PuzzleService:
         """The member's open attempt (after the 30-minute check), or None: what the
         Activity's page shows on load."""
         async with await self._member(user_id):
-            attempt = await self._open_of(user_id)
+            attempt = await reading.open_of(self.repo, user_id, self.clock())
             return None if attempt is None else await self._view(attempt, resumed=True)
 
     async def move(
@@ -164,13 +162,15 @@ class PuzzleService:
                 out-of-board cell, or not in the small board to play), ``puzzle.busy``.
         """
         async with await self._member(user_id):
-            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            attempt = await reading.checked(
+                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+            )
             if attempt.over or ply != attempt.ply:
                 return await self._view(attempt, stale=True)
             board = board_after(attempt.kind, attempt.position, attempt.moves)
             if cell not in board.legal_moves():
                 raise Refusal("puzzle.bad_cell")
-            judged = await self.engine.judge(attempt, cell, self._line(attempt), searching)
+            judged = await self.engine.judge(attempt, cell, set_line(attempt), searching)
             played = (cell,) if judged.reply is None else (cell, judged.reply)
             moves = attempt.moves + played
             try:
@@ -178,9 +178,9 @@ class PuzzleService:
                     after = replace(attempt, moves=moves, outcome="right")
                     await self.repo.save_puzzle_attempt(after, attempt.ply)
                     return await self._view(after)
-                after = await self._finish(attempt, moves, judged.verdict)
+                after = await finish(self.repo, attempt, moves, judged.verdict, self.clock())
             except Conflict:  # another process (or the page) played or ended it first
-                return await self._view(await self._reread(attempt), stale=True)
+                return await self._view(await reading.reread(self.repo, attempt), stale=True)
             return await self._view(after, solution=judged.solution)
 
     async def show(self, user_id: int, attempt_id: int) -> PuzzleView:
@@ -190,25 +190,37 @@ class PuzzleService:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``.
         """
         async with await self._member(user_id):
-            return await self._view(await self._checked(await self._mine(user_id, attempt_id)))
+            return await self._view(
+                await reading.checked(
+                    self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+                )
+            )
 
     async def retry(self, user_id: int, attempt_id: int) -> PuzzleView:
         """A new, unrated attempt at a finished attempt's puzzle, from its start. An open
-        attempt of the member's is failed first if rated (``abandoned``), else dropped.
+        unrated attempt of the member's is dropped for it; an open rated one is never
+        given up by a Retry (a click on an old message must not fail it): the Retry is
+        refused, naming it, and nothing changes.
 
         Raises:
-            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``.
+            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``,
+                ``puzzle.retry.open_daily`` / ``puzzle.retry.open_training`` (a rated
+                attempt is open: finish it first).
         """
         async with await self._member(user_id):
-            attempt = await self._checked(await self._mine(user_id, attempt_id))
+            attempt = await reading.checked(
+                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+            )
             if not attempt.over:
                 raise Refusal("puzzle.still_open")
+            if not in_set(attempt):  # a regenerated set dropped it: nothing to retry
+                raise Refusal("puzzle.unknown")
             for _ in range(3):
-                left = await self._open_of(user_id)
+                left = await reading.open_of(self.repo, user_id, self.clock())
                 try:
                     if left is not None and left.rated:
-                        await self._finish(left, left.moves, "abandoned")
-                    elif left is not None:
+                        raise records.rated_open(left)
+                    if left is not None:
                         await self.repo.drop_puzzle_attempt(left.id)
                     again = replace(
                         attempt, id=0, rated=False, started_at=self.clock(), moves=(),
@@ -228,7 +240,8 @@ class PuzzleService:
 
         Raises:
             Refusal: ``puzzle.unknown``, ``puzzle.not_yours``, ``puzzle.still_open``,
-                ``puzzle.off``, ``puzzle.share.channel``.
+                ``puzzle.off``, ``puzzle.share.channel``, ``puzzle.share.again``
+                (Share was pressed on this attempt before: one public line each).
         """
         rules = await self.policies.policy(guild_id)
         if not rules.puzzles:
@@ -238,122 +251,47 @@ class PuzzleService:
             channels = ", ".join(f"<#{c}>" for c in allowed)
             raise Refusal("puzzle.share.channel", channels=channels)
         async with await self._member(user_id):
-            attempt = await self._checked(await self._mine(user_id, attempt_id))
-        if not attempt.over:
-            raise Refusal("puzzle.still_open")
-        player = await self.player(user_id)
-        return ShareLine(
-            user_id, attempt.kind, attempt.daily, attempt.status == "solved", attempt.n,
-            (attempt.ply + 1) // 2, 0 if player is None else player.streak,
-            attempt.retry_of is not None,
-        )  # fmt: skip
+            attempt = await reading.checked(
+                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
+            )
+            if not attempt.over:
+                raise Refusal("puzzle.still_open")
+            return await records.share_line(self.repo, attempt)
 
     async def player(self, user_id: int) -> PuzzlePlayer | None:
         """The member's puzzle record (None: never finished one): /ttt stats."""
-        stored = await self.repo.puzzle_player(user_id)
-        if stored is None:
-            return None
-        today = day_number(self.clock())
-        current, best = streaks(await self.repo.solved_dailies(user_id), today)
-        return replace(stored, streak=current, best_streak=best)
+        return await records.player_record(self.repo, user_id, self.clock())
 
-    async def leaderboard(self, guild_id: int, limit: int = 10) -> list[PuzzleStanding]:
-        """The members with a rated attempt through this server, by puzzle rating.
+    async def leaderboard(self, guild_id: int, limit: int = 10) -> PuzzleBoard:
+        """The members with a rated attempt through this server and an established
+        rating (deviation at most :data:`PROVISIONAL` once grown for their time away, as
+        lichess ranks only those), by puzzle rating; and how many are provisional.
 
         Raises:
             Refusal: ``puzzle.off`` (the server turned puzzles off).
         """
         if not (await self.policies.policy(guild_id)).puzzles:
             raise Refusal("puzzle.off")
-        return await self.repo.puzzle_leaderboard(guild_id, limit)
+        return await self.repo.puzzle_leaderboard(
+            guild_id, limit, self.clock(), GROWTH, PROVISIONAL
+        )
 
-    # --- reading and ending -------------------------------------------------------------
+    # --- reading and showing -----------------------------------------------------------
 
-    async def _mine(self, user_id: int, attempt_id: int) -> Attempt:
-        attempt = await self.repo.get_puzzle_attempt(attempt_id)
-        if attempt is None:
-            raise Refusal("puzzle.unknown")
-        if attempt.user_id != user_id:
-            raise Refusal("puzzle.not_yours")
-        return attempt
-
-    async def _reread(self, attempt: Attempt) -> Attempt:
-        again = await self.repo.get_puzzle_attempt(attempt.id)
-        if again is None:  # forgotten (forget-me) meanwhile
-            raise Refusal("puzzle.unknown")
-        return again
-
-    async def _open_of(self, user_id: int) -> Attempt | None:
-        attempt = await self.repo.open_puzzle_attempt(user_id)
-        if attempt is None:
-            return None
-        attempt = await self._checked(attempt)
-        return None if attempt.over else attempt
-
-    async def _checked(self, attempt: Attempt) -> Attempt:
-        """The attempt, failed (``expired``, rating moved) if it is a rated one open past
-        :data:`EXPIRY`; as stored now if another process ended it first."""
-        if attempt.over or not attempt.rated or self.clock() - attempt.started_at < EXPIRY:
-            return attempt
-        try:
-            return await self._finish(attempt, attempt.moves, "expired")
-        except Conflict:
-            return await self._reread(attempt)
-
-    async def _finish(self, attempt: Attempt, moves: tuple[int, ...], how: Outcome) -> Attempt:
-        """The attempt ended with ``moves`` (solved, or failed ``how``), and the member's
-        record (and both ratings, when rated) in one transaction.
+    async def _attempt(self, user_id: int, attempt_id: int) -> Attempt:
+        """The member's attempt, checked (:func:`reading.checked`).
 
         Raises:
-            Conflict: it was no longer open at its ply (nothing written).
+            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``.
         """
-        solved = how == "solved"
-        async with self.repo.atomic() as tx:
-            player = await tx.lock_puzzle_player(attempt.user_id, MEMBER_START)
-            rating, before, after = player.rating, None, None
-            if attempt.rated:
-                seed = puzzle_start(by_id(attempt.puzzle_id).rating)
-                puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
-                rating, moved = duel(player.rating, puzzle, solved)
-                await tx.save_puzzle_rating(attempt.puzzle_id, moved)
-                before, after = player.rating.rating, rating.rating
-            done = replace(
-                attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
-                finished_at=self.clock(), rating_before=before, rating_after=after,
-            )  # fmt: skip
-            await tx.save_puzzle_attempt(done, attempt.ply)
-            counts = {"solved": player.solved + solved, "tried": player.tried + 1}
-            await tx.save_puzzle_player(replace(player, rating=rating, **counts))
-        return done
-
-    def _line(self, attempt: Attempt) -> tuple[int, ...]:
-        """The stored main line of a set puzzle (an own-game puzzle has none)."""
-        return () if attempt.mode == "own" else by_id(attempt.puzzle_id).line
+        attempt = await reading.mine(self.repo, user_id, attempt_id)
+        return await reading.checked(self.repo, attempt, self.clock())
 
     async def _view(
         self, attempt: Attempt, *, resumed: bool = False, stale: bool = False,
         solution: tuple[int, ...] = (),
     ) -> PuzzleView:  # fmt: skip
-        moves = attempt.moves
-        board = board_after(attempt.kind, attempt.position, moves)
-        reply = moves[-1] if moves and len(moves) % 2 == 0 else None
-        refutation = reply if attempt.outcome in ("wrong", "slow") else None
         if attempt.status == "failed" and not solution:
-            solution = self._line(attempt) or await self._own_solution(attempt)
-        return PuzzleView(
-            attempt, board.to_string(), attempt.n - (len(moves) + 1) // 2, reply,
-            solution if attempt.status == "failed" else (), refutation, attempt.daily,
-            await self.player(attempt.user_id) if attempt.over else None, resumed, stale,
-        )  # fmt: skip
-
-    async def _own_solution(self, attempt: Attempt) -> tuple[int, ...]:
-        key = (attempt.kind, attempt.position, attempt.n)
-        if key not in self._solutions:
-            self._solutions[key] = await self.engine.solution(attempt)
-        return self._solutions[key]
-
-
-def _read_set() -> None:
-    """Read the shipped set, its index by id and the schedule (each cached per process)."""
-    by_id(load()[0].id)
-    schedule()
+            solution = await self._solutions.of(attempt)
+        player = await self.player(attempt.user_id) if attempt.over else None
+        return view_of(attempt, solution, player, resumed, stale)

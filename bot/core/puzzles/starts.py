@@ -43,7 +43,7 @@ async def daily_attempt(
     """Today's daily (UTC): a new attempt, or the member's finished one of today.
 
     Raises:
-        Refusal: ``puzzle.no_daily``, before daily #1 or past the schedule.
+        Refusal: ``puzzle.no_daily``, before daily #1 (the schedule never ends).
     """
     try:
         puzzle = daily(utc_day(now))
@@ -72,8 +72,9 @@ async def training_attempt(
     rating = (me.rating if me is not None else MEMBER_START).rating
     moved = await repo.puzzle_ratings()
     # The dailies still to come are kept for their day too (a puzzle tried in training
-    # would be an unrated daily), while the board has others: 4×4's twenty are all
-    # scheduled, so its training gives them out rather than nothing.
+    # would be an unrated daily), while the board has others: 20 of 4×4's 34 and all of
+    # 3×3's are scheduled, so once the others are tried training gives them out rather
+    # than nothing.
     coming = set(schedule()[max(0, day_number(now) - 1) :])
     puzzle = training.pick(load(), kind, tried | coming, rating, moved, rng) or training.pick(
         load(), kind, tried, rating, moved, rng

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Protocol
 
 from bot.core.models import Game
-from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleRating, PuzzleStanding
+from bot.core.puzzles.models import Attempt, PuzzleBoard, PuzzlePlayer, PuzzleRating
 
 
 class PuzzleStore(Protocol):
@@ -43,6 +43,10 @@ class PuzzleStore(Protocol):
         """Delete an open attempt (an unrated one given up for a Retry); False if it was
         no longer open."""
 
+    async def mark_puzzle_shared(self, attempt_id: int) -> bool:
+        """Set a finished attempt's Share flag; False if it was set already (of two
+        processes sharing at once, one is told True)."""
+
     async def puzzle_player(self, user_id: int) -> PuzzlePlayer | None:
         """The member's stored rating and counts (``streak`` is the core's to work out:
         0 here), or None if they never finished an attempt."""
@@ -64,12 +68,19 @@ class PuzzleStore(Protocol):
         """Every puzzle's rating that rated attempts have moved (the rest stand at their
         seed rating)."""
 
-    async def solved_dailies(self, user_id: int) -> list[tuple[int, float]]:
-        """``(daily number, started_at)`` of each of the member's solved daily attempts."""
+    async def solved_dailies(
+        self, user_id: int, up_to: int | None = None
+    ) -> list[tuple[int, float]]:
+        """``(daily number, started_at)`` of each of the member's solved daily attempts
+        (``up_to``: only those with an id no higher, the attempts started by then)."""
 
-    async def puzzle_leaderboard(self, guild_id: int, limit: int) -> list[PuzzleStanding]:
-        """The members with a finished rated attempt started through the server, by
-        puzzle rating (ties: the lower user id first)."""
+    async def puzzle_leaderboard(
+        self, guild_id: int, limit: int, now: float, growth: float, max_deviation: float
+    ) -> PuzzleBoard:
+        """The members with a finished rated attempt started through the server whose
+        deviation, grown for the time since their last rated attempt to ``now``
+        (deviation² + ``growth``·volatility²·seconds), is at most ``max_deviation``, by
+        puzzle rating (ties: the lower user id first), and how many others there are."""
 
     async def recent_classic_games(self, user_id: int, limit: int) -> list[Game]:
         """The member's newest finished classic games (any server, DMs), newest first: at
