@@ -16,7 +16,7 @@ from bot.discord_calls import INVALID
 from bot.i18n import text
 from bot.settings import Settings, SettingsError
 
-from bot_harness import TOKEN, free_port
+from bot_harness import TOKEN, eventually, free_port
 from discord_emulator import DiscordEmulator
 from discord_emulator.interactions import WAIT_CEILING
 from web_harness import bot_with_web, sign_in
@@ -79,7 +79,10 @@ async def test_a_flood_of_junk_sign_ins_stays_within_discords_limits_and_queues_
         except BaseException:
             first.release()  # the bot's stop need not wait for it
             raise
-        # every other sign-in was answered while the one call that went out is held
+        # every other sign-in was answered while the one call that went out is held (its
+        # request may reach Discord after the refusals reached their senders: a loaded
+        # machine schedules the two in either order)
+        await eventually(lambda: token.calls, "the one sign-in let through reaches Discord")
         assert token.calls == 1 and sum(not c.done() for c in calls) == 1
         first.release()
         (held,) = [c for c in calls if not c.done()]
