@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from engine.puzzles import FIRST_DAY, ROTATION, NoDailyPuzzle, daily, day_of, load, number_of
-from engine.puzzles.generate import kept_for_schedule, main
 from engine.puzzles.records import PUZZLES_PATH, Puzzle, read, set_seed
+from engine.puzzles.regenerate import kept_for_schedule, main
 from engine.puzzles.schedule import SCHEDULE_PATH, continued, extend, read_schedule, schedule
 
 FIRST_WEEK = (
