@@ -216,7 +216,7 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert [s.user_id for s in (await core.puzzles.leaderboard(GUILD)).standings] == [CAROL]
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
-    assert again.rated and again.id != carol.id  # a first attempt again, as a new member
+    assert not again.rated and again.id != carol.id  # tried before forget-me: not a first
 
 
 async def test_a_year_away_widens_the_deviation_before_the_next_rated_attempt(make_core) -> None:  # type: ignore[no-untyped-def]

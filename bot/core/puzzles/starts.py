@@ -57,7 +57,7 @@ async def daily_attempt(
     last = await repo.latest_puzzle_attempt(user_id, puzzle.id)
     if last is not None and last.daily == number:
         return last  # over (an open one is resumed before): shown again
-    first = last is None
+    first = last is None and not await repo.tried_before_forgetting(user_id, puzzle.id)
     return new_attempt(user_id, guild_id, puzzle, "daily", first, now, number)
 
 
@@ -86,7 +86,7 @@ async def training_attempt(
         untried = training.pick(load(), kind, tried, rating, moved, rng)
         raise Refusal("puzzle.none_left" if untried is None else "puzzle.none_left_dailies")
     # Tried before a forget-me (which keeps no list to pick around): unrated.
-    first = True
+    first = not await repo.tried_before_forgetting(user_id, puzzle.id)
     return new_attempt(user_id, guild_id, puzzle, "training", first, now)
 
 
