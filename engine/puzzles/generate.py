@@ -1,4 +1,5 @@
-"""Make the puzzle set: ``python -m engine puzzles generate --budget SECONDS``.
+"""Make the puzzle set: ``python -m engine puzzles generate --budget SECONDS``
+(the command line: :mod:`engine.puzzles.regenerate`, ``--boards`` for some boards only).
 
 Where the positions come from:
 
@@ -8,8 +9,7 @@ Where the positions come from:
 - 4×4: every reachable position as well (1,135,214 in play, up to symmetry, walked by
   :mod:`engine.puzzles.walk`, within its share of the budget: the header's "games" for
   4×4 is the positions walked), with the filters below: so the 4×4 set is every puzzle
-  there is, not a sample (34; the medium agent solves the other 3,474 wins within 3 to
-  6 with one first move).
+  there is, not a sample (1,224 of the 3,508 wins within 3 to 6 with one first move).
 - 5×5 and ultimate: the positions reached in seeded games between the ladder's
   cheap agents, easy and random, each side playing easy's move or, with a chance drawn
   per game and side from :data:`NOISE`, a random one. Played games give positions a
@@ -17,8 +17,10 @@ Where the positions come from:
   over the game's whole range. Every position, up to symmetry, is proven: kept when its
   side to move wins within ``n`` (``MIN_N`` to ``MAX_N`` of :mod:`engine.puzzles.records`:
   3 to 6 on 4×4, 3 to 5 on 5×5, 2 to 3 on ultimate) and not sooner, exactly one first
-  move does, and the ladder's medium agent (seeded :data:`AGENT_SEED`) fails it,
-  playing the solver's side against the longest defence.
+  move does, and the ladder's agents (seeded :data:`AGENT_SEED`, playing the solver's
+  side against the longest defence) do not all solve it: on 5×5 and ultimate the medium
+  agent fails it, on 4×4 easy or medium does
+  (:data:`~engine.puzzles.records.DROPPED_WHEN_SOLVED_BY`).
   (On ultimate the medium filter is this module's choice: the issue asks it of 4×4 and
   5×5; ultimate has thousands to spare, and those medium solves are one-look tactics.)
 
