@@ -241,8 +241,11 @@ async def test_refusals_say_why_and_change_nothing(service: Service) -> None:
         (409, "still_open", "POST", f"/api/puzzles/{attempt}/retry", {},
          text("puzzle.still_open")),
     ]  # fmt: skip
+    # Bob on day #1: every 3×3 puzzle is a daily to come (the first year's)
+    cases.append((409, "none_left", "POST", "/api/puzzles", {"mode": "training", "board": "3x3"},
+                  text("puzzle.none_left_dailies")))  # fmt: skip
     for code, error, method, where, sent, reason in cases:
-        who = BOB if error == "not_yours" else ALICE
+        who = BOB if error in ("not_yours", "none_left") else ALICE
         status, body = await service.call(method, where, who, sent)
         assert (status, body["error"]) == (code, error), (where, sent, body)
         assert body["reason"] == (plain(reason) if reason else body["reason"]), body
