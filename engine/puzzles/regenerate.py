@@ -14,13 +14,18 @@ import sys
 import time
 from pathlib import Path
 
+from engine.puzzles import generate as generate_module
 from engine.puzzles import schedule
 from engine.puzzles.generate import DEFAULT_BUDGET, SEED, SHARES, examine, generate
 from engine.puzzles.records import PUZZLES_PATH, Puzzle, kind_of, read, write
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine puzzles generate", description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog="python -m engine puzzles generate",
+        description=f"{generate_module.__doc__}\n{__doc__}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="CPU seconds in all")
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--again", action="store_true", help="replay the header of --out")
