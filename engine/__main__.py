@@ -86,9 +86,9 @@ def main(argv: list[str] | None = None) -> int:
                 forwarded += ["--progress", args.progress]
             return (book.main if args.command == "book" else sparse.main)(forwarded)
         elif args.command == "puzzles":
-            from engine.puzzles import generate
+            from engine.puzzles import regenerate
 
-            return generate.main(args.rest)
+            return regenerate.main(args.rest)
         elif args.command == "ladder":
             print(_ladder(args.games, args.seed, args.size, args.think))
         else:

@@ -12,12 +12,13 @@ import pytest
 
 from bot.core.puzzles.glicko2 import MEMBER_START, PROVISIONAL, away, duel, puzzle_start
 from bot.core.puzzles.models import EXPIRY, Attempt, PuzzleBoard, PuzzleRating
+from bot.core.puzzles.starts import COMING_DAYS
 from bot.core.refusals import Refusal
 from bot.i18n import text
 from bot.i18n.texts import with_keys
 from engine import Board
 from engine.puzzles import by_id, load, move_wins, reply, winning_moves
-from engine.puzzles.schedule import schedule
+from engine.puzzles.schedule import coming
 
 from core_harness import GUILD, Core, member_game, open_core, play, refusal_key
 from fault_harness import waiting_backend
@@ -68,6 +69,13 @@ def puzzle_of_id(attempt: Attempt) -> int:
     return next(p.first for p in load() if p.id == attempt.puzzle_id)
 
 
+async def fail(core: Core, user: int, attempt: Attempt) -> None:
+    """End an attempt with a wrong first move (an unrated one never expires)."""
+    puzzle = by_id(attempt.puzzle_id)
+    wrong = next(m for m in puzzle.board().legal_moves() if m != puzzle.first)
+    assert (await core.puzzles.move(user, attempt.id, 0, wrong)).attempt.over
+
+
 def nearest(rating: float, kind: str, tried: set[str]) -> list[float]:
     """The distances of the untried puzzles of ``kind`` from ``rating``, nearest first
     (every puzzle stands at its seed rating: nobody else moved one)."""
@@ -75,41 +83,53 @@ def nearest(rating: float, kind: str, tried: set[str]) -> list[float]:
 
 
 async def test_training_is_near_the_rating_and_never_a_tried_puzzle(make_core) -> None:  # type: ignore[no-untyped-def]
-    clock = day_clock(1)  # the daily is a 5×5: all 34 4×4 puzzles are training's
+    clock = day_clock(1)  # the daily is a 5×5
     core: Core = await make_core(clock=clock)
     tried: set[str] = set()
     rating = 1500.0
-    coming = set(schedule())  # the dailies to come: given once the others are tried
-    for _ in range(34):
+    kept = coming(1, COMING_DAYS)  # first dailies of the next three years: never given
+    assert sum(p.kind == "4x4" for p in load()) - len({i for i in kept if i[:3] == "4x4"}) > 1000
+    for _ in range(12):
         view = await core.puzzles.open(ALICE, GUILD, "training", "4x4")
         attempt = view.attempt
         assert attempt.kind == "4x4" and attempt.rated and attempt.puzzle_id not in tried
+        assert attempt.puzzle_id not in kept
         seed = next(p.rating for p in load() if p.id == attempt.puzzle_id)
-        others = {p.id for p in load() if p.kind == "4x4"} - coming - tried
-        near = nearest(rating, "4x4", tried | (coming if others else set()))
-        assert abs(seed - rating) <= near[min(4, len(near) - 1)]  # among the five nearest
-        assert attempt.puzzle_id not in coming or not others
+        near = nearest(rating, "4x4", tried | kept)
+        assert abs(seed - rating) <= near[4]  # among the five nearest
         tried.add(attempt.puzzle_id)
         clock.advance(EXPIRY)  # failed at the next open: the rating goes down
         rating = (await core.puzzles.show(ALICE, attempt.id)).attempt.rating_after or rating
-    assert len(tried) == 34
-    assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "4x4")) == (
-        "puzzle.none_left")  # fmt: skip
-    beginner = (await core.puzzles.open(ALICE, GUILD, "training", "3x3")).attempt
-    assert beginner.kind == "3x3" and not beginner.rated
     any_board = (await core.puzzles.open(BOB, GUILD, "training")).attempt
-    assert any_board.kind in ("5x5", "ultimate") and any_board.rated
+    assert any_board.kind in ("4x4", "5x5", "ultimate") and any_board.rated
 
 
-async def test_training_keeps_the_dailies_to_come_while_the_board_has_others(make_core) -> None:  # type: ignore[no-untyped-def]
-    clock = day_clock(3)
+async def test_training_never_gives_a_daily_to_come_and_says_so_when_none_is_left(
+    make_core,
+) -> None:  # type: ignore[no-untyped-def]
+    # Every 3×3 puzzle is a daily of the first year (#7, #14, ..., #357): on day 1 none
+    # is training's; on day 8 only #7's; a year on, all of them, and then none is left.
+    clock = day_clock(1)
     core: Core = await make_core(clock=clock)
-    coming = set(schedule()[2:])  # daily #3 (today) onwards
-    assert sum(p.kind == "5x5" and p.id in coming for p in load()) > 100
-    for _ in range(12):
-        attempt = (await core.puzzles.open(ALICE, GUILD, "training", "5x5")).attempt
-        assert attempt.kind == "5x5" and attempt.puzzle_id not in coming
-        clock.advance(EXPIRY)
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "3x3")) == (
+        "puzzle.none_left_dailies")  # fmt: skip
+    clock.advance(7 * DAY)
+    beginner = (await core.puzzles.open(ALICE, GUILD, "training", "3x3")).attempt
+    assert beginner.puzzle_id == puzzle_of(7).id and not beginner.rated
+    await fail(core, ALICE, beginner)
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "3x3")) == (
+        "puzzle.none_left_dailies")  # fmt: skip
+    assert "coming daily" in text("puzzle.none_left_dailies", "en")
+    clock.advance(400 * DAY)  # every 3×3 daily is past: all 51 are training's
+    given = {beginner.puzzle_id}
+    for _ in range(50):
+        attempt = (await core.puzzles.open(ALICE, GUILD, "training", "3x3")).attempt
+        assert attempt.kind == "3x3" and attempt.puzzle_id not in given
+        given.add(attempt.puzzle_id)
+        await fail(core, ALICE, attempt)
+    assert given == {p.id for p in load() if p.kind == "3x3"}
+    assert await refusal_key(core.puzzles.open(ALICE, GUILD, "training", "3x3")) == (
+        "puzzle.none_left")  # fmt: skip
 
 
 async def test_an_own_puzzle_from_a_missed_win_in_a_real_game(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -170,12 +190,12 @@ async def test_the_leaderboard_ranks_established_ratings_and_counts_provisional_
 
 
 async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_core) -> None:  # type: ignore[no-untyped-def]
-    clock = day_clock(2)
+    clock = day_clock(9)  # #7's 3×3 is training's by then
     core: Core = await make_core(clock=clock)
     await solve_daily(core, ALICE, GUILD)
     await solve_daily(core, BOB, GUILD + 1)
     carol = (await core.puzzles.open(CAROL, GUILD)).attempt
-    await core.puzzles.move(CAROL, carol.id, 0, 27)  # wrong
+    await fail(core, CAROL, carol)
     dave = 104  # a record from an unrated 3×3, and today's daily open here: not listed yet
     beginner = (await core.puzzles.open(dave, None, "training", "3x3")).attempt
     first = puzzle_of_id(beginner)
@@ -188,7 +208,7 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert [s.user_id for s in board] == [ALICE, CAROL]
     assert board[0].rating > 1500 > board[1].rating and (board[0].solved, board[0].tried) == (1, 1)
     assert (await core.puzzles.leaderboard(GUILD + 1)) == PuzzleBoard((), 1)  # bob: provisional
-    puzzle = puzzle_of(2).id
+    puzzle = puzzle_of(9).id
     moved = (await core.repo.puzzle_ratings())[puzzle]
     assert await core.records.forget(ALICE, ALICE, confirmed=True) == 0
     assert await core.puzzles.player(ALICE) is None
@@ -196,7 +216,7 @@ async def test_the_leaderboard_is_per_server_and_forget_me_removes_puzzles(make_
     assert [s.user_id for s in (await core.puzzles.leaderboard(GUILD)).standings] == [CAROL]
     assert (await core.repo.puzzle_ratings())[puzzle] == moved  # the puzzle's own stays
     again = (await core.puzzles.open(ALICE, GUILD)).attempt
-    assert again.rated and again.id != carol.id  # a first attempt again, as a new member
+    assert not again.rated and again.id != carol.id  # tried before forget-me: not a first
 
 
 async def test_a_year_away_widens_the_deviation_before_the_next_rated_attempt(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -250,7 +270,7 @@ async def test_retry_never_fails_a_rated_open_attempt_and_drops_an_unrated_one(m
 
 
 async def test_retry_names_an_open_rated_daily(make_core) -> None:  # type: ignore[no-untyped-def]
-    clock = day_clock(2)
+    clock = day_clock(9)  # #7's 3×3 is training's by then
     core: Core = await make_core(clock=clock)
     beginner = (await core.puzzles.open(ALICE, None, "training", "3x3")).attempt
     first = by_id(beginner.puzzle_id).line[0]
@@ -261,7 +281,7 @@ async def test_retry_names_an_open_rated_daily(make_core) -> None:  # type: igno
     with pytest.raises(Refusal) as refused:
         await core.puzzles.retry(ALICE, beginner.id)
     assert (refused.value.key, refused.value.params) == (
-        "puzzle.retry.open_daily", {"number": 2, "board_key": "puzzle.kind.ultimate"})  # fmt: skip
+        "puzzle.retry.open_daily", {"number": 9, "board_key": "puzzle.kind.ultimate"})  # fmt: skip
     shown = (await core.puzzles.show(ALICE, daily.id)).attempt
     assert shown == daily  # still open, as it was
 

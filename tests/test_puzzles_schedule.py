@@ -13,9 +13,16 @@ from pathlib import Path
 import pytest
 
 from engine.puzzles import FIRST_DAY, ROTATION, NoDailyPuzzle, daily, day_of, load, number_of
-from engine.puzzles.generate import kept_for_schedule, main
 from engine.puzzles.records import PUZZLES_PATH, Puzzle, read, set_seed
-from engine.puzzles.schedule import SCHEDULE_PATH, continued, extend, read_schedule, schedule
+from engine.puzzles.regenerate import kept_for_schedule, main
+from engine.puzzles.schedule import (
+    SCHEDULE_PATH,
+    coming,
+    continued,
+    extend,
+    read_schedule,
+    schedule,
+)
 
 FIRST_WEEK = (
     # The shipped schedule's first week (#1 is 2026-12-01): a past daily never changes.
@@ -148,3 +155,16 @@ def test_the_generator_keeps_scheduled_puzzles(tmp_path: Path) -> None:
     assert after[:5] == lines and len(after) == 40
     assert set(after) <= {p.id for p in read(out)[1]}
     assert SCHEDULE_PATH.read_text().splitlines()[:5] == lines  # the shipped file untouched
+
+
+def test_coming_names_the_first_dailies_ahead_and_never_one_already_shown() -> None:
+    lines = schedule()
+    assert coming(1, 7) == frozenset(FIRST_WEEK)
+    assert coming(-5, 7) == coming(1, 7)  # before #1: from #1
+    assert coming(2, 6) == frozenset(FIRST_WEEK[1:])
+    # Past the file, through the continuation: puzzles the file never named.
+    ahead = coming(len(lines) + 1, 30)
+    assert len(ahead) == 30 and not ahead & set(lines)
+    # A puzzle shown once is not "coming" when a later round brings it back: past the
+    # first pass through the set (4,479 days) none is.
+    assert len(coming(4479 - 9, 30)) == 10 and coming(4480, 1100) == frozenset()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import random
+import shutil
 import tomllib
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -22,7 +23,8 @@ from engine.census import reachable_positions
 from engine.puzzles import KINDS, UnknownPuzzle, by_id, load
 from engine.puzzles.generate import examine, generate
 from engine.puzzles.proof import prover_for
-from engine.puzzles.records import PUZZLES_PATH, BadPuzzleFile, Puzzle, read, write
+from engine.puzzles.records import PUZZLES_PATH, BadPuzzleFile, Puzzle, dropped, read, write
+from engine.puzzles.regenerate import main
 from engine.puzzles.schedule import SCHEDULE_PATH
 from engine.puzzles.verify import problems
 from engine.puzzles.walk import every_position, positions
@@ -146,8 +148,32 @@ def test_the_walk_reaches_every_position_once_up_to_symmetry() -> None:
 def test_the_4x4_set_is_every_4x4_puzzle_of_the_walk() -> None:
     shipped = sorted(p.to_json() for p in load() if p.kind == "4x4")
     walked, count = every_position("4x4", 10_000, examine)
-    assert sorted(p.to_json() for p in walked) == shipped and len(shipped) == 34
+    assert sorted(p.to_json() for p in walked) == shipped and len(shipped) == 1224
     assert count == 1_135_214 == read(PUZZLES_PATH)[0]["games"]["4x4"]  # type: ignore[index]
+
+
+def test_a_4x4_puzzle_is_kept_when_easy_fails_it_though_medium_solves_it() -> None:
+    # The lead's rule for 4×4 (a casual member, easy, missed the win); 5×5 and
+    # ultimate still drop what medium solves.
+    kept = [p for p in load() if p.kind == "4x4" and p.solved_by == ("medium",)]
+    assert len(kept) > 1000
+    puzzle = kept[0]
+    assert examine(puzzle.board(), "4x4") == puzzle and problems(puzzle) == []
+    assert dropped("4x4", ("easy", "medium")) and not dropped("4x4", ("easy",))
+    assert dropped("5x5", ("medium",)) and dropped("ultimate", ("medium",))
+    assert not dropped("3x3", ("easy", "medium"))
+
+
+def test_one_board_regenerates_alone_and_the_others_stay_line_for_line(tmp_path: Path) -> None:
+    out, plan = tmp_path / "puzzles.jsonl", tmp_path / "schedule.txt"
+    shutil.copy(PUZZLES_PATH, out)
+    shutil.copy(SCHEDULE_PATH, plan)
+    header, puzzles = read(out)
+    write(out, header, [p for p in puzzles if p.kind != "3x3" or p.n > 2])  # 3×3 damaged
+    assert main(["--again", "--boards", "3x3", "--out", str(out), "--schedule", str(plan)]) == 0
+    assert out.read_bytes() == PUZZLES_PATH.read_bytes()
+    assert plan.read_bytes() == SCHEDULE_PATH.read_bytes()
+    assert main(["--boards", "9x9", "--out", str(out)]) == 2
 
 
 def test_the_4x4_walk_is_bounded_by_the_budget_and_replays_its_count() -> None:

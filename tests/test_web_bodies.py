@@ -354,17 +354,19 @@ async def answer(http: aiohttp.ClientSession, base: str, page: Page, call: Call)
         return res.status, res.content_type, await res.read()
 
 
-async def puzzle_attempts(page: Page) -> tuple[int, int, int]:
-    """A 3×3 training attempt of the page's member failed (over), another one open, and
-    a square that one may be played on."""
-    status, body = await page.post("/api/puzzles", {"mode": "training", "board": "3x3"})
+async def puzzle_attempts(page: Page, repo: Any) -> tuple[int, int, int]:
+    """A 4×4 training attempt of the page's member failed (over), another one open, and
+    a square that one may be played on (4×4: 3×3's are kept for the dailies of the first
+    year, by the real clock)."""
+    status, body = await page.post("/api/puzzles", {"mode": "training", "board": "4x4"})
     assert status == 200, body
     first = body["puzzle"]
-    board = by_id(first["puzzle"]).board()
+    attempt = await repo.get_puzzle_attempt(int(first["id"]))  # rated: the page has no id
+    board = by_id(attempt.puzzle_id).board()
     wrong = next(c for c in board.legal_moves() if judge(board, c, first["n"]) != Verdict.RIGHT)
     status, body = await page.post(f"/api/puzzles/{first['id']}/move", {"ply": 0, "cell": wrong})
     assert status == 200 and body["puzzle"]["status"] == "failed", body
-    status, body = await page.post("/api/puzzles", {"mode": "training", "board": "3x3"})
+    status, body = await page.post("/api/puzzles", {"mode": "training", "board": "4x4"})
     assert status == 200 and body["puzzle"]["status"] == "open", body
     free = next(i for i, cell in enumerate(body["puzzle"]["cells"]) if cell["legal"])
     return int(first["id"]), int(body["puzzle"]["id"]), free
@@ -402,8 +404,8 @@ async def test_bad_bodies_are_refused_with_a_reason_and_change_nothing(
         await eventually(settled, "every board's message id stored")
         (shown,) = await page.games()
         assert shown["id"] == running and shown["can_move"], shown
-        solved, puzzle, free = await puzzle_attempts(page)  # hers: one over, one open
-        bobs = (await bot.puzzles.open(bob.id, emulator.guild.id, "training", "3x3")).attempt
+        solved, puzzle, free = await puzzle_attempts(page, bot.repo)  # hers: one over, one open
+        bobs = (await bot.puzzles.open(bob.id, emulator.guild.id, "training", "4x4")).attempt
         ids = Ids(int(running), int(finished), theirs.id, puzzle, solved, bobs.id, free)
         before, asked = database_rows(database), changes(emulator)
         loop = asyncio.get_running_loop()

@@ -200,11 +200,11 @@ async def test_retry_refused_while_a_rated_puzzle_is_open(tmp_path: Path) -> Non
 
 
 async def test_an_attempt_started_in_chat_is_the_one_on_the_page(service: Service) -> None:
-    chat = await service.core.puzzles.open(ALICE, GUILD, "training", "3x3")  # /ttt puzzle
+    chat = await service.core.puzzles.open(ALICE, GUILD, "training", "4x4")  # /ttt puzzle
     status, body = await service.call("GET", "/api/puzzles", ALICE)
     shown = body["puzzle"]
     assert shown["id"] == str(chat.attempt.id) and shown["mode"] == "training"
-    assert shown["title"] == "Training · 3×3, three in a row" and shown["resumed"]
+    assert shown["title"] == "Training · 4×4, four in a row" and shown["resumed"]
     # the page's start resumes it, whatever it asked for
     status, body = await service.call("POST", "/api/puzzles", ALICE, {"mode": "daily"})
     assert body["puzzle"]["id"] == shown["id"] and body["puzzle"]["resumed"]
@@ -241,8 +241,11 @@ async def test_refusals_say_why_and_change_nothing(service: Service) -> None:
         (409, "still_open", "POST", f"/api/puzzles/{attempt}/retry", {},
          text("puzzle.still_open")),
     ]  # fmt: skip
+    # Bob on day #1: every 3×3 puzzle is a daily to come (the first year's)
+    cases.append((409, "none_left", "POST", "/api/puzzles", {"mode": "training", "board": "3x3"},
+                  text("puzzle.none_left_dailies")))  # fmt: skip
     for code, error, method, where, sent, reason in cases:
-        who = BOB if error == "not_yours" else ALICE
+        who = BOB if error in ("not_yours", "none_left") else ALICE
         status, body = await service.call(method, where, who, sent)
         assert (status, body["error"]) == (code, error), (where, sent, body)
         assert body["reason"] == (plain(reason) if reason else body["reason"]), body

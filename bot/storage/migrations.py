@@ -5,7 +5,7 @@ Never edit a released entry; append a new one.
 
 from __future__ import annotations
 
-from bot.storage.puzzle_migrations import SQLITE_PUZZLES, SQLITE_PUZZLES_2
+from bot.storage.puzzle_migrations import SQLITE_FORGOTTEN, SQLITE_PUZZLES, SQLITE_PUZZLES_2
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, challenges and a key-value table for bot state (command sync hash).
@@ -406,4 +406,5 @@ MIGRATIONS: tuple[str, ...] = (
     );
     """,
     SQLITE_PUZZLES_2,  # 18: puzzles' time away, 'withdrawn' and Share once (the same file)
+    SQLITE_FORGOTTEN,  # 19: the puzzles a forgotten member tried, as keyed hashes (the same)
 )

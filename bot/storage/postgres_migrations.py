@@ -15,7 +15,11 @@ from __future__ import annotations
 from typing import Any
 
 from bot.storage.game_queries import ROOM_AFTER_LOCKS
-from bot.storage.puzzle_migrations import POSTGRES_PUZZLES, POSTGRES_PUZZLES_2
+from bot.storage.puzzle_migrations import (
+    POSTGRES_FORGOTTEN,
+    POSTGRES_PUZZLES,
+    POSTGRES_PUZZLES_2,
+)
 
 FUNCTIONS = (ROOM_AFTER_LOCKS,)
 MIGRATION_LOCK = 0x7474_745F_6D69_6772  # "ttt_migr": the advisory lock key for migrating
@@ -276,6 +280,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     # 15: puzzles' time away, 'withdrawn' and Share once (the same file).
     POSTGRES_PUZZLES_2,
+    # 16: as SQLite's 19: the puzzles a forgotten member tried, as keyed hashes.
+    POSTGRES_FORGOTTEN,
 )
 
 

@@ -1,4 +1,4 @@
-"""The puzzles' tables, for SQLite's migrations 16 and 18 and PostgreSQL's 13 and 15
+"""The puzzles' tables, for SQLite's migrations 16, 18 and 19 and PostgreSQL's 13, 15 and 16
 (kept here so the two numbered lists stay short; never edit a released one, append a
 new migration).
 
@@ -9,6 +9,8 @@ new migration).
   server; streaks are worked out from the solved dailies).
 - ``puzzle_ratings``: a puzzle's own Glicko-2 rating once a member's rated attempt moved
   it (before that, its set record's seed rating).
+- ``puzzle_forgotten``: what forget-me keeps, a keyed hash of each (member, puzzle) tried
+  (:mod:`bot.storage.forgotten_queries`).
 """
 
 from __future__ import annotations
@@ -114,3 +116,13 @@ POSTGRES_PUZZLES_2 = (
     """
 )
 """PostgreSQL's 15: as SQLite's 18."""
+
+SQLITE_FORGOTTEN = """
+    CREATE TABLE puzzle_forgotten (tried TEXT PRIMARY KEY) WITHOUT ROWID;
+"""
+"""SQLite's 19: the hashes forget-me keeps. Without a rowid the rows sit in the hashes'
+order, not in the order written, so a member's rows are not found side by side."""
+POSTGRES_FORGOTTEN = """
+    CREATE TABLE puzzle_forgotten (tried TEXT PRIMARY KEY);
+"""
+"""PostgreSQL's 16: as SQLite's 19."""

@@ -10,6 +10,7 @@ from typing import Any, TypeVar
 from bot.core.doubts import Touched
 from bot.core.models import Game
 from bot.core.puzzles.models import Attempt, PuzzleBoard, PuzzlePlayer, PuzzleRating
+from bot.storage import forgotten_queries as forgotten
 from bot.storage import puzzle_queries as puzzles
 
 T = TypeVar("T")
@@ -35,6 +36,9 @@ class PuzzleSql:
 
     async def tried_puzzles(self, user_id: int) -> set[str]:
         return await self._call(puzzles.tried_puzzles, user_id)
+
+    async def tried_before_forgetting(self, user_id: int, puzzle_id: str) -> bool:
+        return await self._call(forgotten.tried_before_forgetting, user_id, puzzle_id)
 
     async def save_puzzle_attempt(self, attempt: Attempt, expected_ply: int) -> None:
         await self._call(puzzles.save_attempt, attempt, expected_ply)

@@ -9,6 +9,7 @@ from bot.core.models import Game, Variant
 from bot.core.rating import INITIAL_RATING
 from bot.core.records import bot_record_change, rating_changes
 from bot.core.repository import BotRecord, Rating
+from bot.storage import forgotten_queries as forgotten
 from bot.storage.sql import Db, Params, Row
 
 
@@ -181,6 +182,8 @@ async def forget_player(db: Db, user_id: int) -> int:
         # wait for each other on PostgreSQL instead of deadlocking. A puzzle's own
         # rating stays (the puzzle's).
         await db.run("DELETE FROM puzzle_players WHERE user_id = :user", params)
+        # only "tried before" stays, unlinked (a later attempt is no rated first)
+        await forgotten.remember_tried(db, user_id)
         await db.run("DELETE FROM puzzle_attempts WHERE user_id = :user", params)
         # a tournament's bracket keeps its place, not the name it showed
         await db.run("UPDATE tournament_players SET name = '—' WHERE user_id = :user", params)

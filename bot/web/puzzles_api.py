@@ -40,7 +40,8 @@ MODES = ("daily", "training")
 REFUSALS = {
     "puzzle.not_yours": (403, "not_yours"), "puzzle.unknown": (404, "unknown_puzzle"),
     "puzzle.off": (403, "off"), "puzzle.busy": (429, "busy"), "puzzle.bad_cell": (400, "taken"),
-    "puzzle.none_left": (409, "none_left"), "puzzle.no_daily": (404, "no_daily"),
+    "puzzle.none_left": (409, "none_left"), "puzzle.none_left_dailies": (409, "none_left"),
+    "puzzle.no_daily": (404, "no_daily"),
     "puzzle.no_own": (404, "no_own"), "puzzle.still_open": (409, "still_open"),
     "puzzle.retry.open_daily": (409, "rated_open"),
     "puzzle.retry.open_training": (409, "rated_open"),

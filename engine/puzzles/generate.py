@@ -1,4 +1,5 @@
-"""Make the puzzle set: ``python -m engine puzzles generate --budget SECONDS``.
+"""Make the puzzle set: ``python -m engine puzzles generate --budget SECONDS``
+(the command line: :mod:`engine.puzzles.regenerate`, ``--boards`` for some boards only).
 
 Where the positions come from:
 
@@ -8,8 +9,7 @@ Where the positions come from:
 - 4×4: every reachable position as well (1,135,214 in play, up to symmetry, walked by
   :mod:`engine.puzzles.walk`, within its share of the budget: the header's "games" for
   4×4 is the positions walked), with the filters below: so the 4×4 set is every puzzle
-  there is, not a sample (34; the medium agent solves the other 3,474 wins within 3 to
-  6 with one first move).
+  there is, not a sample (1,224 of the 3,508 wins within 3 to 6 with one first move).
 - 5×5 and ultimate: the positions reached in seeded games between the ladder's
   cheap agents, easy and random, each side playing easy's move or, with a chance drawn
   per game and side from :data:`NOISE`, a random one. Played games give positions a
@@ -17,8 +17,10 @@ Where the positions come from:
   over the game's whole range. Every position, up to symmetry, is proven: kept when its
   side to move wins within ``n`` (``MIN_N`` to ``MAX_N`` of :mod:`engine.puzzles.records`:
   3 to 6 on 4×4, 3 to 5 on 5×5, 2 to 3 on ultimate) and not sooner, exactly one first
-  move does, and the ladder's medium agent (seeded :data:`AGENT_SEED`) fails it,
-  playing the solver's side against the longest defence.
+  move does, and the ladder's agents (seeded :data:`AGENT_SEED`, playing the solver's
+  side against the longest defence) do not all solve it: on 5×5 and ultimate the medium
+  agent fails it, on 4×4 easy or medium does
+  (:data:`~engine.puzzles.records.DROPPED_WHEN_SOLVED_BY`).
   (On ultimate the medium filter is this module's choice: the issue asks it of 4×4 and
   5×5; ultimate has thousands to spare, and those medium solves are one-look tactics.)
 
@@ -36,35 +38,27 @@ kept in the set even if a run does not find them again.
 
 from __future__ import annotations
 
-import argparse
 import random
-import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from engine import exact
 from engine.agent import BaseAgent
 from engine.agents import get_agent
 from engine.board import Board
-from engine.puzzles import schedule
 from engine.puzzles.play import solves
 from engine.puzzles.proof import Prover, main_line, prover_for
 from engine.puzzles.records import (
-    FILTERED,
     MAX_N,
     MIN_N,
-    PUZZLES_PATH,
     STARTS,
     Puzzle,
     PuzzleBoard,
-    kind_of,
+    dropped,
     puzzle_id,
-    read,
     seed_rating,
-    write,
 )
 from engine.puzzles.walk import WALKED, every_position
 from engine.ultimate.agents import UltimateMedium
@@ -134,7 +128,7 @@ def examine(board: PuzzleBoard, kind: str) -> Puzzle | None:
     first = unique_winner(prover, image, n)
     assert first is not None  # a symmetry keeps distances and the number of winners
     solved_by = tuple(name for name in ("easy", "medium") if solves(agent(name, image), image, n))
-    if kind in FILTERED and "medium" in solved_by:
+    if dropped(kind, solved_by):
         return None
     line = tuple(main_line(image, n))
     assert line[0] == first
@@ -204,16 +198,21 @@ def generate(
     games: dict[str, int] | None = None,
     caps: dict[str, int] | None = None,
     report: Callable[[str], None] = lambda _: None,
+    boards: tuple[str, ...] = tuple(SHARES),
 ) -> tuple[dict[str, object], list[Puzzle]]:
     """The header and the puzzles of a run (see the module's docstring). With ``games``
-    (a count per board, as a header records) the budget is ignored."""
+    (a count per board, as a header records) the budget is ignored. Only ``boards`` are
+    generated, sharing the whole budget in their shares' proportion; the header's
+    ``games`` names only them (:func:`merged` puts a partial run into a whole set)."""
     caps = {**CAPS, **(caps or {})}
     start = time.process_time()
     puzzles: list[Puzzle] = []
     played: dict[str, int] = {}
+    chosen = {kind: share for kind, share in SHARES.items() if kind in boards}
+    whole = sum(chosen.values()) or 1.0
     spent_share = 0.0
-    for kind, share in SHARES.items():
-        spent_share += share
+    for kind, share in chosen.items():
+        spent_share += share / whole
         count = None if games is None else games.get(kind, 0)
         deadline = start + budget * spent_share
         if kind in WALKED:  # "games": the positions walked
@@ -230,79 +229,3 @@ def generate(
         "again": "python -m engine puzzles generate --again",
     }  # fmt: skip
     return header, puzzles
-
-
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m engine puzzles generate", description=__doc__)
-    parser.add_argument("--budget", type=float, default=DEFAULT_BUDGET, help="CPU seconds in all")
-    parser.add_argument("--seed", type=int, default=SEED)
-    parser.add_argument("--again", action="store_true", help="replay the header of --out")
-    parser.add_argument("--out", type=Path, default=PUZZLES_PATH)
-    parser.add_argument("--schedule", type=Path, default=schedule.SCHEDULE_PATH)
-    parser.add_argument("--days", type=int, default=schedule.DAYS, help="dailies scheduled")
-    args = parser.parse_args(argv)
-    old: list[Puzzle] = []
-    games: dict[str, int] | None = None
-    seed: int = args.seed
-    caps: dict[str, int] | None = None
-    if args.out.exists():
-        header, old = read(args.out)
-        if args.again:
-            seed, games, caps = replayed(header)
-    elif args.again:
-        print(f"error: --again needs {args.out}", file=sys.stderr)
-        return 2
-    began = time.process_time()
-
-    def report(text: str) -> None:
-        print(text, file=sys.stderr, flush=True)
-
-    header, puzzles = generate(seed, args.budget, games, caps, report)
-    lines = schedule.read_schedule(args.schedule) if args.schedule.exists() else []
-    puzzles += kept_for_schedule(lines, old, puzzles)
-    write(args.out, header, puzzles)
-    # Through the runtime's own continuation (rounds of the set once it is used up), so
-    # writing days into the file changes none of them. Days past the file follow the
-    # set: a new set should be written with --days past today (the docs say so).
-    extended = schedule.continued(lines, puzzles, seed, args.days)
-    schedule.write_schedule(args.schedule, extended)
-    counts = {k: sum(p.kind == k for p in puzzles) for k in SHARES}
-    print(f"{len(puzzles)} puzzles {counts}, {len(extended) - len(lines)} dailies added, "
-          f"{time.process_time() - began:.0f} CPU s", file=sys.stderr)  # fmt: skip
-    return 0
-
-
-def replayed(header: dict[str, object]) -> tuple[int, dict[str, int], dict[str, int]]:
-    """The seed, games and caps a set's header records.
-
-    Raises:
-        ValueError: the header lacks them.
-    """
-    seed, games, caps = header.get("seed"), header.get("games"), header.get("caps")
-    if not (isinstance(seed, int) and isinstance(games, dict) and isinstance(caps, dict)):
-        raise ValueError("the set's header does not say how it was made")
-    counts = {str(k): int(v) for k, v in games.items()}
-    return seed, counts, {str(k): int(v) for k, v in caps.items()}
-
-
-def kept_for_schedule(lines: list[str], old: list[Puzzle], new: list[Puzzle]) -> list[Puzzle]:
-    """The scheduled puzzles of the old set that ``new`` lacks, proven again.
-
-    Raises:
-        ValueError: the schedule names a puzzle in neither set, or one that no longer
-            proves (the file was damaged): a past daily must never change.
-    """
-    have = {p.id for p in new}
-    old_by_id = {p.id: p for p in old}
-    kept = []
-    for puzzle_id_ in dict.fromkeys(lines):
-        if puzzle_id_ in have:
-            continue
-        puzzle = old_by_id.get(puzzle_id_)
-        if puzzle is None:
-            raise ValueError(f"the schedule names {puzzle_id_}, which no set holds")
-        again = examine(puzzle.board(), kind_of(puzzle.board()))
-        if again is None or (again.n, again.line) != (puzzle.n, puzzle.line):
-            raise ValueError(f"the scheduled puzzle {puzzle_id_} no longer proves")
-        kept.append(puzzle)
-    return kept

@@ -44,8 +44,23 @@ MIN_N = {"3x3": 2, "4x4": 3, "5x5": 3, "ultimate": 2}
 """The shortest win a puzzle of each kind asks (the solver's moves): none is trivial."""
 MAX_N = {"3x3": 5, "4x4": 6, "5x5": 5, "ultimate": 3}
 """The longest win proven for each kind: past it a position is not made a puzzle."""
-FILTERED = frozenset({"4x4", "5x5", "ultimate"})
-"""Kinds whose puzzles the ladder's medium agent fails (:mod:`engine.puzzles.generate`)."""
+DROPPED_WHEN_SOLVED_BY: dict[str, frozenset[str]] = {
+    "4x4": frozenset({"easy", "medium"}),
+    "5x5": frozenset({"medium"}),
+    "ultimate": frozenset({"medium"}),
+}
+"""A position is no puzzle of its kind when these agents all solve it
+(:mod:`engine.puzzles.generate`): on 5×5 and ultimate the medium agent, on 4×4 easy and
+medium both (a puzzle one of them fails: as lichess keeps a position where a real player
+missed the win, easy standing for a casual member). 3×3 is not filtered."""
+
+
+def dropped(kind: str, solved_by: Iterable[str]) -> bool:
+    """True when a position of ``kind`` solved by ``solved_by`` is no puzzle."""
+    agents = DROPPED_WHEN_SOLVED_BY.get(kind)
+    return agents is not None and agents <= set(solved_by)
+
+
 _PARSE: dict[str, Callable[[str], PuzzleBoard]] = {
     "3x3": Board.from_string,
     "4x4": Board.from_string,

@@ -29,7 +29,7 @@ from __future__ import annotations
 import random
 from collections.abc import Iterable
 from datetime import date, timedelta
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from engine.puzzles.records import DATA, Puzzle, by_id, load, set_seed
@@ -97,6 +97,22 @@ def daily_id(day: date) -> str:
 def _ahead(days: int) -> tuple[str, ...]:
     """The shipped schedule continued to ``days`` days (see :func:`continued`)."""
     return tuple(continued(list(schedule()), load(), set_seed(), days))
+
+
+def coming(number: int, days: int = DAYS) -> frozenset[str]:
+    """The puzzles whose first daily is one of the ``days`` from daily #``number`` on
+    (#1 when ``number`` is less): what training keeps for its day. A puzzle already shown
+    once is not among them, though a later round of :func:`continued` shows it again
+    (by then every member could have met it)."""
+    start = max(1, number)
+    return _coming(start, -(-(start + days - 1) // AHEAD) * AHEAD, days)
+
+
+@lru_cache(maxsize=4)
+def _coming(start: int, ahead: int, days: int) -> frozenset[str]:
+    lines = schedule() if len(schedule()) >= start + days - 1 else _ahead(ahead)
+    shown = set(lines[: start - 1])
+    return frozenset(line for line in lines[start - 1 : start - 1 + days] if line not in shown)
 
 
 def daily(day: date) -> Puzzle:

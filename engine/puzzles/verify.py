@@ -7,7 +7,7 @@ the main line's moves and its longest defences are proven again from the positio
 from __future__ import annotations
 
 from engine.puzzles.proof import distance, longest_defence, move_wins, prover_for, winning_moves
-from engine.puzzles.records import FILTERED, MAX_N, MIN_N, Puzzle, kind_of, puzzle_id
+from engine.puzzles.records import MAX_N, MIN_N, Puzzle, dropped, kind_of, puzzle_id
 
 
 def problems(puzzle: Puzzle) -> list[str]:
@@ -26,8 +26,8 @@ def problems(puzzle: Puzzle) -> list[str]:
         found.append("the position is not in its canonical orientation")
     if not MIN_N[kind] <= puzzle.n <= MAX_N[kind]:
         found.append(f"n = {puzzle.n} is outside {MIN_N[kind]}..{MAX_N[kind]}")
-    if kind in FILTERED and "medium" in puzzle.solved_by:
-        found.append("medium solves it")
+    if dropped(kind, puzzle.solved_by):
+        found.append(f"{' and '.join(puzzle.solved_by)} solve it: no puzzle of its kind")
     if len(board.legal_moves()) != puzzle.choices or board.to_move != puzzle.to_move:
         found.append("choices or the side to move are wrong")
     d = distance(board, puzzle.n)
@@ -41,12 +41,14 @@ def problems(puzzle: Puzzle) -> list[str]:
     for step in range(puzzle.n):
         left = puzzle.n - step
         move = puzzle.line[2 * step]
-        if not move_wins(board, move, left):
+        if move not in board.legal_moves() or not move_wins(board, move, left):
             return [*found, f"line move {2 * step} does not win within {left}"]
         board = board.play(move)
         if step == puzzle.n - 1:
             break
         reply = puzzle.line[2 * step + 1]
+        if reply not in board.legal_moves():
+            return [*found, f"line move {2 * step + 1} is not legal"]
         if longest_defence(board, left - 1)[0] != reply:
             found.append(f"line move {2 * step + 1} is not the longest defence")
         board = board.play(reply)

@@ -4,7 +4,7 @@ games. Each is only built here; nothing is written.
 
 Rated: the member's first attempt at a set puzzle past 3×3 (an own-game puzzle, a
 Retry and a 3×3 puzzle never are; a failed attempt shows the solution, so a later one
-is never a first).
+is never a first, nor one at a puzzle tried before the member's forget-me).
 """
 
 from __future__ import annotations
@@ -20,8 +20,12 @@ from bot.core.puzzles.store import PuzzleStore
 from bot.core.puzzles.streaks import day_number, utc_day
 from bot.core.refusals import Refusal
 from engine.puzzles import NoDailyPuzzle, Puzzle, daily, load
-from engine.puzzles.schedule import schedule
+from engine.puzzles.schedule import coming
 
+COMING_DAYS = 1100
+"""How far ahead training keeps puzzles for their first daily: the shipped schedule's
+length (about three years). Further ahead, a puzzle is training's: the first pass of the
+schedule runs a dozen years, and keeping all of it would leave training a few puzzles."""
 OWN_GAMES = 20
 """How many of a member's newest finished classic games the own-puzzle scan reads."""
 
@@ -53,17 +57,22 @@ async def daily_attempt(
     last = await repo.latest_puzzle_attempt(user_id, puzzle.id)
     if last is not None and last.daily == number:
         return last  # over (an open one is resumed before): shown again
-    return new_attempt(user_id, guild_id, puzzle, "daily", last is None, now, number)
+    first = last is None and not await repo.tried_before_forgetting(user_id, puzzle.id)
+    return new_attempt(user_id, guild_id, puzzle, "daily", first, now, number)
 
 
 async def training_attempt(
     repo: PuzzleStore, user_id: int, guild_id: int | None, kind: PuzzleKind | None,
     now: float, rng: random.Random,
 ) -> Attempt:  # fmt: skip
-    """An untried puzzle of ``kind`` near the member's rating (:mod:`training`).
+    """An untried puzzle of ``kind`` near the member's rating (:mod:`training`), never
+    one whose first daily is still to come (:data:`COMING_DAYS`, by ``now``): tried in
+    training, it would be an unrated daily on its day.
 
     Raises:
-        Refusal: ``puzzle.none_left``, every puzzle of the board tried.
+        Refusal: ``puzzle.none_left``, every puzzle of the board tried;
+            ``puzzle.none_left_dailies``, the board's untried puzzles are all dailies to
+            come.
     """
     tried = await repo.tried_puzzles(user_id)
     with contextlib.suppress(NoDailyPuzzle):  # kept for the daily (training would unrate it)
@@ -71,17 +80,14 @@ async def training_attempt(
     me = await repo.puzzle_player(user_id)
     rating = (me.rating if me is not None else MEMBER_START).rating
     moved = await repo.puzzle_ratings()
-    # The dailies still to come are kept for their day too (a puzzle tried in training
-    # would be an unrated daily), while the board has others: 20 of 4×4's 34 and all of
-    # 3×3's are scheduled, so once the others are tried training gives them out rather
-    # than nothing.
-    coming = set(schedule()[max(0, day_number(now) - 1) :])
-    puzzle = training.pick(load(), kind, tried | coming, rating, moved, rng) or training.pick(
-        load(), kind, tried, rating, moved, rng
-    )
+    kept = coming(day_number(now), COMING_DAYS)
+    puzzle = training.pick(load(), kind, tried | kept, rating, moved, rng)
     if puzzle is None:
-        raise Refusal("puzzle.none_left")
-    return new_attempt(user_id, guild_id, puzzle, "training", True, now)
+        untried = training.pick(load(), kind, tried, rating, moved, rng)
+        raise Refusal("puzzle.none_left" if untried is None else "puzzle.none_left_dailies")
+    # Tried before a forget-me (which keeps no list to pick around): unrated.
+    first = not await repo.tried_before_forgetting(user_id, puzzle.id)
+    return new_attempt(user_id, guild_id, puzzle, "training", first, now)
 
 
 async def own_attempt(

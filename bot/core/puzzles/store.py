@@ -30,6 +30,10 @@ class PuzzleStore(Protocol):
     async def tried_puzzles(self, user_id: int) -> set[str]:
         """The ids of every puzzle the member has an attempt at (open or over)."""
 
+    async def tried_before_forgetting(self, user_id: int, puzzle_id: str) -> bool:
+        """True when the member tried the puzzle before a forget-me (only that is kept,
+        unlinked from the member: :mod:`bot.storage.forgotten_queries`)."""
+
     async def save_puzzle_attempt(self, attempt: Attempt, expected_ply: int) -> None:
         """Store an open attempt's moves, status, outcome, end and ratings around it,
         if it is still open at ``expected_ply`` (compare-and-set: of two writers of the
