@@ -52,12 +52,14 @@ EMULATOR_PREFIXES = ("test_bot_", "test_emulator", "test_cluster", "test_flood",
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    docker_asked = "docker" in (config.getoption("-m") or "")
+    asked = config.getoption("-m") or ""
     for item in items:
-        if item.get_closest_marker("docker") and not docker_asked:
+        if item.get_closest_marker("docker") and "docker" not in asked:
             item.add_marker(
                 pytest.mark.skip(reason="builds images and containers: pytest -m docker")
             )
+        if item.get_closest_marker("exhaustive") and "exhaustive" not in asked:
+            item.add_marker(pytest.mark.skip(reason="minutes of CPU: pytest -m exhaustive"))
         module = item.module.__name__.rsplit(".", 1)[-1] if item.module else ""
         if item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.slow)

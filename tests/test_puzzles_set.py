@@ -144,7 +144,7 @@ def test_the_walk_reaches_every_position_once_up_to_symmetry() -> None:
     assert [b.move_count for b in walked] == sorted(b.move_count for b in walked)
 
 
-@pytest.mark.slow  # walks 1,135,214 positions: minutes of CPU
+@pytest.mark.exhaustive  # walks 1,135,214 positions: 2-4 minutes of CPU, alone in CI
 def test_the_4x4_set_is_every_4x4_puzzle_of_the_walk() -> None:
     shipped = sorted(p.to_json() for p in load() if p.kind == "4x4")
     walked, count = every_position("4x4", 10_000, examine)
