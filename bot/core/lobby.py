@@ -46,6 +46,7 @@ class Lobby:
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
         first: First, size: int = 3, role_ids: Collection[int] = (), locale: str | None = None,
         guest: bool = False, answer_by: float | None = None, variant: Variant = "classic",
+        days_per_move: int | None = None,
     ) -> GameUpdate:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
         ``guest``: where only the member's own install reaches (see ``Game.guest``); no
@@ -53,8 +54,10 @@ class Lobby:
         be answered; the bot's opening search gets until then, then a quick move is made.
 
         Raises:
-            Refusal: the server's start rules say no (see :mod:`~bot.core.start_rules`).
+            Refusal: a pace asked (``days_per_move``: the bot plays live only), or the
+                server's start rules say no (see :mod:`~bot.core.start_rules`).
         """
+        rules.check_pace(days_per_move, vs_bot=True)
         policy = await self.policies.policy(None if guest else guild_id)
         locale = policy.public_locale(locale)
         human_x = self._first_is_me(first)
@@ -83,14 +86,16 @@ class Lobby:
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int | None,
         first: First, size: int = 3, rematch_of: int | None = None,
         role_ids: Collection[int] = (), locale: str | None = None, guest: bool = False,
-        variant: Variant = "classic",
+        variant: Variant = "classic", days_per_move: int | None = None,
     ) -> Challenge:  # fmt: skip
         """Challenge a member, or anyone in the channel (``opponent_id`` None: an open
-        challenge); it waits for an answer until it expires.
+        challenge); it waits for an answer until it expires: the server's challenge
+        timeout, or a correspondence game's pace (``days_per_move``, see
+        :data:`~bot.core.models.PACES`).
 
         Raises:
             Refusal: in a DM with the bot (only the member and the bot are there), a
-                self-challenge, or the server's start rules say no.
+                self-challenge, an unknown pace, or the server's start rules say no.
         """
         if guild_id is None and not guest:
             raise Refusal("dm.no_challenge")
@@ -106,7 +111,7 @@ class Lobby:
             guild_id=guild_id, channel_id=channel_id, challenger_id=user_id,
             opponent_id=opponent_id, x_player=x_player, size=size, now=now,
             timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale, guest=guest,
-            variant=variant,
+            variant=variant, days_per_move=days_per_move,
         )  # fmt: skip
         async with self.repo.atomic() as tx:
             await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
@@ -213,7 +218,7 @@ class Lobby:
         answer_by: float | None = None,
     ) -> GameUpdate | Challenge:  # fmt: skip
         """Same players, sides swapped: a new bot game at once, or a challenge to the other
-        member. ``answer_by`` as for :meth:`start_bot_game`.
+        member at the same pace. ``answer_by`` as for :meth:`start_bot_game`.
 
         Raises:
             Refusal: not a player, the game still runs, or the server's start rules.
@@ -237,7 +242,7 @@ class Lobby:
             guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
             role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
             first=first, rematch_of=game.id, locale=game.locale, guest=game.guest,
-            variant=game.variant,
+            variant=game.variant, days_per_move=game.days_per_move,  # at the same pace
         )  # fmt: skip
 
     async def _deadline_added(self, deadline: float | None) -> None:

@@ -20,6 +20,7 @@ _GAME_FIELDS = (
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
     "ping_message_id", "stopped_by", "guest", "tournament_match_id", "variant",
+    "days_per_move",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
@@ -67,6 +68,7 @@ def game_from_row(row: Row) -> Game:
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
         stopped_by=row["stopped_by"], guest=bool(row["guest"]),
         tournament_match_id=row["tournament_match_id"], variant=row["variant"],
+        days_per_move=row["days_per_move"],
     )  # fmt: skip
 
 

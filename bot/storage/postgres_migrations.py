@@ -282,6 +282,12 @@ MIGRATIONS: tuple[str, ...] = (
     POSTGRES_PUZZLES_2,
     # 16: as SQLite's 19: the puzzles a forgotten member tried, as keyed hashes.
     POSTGRES_FORGOTTEN,
+    # 17: as SQLite's 20: correspondence games' pace, days a move (NULL: live).
+    """
+    ALTER TABLE games ADD COLUMN days_per_move INTEGER CHECK (days_per_move IN (1, 3, 7));
+    ALTER TABLE challenges ADD COLUMN days_per_move INTEGER
+        CHECK (days_per_move IN (1, 3, 7));
+    """,
 )
 
 
