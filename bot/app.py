@@ -172,6 +172,7 @@ class TTTBot(commands.Bot):
             BotOpponent(think_time=settings.think_time, pool=self.pool),
             bot_user_id=self.user.id,
             clock=self.game_clock,
+            correspondence_limit=settings.correspondence_games_per_member,
             patience=settings.defer_after,
             advise=self.hint,
             live_board=settings.client_secret is not None,  # the Activity is set up

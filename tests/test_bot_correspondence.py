@@ -150,3 +150,20 @@ async def test_the_live_board_says_the_pace_and_the_deadline(emulator, bot, cloc
         await bot.games.update(game.with_changes(days_per_move=None)), bob.id, "en", names
     )
     assert live["days_per_move"] is None and live["pace"] is None
+
+
+async def test_past_the_limit_a_challenge_is_refused_privately(emulator, tmp_path) -> None:
+    settings = settings_for(emulator, tmp_path / "limit.sqlite3", correspondence_games_per_member=1)
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    other = emulator.create_channel(emulator.guild, "other")
+    async with running_bot(emulator, settings):
+        res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "pace": 3})
+        await emulator.click(bob, res.message, press(res.message, "Accept"))
+        res = await emulator.invoke(alice, "ttt start", {"opponent": carol, "pace": 1},
+                                    channel=other)  # fmt: skip
+        assert res.ephemeral
+        assert res.content == (
+            f"<@{alice.id}> already plays 1 correspondence game at once, the most allowed: "
+            "one must end before another starts."
+        )
+        assert emulator.channel_messages(other.id) == []

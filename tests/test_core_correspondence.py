@@ -161,3 +161,25 @@ async def test_a_deadline_is_settled_once_across_processes_and_restarts(
     game = await second.repo.get_game(game_id)
     assert game is not None and game.ending == Ending("timeout", "X")
     assert await second.deadlines.expire_due() == []
+
+
+async def test_past_the_limit_no_correspondence_game_starts(make_core) -> None:
+    core: Core = await make_core(QUICK)
+    core.lobby.correspondence_limit = 1  # TTT_CORRESPONDENCE_GAMES_PER_MEMBER
+    carol = 103
+    game_id = await correspondence_game(core, 3)  # ALICE's one
+    another = core.lobby.challenge(guild_id=GUILD, channel_id=CHANNEL + 1, user_id=ALICE,
+                                   opponent_id=carol, first="me", days_per_move=1)  # fmt: skip
+    assert await refusal_key(another) == "start.correspondence_limit"
+    live = await core.lobby.challenge(
+        guild_id=GUILD, channel_id=CHANNEL + 1, user_id=ALICE, opponent_id=carol, first="me"
+    )
+    await core.lobby.decline(live.id, carol)  # a live game is no correspondence game
+    theirs = await core.lobby.challenge(guild_id=GUILD, channel_id=CHANNEL + 2, user_id=carol,
+                                        opponent_id=ALICE, first="me", days_per_move=7)  # fmt: skip
+    assert await refusal_key(core.lobby.accept(theirs.id, ALICE, None)) == (
+        "start.correspondence_limit"
+    )
+    await core.games.resign(BOB, game_id=game_id)  # one ends: another may start
+    update = await core.lobby.accept(theirs.id, ALICE, None)
+    assert update.game.days_per_move == 7 and update.game.running

@@ -15,8 +15,9 @@ from bot.core.alarm import DeadlineAlarm, deadline_added
 from bot.core.log_lines import describe
 from bot.core.models import Challenge, GameUpdate, Variant, XChoice, other
 from bot.core.policies import PolicyBook
+from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER
 from bot.core.refusals import Refusal
-from bot.core.repository import Conflict, Repository
+from bot.core.repository import Conflict, Repository, Store
 from bot.core.service import Clock, First, GameService
 from bot.core.start_rules import check_player, check_role, check_room, start_game
 
@@ -29,8 +30,11 @@ class Lobby:
     def __init__(
         self, games: GameService, *, repo: Repository, policies: PolicyBook, clock: Clock,
         alarm: DeadlineAlarm, rng: random.Random,
+        correspondence_limit: int = CORRESPONDENCE_GAMES_PER_MEMBER,
     ) -> None:  # fmt: skip
         self.games = games
+        self.correspondence_limit = correspondence_limit
+        """Running correspondence games a member may play at once, everywhere together."""
         self.repo = repo
         self.policies = policies
         self.clock = clock
@@ -116,6 +120,8 @@ class Lobby:
         async with self.repo.atomic() as tx:
             await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
                                user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
+            if days_per_move is not None:
+                await self._check_correspondence(tx, user_id)
             await check_room(tx, policy, channel_id)
             try:
                 challenge = await tx.create_challenge(challenge)
@@ -171,6 +177,9 @@ class Lobby:
                     running = await tx.running_game_of(challenge.guild_id, user_id)
                     if running is not None:
                         raise Refusal("start.member_busy", game=running)
+                if challenge.days_per_move is not None:
+                    await self._check_correspondence(tx, user_id)
+                    await self._check_correspondence(tx, challenge.challenger_id)
                 game = await tx.accept_challenge(challenge, game)
         except Conflict:
             raise Refusal("challenge.closed") from None
@@ -244,6 +253,12 @@ class Lobby:
             first=first, rematch_of=game.id, locale=game.locale, guest=game.guest,
             variant=game.variant, days_per_move=game.days_per_move,  # at the same pace
         )  # fmt: skip
+
+    async def _check_correspondence(self, store: Store, user_id: int) -> None:
+        """Raises: Refusal: the member plays as many correspondence games as allowed."""
+        if await store.correspondence_games_of(user_id) >= self.correspondence_limit:
+            raise Refusal("start.correspondence_limit", member=f"<@{user_id}>",
+                          limit=self.correspondence_limit)  # fmt: skip
 
     async def _deadline_added(self, deadline: float | None) -> None:
         await deadline_added(self.alarm, self.repo.notify, deadline, self.clock())

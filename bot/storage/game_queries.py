@@ -283,6 +283,16 @@ async def running_game_of(db: Db, guild_id: int | None, user_id: int) -> Game | 
     return games[0] if games else None
 
 
+async def correspondence_games_of(db: Db, user_id: int) -> int:
+    """A member's running correspondence games, in every place they play."""
+    count = await db.value(
+        "SELECT COUNT(*) FROM games WHERE status = 'running' AND days_per_move IS NOT NULL"
+        f" AND {_MEMBER_OF}",
+        {"user": user_id},
+    )
+    return int(count or 0)
+
+
 async def last_start(db: Db, guild_id: int | None, user_id: int) -> float | None:
     value = await db.value(
         "SELECT MAX(t) FROM (SELECT MAX(created_at) AS t FROM challenges"

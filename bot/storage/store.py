@@ -108,6 +108,9 @@ class SqlStore(PuzzleSql):
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         return self._boards.known(await self._call(games.running_game_of, guild_id, user_id))
 
+    async def correspondence_games_of(self, user_id: int) -> int:
+        return await self._call(games.correspondence_games_of, user_id)
+
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         return await self._call(games.last_start, guild_id, user_id)
 
