@@ -50,7 +50,7 @@ def stamp(at: float) -> str:
     return f"<t:{int(at)}:R>"
 
 
-async def test_a_three_day_game_is_lost_on_time_days_later(emulator, bot, clock) -> None:
+async def test_a_three_day_game_is_lost_on_time_days_later(emulator, transport, bot, clock) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me", "pace": 3})
     assert res.type == 4 and not res.ephemeral
