@@ -71,6 +71,7 @@ async def test_a_three_day_game_is_lost_on_time_days_later(emulator, transport, 
     clock.advance(3 * DAY)  # bob's three days are over; the sweep may not have run yet
     res = await emulator.click(bob, board, cell_id(board, 0))
     assert res.ephemeral and "Too late: the time for this move has run out" in res.content
+    bot.games.alarm.ring()  # the timekeeper's longest sleep would end it within a minute
     ended = await emulator.wait_for_message(
         lambda m: m["id"] == board["id"] and "ran out of time" in m["content"],
         include_existing=True,

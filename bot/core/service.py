@@ -140,8 +140,7 @@ class GameService(GameHints, GameEndings):
             game = await self._clicked_game(game_id, ply, message_id)
             moves.check_turn(game, ply, user_id)
             if rules.late(game, self.clock()):  # the timekeeper's sweep has yet to end it
-                self.alarm.ring()
-                raise Refusal("move.late")
+                raise Refusal("move.late")  # (it is due already: no need to ring for it)
             try:
                 moved = await self.advance(game, cell)
             except IllegalMove:
