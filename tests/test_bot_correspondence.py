@@ -168,3 +168,13 @@ async def test_past_the_limit_a_challenge_is_refused_privately(emulator, tmp_pat
             "one must end before another starts."
         )
         assert emulator.channel_messages(other.id) == []
+
+
+async def test_a_correspondence_challenge_leaves_the_channel_free(emulator, bot) -> None:
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "pace": 7})
+    assert not res.ephemeral and "Correspondence game: 7 days a move." in res.content
+    res = await emulator.invoke(carol, "ttt start", {"first": "me"})  # a live game beside it
+    assert res.type == 4 and not res.ephemeral and "the bot (medium)" in res.content
+    res = await emulator.invoke(carol, "ttt start", {"opponent": bob})  # one live at a time
+    assert res.ephemeral and "Correspondence" not in res.content

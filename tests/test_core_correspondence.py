@@ -183,3 +183,28 @@ async def test_past_the_limit_no_correspondence_game_starts(make_core) -> None:
     await core.games.resign(BOB, game_id=game_id)  # one ends: another may start
     update = await core.lobby.accept(theirs.id, ALICE, None)
     assert update.game.days_per_move == 7 and update.game.running
+
+
+async def test_correspondence_games_and_challenges_hold_no_channel(make_core) -> None:
+    core: Core = await make_core(QUICK)  # one game a channel, as by default
+    carol, dave, erin = 103, 104, 105
+
+    def challenge(user: int, opponent: int, days: int | None = None) -> object:
+        return core.lobby.challenge(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=user, opponent_id=opponent,
+            first="me", days_per_move=days,
+        )  # fmt: skip
+
+    waiting = await challenge(ALICE, BOB, 3)  # days: the channel is not held meanwhile
+    bot_game = await core.lobby.start_bot_game(
+        guild_id=GUILD, channel_id=CHANNEL, user_id=carol, difficulty="easy", first="me"
+    )
+    another = await challenge(dave, erin, 1)  # two correspondence challenges, one channel
+    await core.lobby.accept(waiting.id, BOB, None)
+    assert await refusal_key(challenge(dave, ALICE)) == "start.busy_game"  # carol's, live
+    await core.games.resign(carol, game_id=bot_game.game.id)
+    live = await challenge(dave, ALICE)
+    assert await refusal_key(challenge(erin, carol)) == "start.busy_challenge"  # live holds
+    stored = await core.repo.pending_challenges_in(CHANNEL)
+    assert [c.id for c in stored] == [another.id, live.id]
+    assert await core.repo.pending_challenge_in(CHANNEL) == live

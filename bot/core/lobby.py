@@ -120,9 +120,10 @@ class Lobby:
         async with self.repo.atomic() as tx:
             await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
                                user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
-            if days_per_move is not None:
+            if days_per_move is None:
+                await check_room(tx, policy, channel_id)
+            else:  # waiting days, it holds no channel: the member's own limit bounds it
                 await self._check_correspondence(tx, user_id)
-            await check_room(tx, policy, channel_id)
             try:
                 challenge = await tx.create_challenge(challenge)
             except Conflict:  # another process's challenge reached the channel first

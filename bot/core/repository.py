@@ -153,7 +153,12 @@ class Store(PuzzleStore, Protocol):
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None: ...
 
-    async def pending_challenge_in(self, channel_id: int) -> Challenge | None: ...
+    async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
+        """The live challenge pending in the channel, which holds it (a correspondence
+        challenge holds none)."""
+
+    async def pending_challenges_in(self, channel_id: int) -> list[Challenge]:
+        """Every challenge pending in the channel, correspondence ones too, oldest first."""
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None: ...
 

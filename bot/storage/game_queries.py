@@ -24,11 +24,18 @@ _GAME_FIELDS = (
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
-_PLAYING_HERE = "(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running')"
-_WAITING_HERE = (
-    "(SELECT COUNT(*) FROM challenges WHERE channel_id = :channel_id AND status = 'pending')"
+_LIVE = "days_per_move IS NULL"
+_PLAYING_HERE = (
+    "(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running'"
+    f" AND {_LIVE})"
 )
-"""A channel's running games and pending challenges: what the start rules count."""
+_WAITING_HERE = (
+    "(SELECT COUNT(*) FROM challenges WHERE channel_id = :channel_id AND status = 'pending'"
+    f" AND {_LIVE})"
+)
+"""A channel's running live games and pending live challenges: what the start rules
+count. A correspondence game or challenge waits days, mostly idle: it holds no channel
+(TTT_CORRESPONDENCE_GAMES_PER_MEMBER bounds them instead)."""
 _ROOM_HERE = f"{_PLAYING_HERE} < :room AND {_WAITING_HERE} = 0"
 _INSERT_GAME_IF_ROOM = insert_returning_id("games", _GAME_FIELDS, where=_ROOM_HERE)
 _INSERT_GAME_AFTER_LOCKS = insert_returning_id(

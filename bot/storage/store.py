@@ -133,6 +133,9 @@ class SqlStore(PuzzleSql):
     async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
         return await self._call(challenges.pending_challenge_in, channel_id)
 
+    async def pending_challenges_in(self, channel_id: int) -> list[Challenge]:
+        return await self._call(challenges.pending_challenges_in, channel_id)
+
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         await self._call(challenges.set_challenge_message, challenge_id, message_id)
 
