@@ -128,6 +128,9 @@ class TTTBot(commands.Bot):
         self.metrics = metrics
         self.clock: Callable[[], float] = time.monotonic
         """The clock of the Activity's sign-in limits (a test's emulator moves its own)."""
+        self.game_clock: Callable[[], float] = time.time
+        """The games' clock, read by their deadlines (set before the start: a test moves
+        its own across days)."""
         self.tokens = ReplyTokens(self, repo)
         self.responder = Responder(self.metrics.observe if self.metrics else None, repo.doubts,
                                    answered=self.tokens.channel_answered)  # fmt: skip
@@ -168,6 +171,8 @@ class TTTBot(commands.Bot):
             PolicyBook(repo, settings.policy),
             BotOpponent(think_time=settings.think_time, pool=self.pool),
             bot_user_id=self.user.id,
+            clock=self.game_clock,
+            correspondence_limit=settings.correspondence_games_per_member,
             patience=settings.defer_after,
             advise=self.hint,
             live_board=settings.client_secret is not None,  # the Activity is set up

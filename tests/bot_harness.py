@@ -59,9 +59,12 @@ def settings_for(emu: DiscordEmulator, database: Path, **overrides: object) -> S
 
 
 @contextlib.asynccontextmanager
-async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator[TTTBot]:
+async def running_bot(
+    emu: DiscordEmulator, settings: Settings, game_clock: Callable[[], float] | None = None
+) -> AsyncIterator[TTTBot]:
     """The bot connected and ready (commands synced if they changed); closed afterwards.
-    On PostgreSQL when ``settings.database_url`` is set, else on the SQLite file."""
+    On PostgreSQL when ``settings.database_url`` is set, else on the SQLite file.
+    ``game_clock``: the games' clock (their deadlines), for a test that moves it."""
     if emu.transport == "http" and not settings.web_only:  # the same bot, over HTTP
         settings = dataclasses.replace(
             settings, web_port=settings.web_port or free_port(), web_only=True,
@@ -78,6 +81,8 @@ async def running_bot(emu: DiscordEmulator, settings: Settings) -> AsyncIterator
     await repo.open()
     bot = make_bot(settings, repo)  # sharded when settings.shard_count says so
     bot.clock = emu.now  # the sign-in limits' clock: emu.advance moves it with Discord's
+    if game_clock is not None:
+        bot.game_clock = game_clock
     ready = emu.ready_count + 1
     task = asyncio.create_task(bot.start(settings.token))
     try:

@@ -14,6 +14,9 @@ from bot.i18n import text
 from bot_harness import eventually
 
 NOTHING_CHANGED, UNCONFIRMED = text("error.generic"), text("error.unconfirmed")
+TOO_LATE = text("move.late")
+"""A click after its turn's deadline: refused from what the process knows, with no
+database to ask (the timekeeper ends the game once it is back): nothing changed."""
 
 
 def told(res) -> str:
@@ -22,7 +25,7 @@ def told(res) -> str:
     if res.type == 7:
         return "shown"
     assert res.type == 4 and res.ephemeral, res
-    said = {NOTHING_CHANGED: "nothing", UNCONFIRMED: "unconfirmed"}
+    said = {NOTHING_CHANGED: "nothing", TOO_LATE: "nothing", UNCONFIRMED: "unconfirmed"}
     assert res.content in said, res.content
     return said[res.content]
 

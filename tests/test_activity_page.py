@@ -230,3 +230,20 @@ async def test_outside_discord_the_page_says_it_could_not_load(
     await page.goto(f"{stub.url}/")
     await page.get_by_text("could not load").wait_for()
     assert await page.locator(".board").count() == 0
+
+
+async def test_a_correspondence_game_shows_its_pace_and_its_days(
+    activity_client: ActivityClient, stub: StubActivityServer
+) -> None:
+    days = game("8", "X...O....", deadline=time.time() + 3 * 86400 - 30)
+    days["pace"] = "Correspondence game: 3 days a move."  # as bot/web/game_json.py words it
+    page = await open_page(activity_client, stub, [days])
+    await page.activity.get_by_role("grid").wait_for()
+    assert await page.activity.locator(".pace").inner_text() == days["pace"]
+    assert re.fullmatch(r"71:59:\d\d", await page.activity.locator(".clock-time").inner_text())
+    await eventually(lambda: stub.connects == 1)
+    live = game("8", "X...OX...", to_move="O", deadline=time.time() + 45)  # no pace
+    await stub.push({"type": "game", "game": live})
+    await page.activity.get_by_role("button", name="C2, X").wait_for()
+    assert await page.activity.locator(".pace").is_hidden()
+    assert page.errors == []

@@ -89,14 +89,15 @@ class GameEndings:
         return await self.update(game)
 
     async def time_out(self, game_id: int) -> GameUpdate | None:
-        """End a game whose mover let the turn deadline pass; None if it moved or ended
-        meanwhile."""
+        """End a game whose mover let the turn deadline pass (lost on time; a
+        correspondence game nobody moved in is cancelled, see :func:`rules.timed_out`);
+        None if it moved or ended meanwhile."""
         now = self.clock()
         async with self.locks.game(game_id):
             game = await self.repo.get_game(game_id)
             if game is None or not game.running or (game.turn_deadline or now) > now:
                 return None
-            ended = rules.ended(game, "timeout", game.board.to_move, now)
+            ended = rules.timed_out(game, now)
             try:
                 game = await self._save(game, ended)
             except Conflict:  # moved or ended meanwhile, by another process

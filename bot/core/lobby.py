@@ -15,8 +15,9 @@ from bot.core.alarm import DeadlineAlarm, deadline_added
 from bot.core.log_lines import describe
 from bot.core.models import Challenge, GameUpdate, Variant, XChoice, other
 from bot.core.policies import PolicyBook
+from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER
 from bot.core.refusals import Refusal
-from bot.core.repository import Conflict, Repository
+from bot.core.repository import Conflict, Repository, Store
 from bot.core.service import Clock, First, GameService
 from bot.core.start_rules import check_player, check_role, check_room, start_game
 
@@ -29,8 +30,11 @@ class Lobby:
     def __init__(
         self, games: GameService, *, repo: Repository, policies: PolicyBook, clock: Clock,
         alarm: DeadlineAlarm, rng: random.Random,
+        correspondence_limit: int = CORRESPONDENCE_GAMES_PER_MEMBER,
     ) -> None:  # fmt: skip
         self.games = games
+        self.correspondence_limit = correspondence_limit
+        """Running correspondence games a member may play at once, everywhere together."""
         self.repo = repo
         self.policies = policies
         self.clock = clock
@@ -46,6 +50,7 @@ class Lobby:
         self, *, guild_id: int | None, channel_id: int, user_id: int, difficulty: str,
         first: First, size: int = 3, role_ids: Collection[int] = (), locale: str | None = None,
         guest: bool = False, answer_by: float | None = None, variant: Variant = "classic",
+        days_per_move: int | None = None,
     ) -> GameUpdate:  # fmt: skip
         """A game against the bot; if the bot moves first its move is already made.
         ``guest``: where only the member's own install reaches (see ``Game.guest``); no
@@ -53,8 +58,10 @@ class Lobby:
         be answered; the bot's opening search gets until then, then a quick move is made.
 
         Raises:
-            Refusal: the server's start rules say no (see :mod:`~bot.core.start_rules`).
+            Refusal: a pace asked (``days_per_move``: the bot plays live only), or the
+                server's start rules say no (see :mod:`~bot.core.start_rules`).
         """
+        rules.check_pace(days_per_move, vs_bot=True)
         policy = await self.policies.policy(None if guest else guild_id)
         locale = policy.public_locale(locale)
         human_x = self._first_is_me(first)
@@ -83,14 +90,16 @@ class Lobby:
         self, *, guild_id: int | None, channel_id: int, user_id: int, opponent_id: int | None,
         first: First, size: int = 3, rematch_of: int | None = None,
         role_ids: Collection[int] = (), locale: str | None = None, guest: bool = False,
-        variant: Variant = "classic",
+        variant: Variant = "classic", days_per_move: int | None = None,
     ) -> Challenge:  # fmt: skip
         """Challenge a member, or anyone in the channel (``opponent_id`` None: an open
-        challenge); it waits for an answer until it expires.
+        challenge); it waits for an answer until it expires: the server's challenge
+        timeout, or a correspondence game's pace (``days_per_move``, see
+        :data:`~bot.core.models.PACES`).
 
         Raises:
             Refusal: in a DM with the bot (only the member and the bot are there), a
-                self-challenge, or the server's start rules say no.
+                self-challenge, an unknown pace, or the server's start rules say no.
         """
         if guild_id is None and not guest:
             raise Refusal("dm.no_challenge")
@@ -106,12 +115,15 @@ class Lobby:
             guild_id=guild_id, channel_id=channel_id, challenger_id=user_id,
             opponent_id=opponent_id, x_player=x_player, size=size, now=now,
             timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale, guest=guest,
-            variant=variant,
+            variant=variant, days_per_move=days_per_move,
         )  # fmt: skip
         async with self.repo.atomic() as tx:
             await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
                                user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
-            await check_room(tx, policy, channel_id)
+            if days_per_move is None:
+                await check_room(tx, policy, channel_id)
+            else:  # waiting days, it holds no channel: the member's own limit bounds it
+                await self._check_correspondence(tx, user_id)
             try:
                 challenge = await tx.create_challenge(challenge)
             except Conflict:  # another process's challenge reached the channel first
@@ -166,6 +178,9 @@ class Lobby:
                     running = await tx.running_game_of(challenge.guild_id, user_id)
                     if running is not None:
                         raise Refusal("start.member_busy", game=running)
+                if challenge.days_per_move is not None:
+                    await self._check_correspondence(tx, user_id)
+                    await self._check_correspondence(tx, challenge.challenger_id)
                 game = await tx.accept_challenge(challenge, game)
         except Conflict:
             raise Refusal("challenge.closed") from None
@@ -213,7 +228,7 @@ class Lobby:
         answer_by: float | None = None,
     ) -> GameUpdate | Challenge:  # fmt: skip
         """Same players, sides swapped: a new bot game at once, or a challenge to the other
-        member. ``answer_by`` as for :meth:`start_bot_game`.
+        member at the same pace. ``answer_by`` as for :meth:`start_bot_game`.
 
         Raises:
             Refusal: not a player, the game still runs, or the server's start rules.
@@ -237,8 +252,14 @@ class Lobby:
             guild_id=game.guild_id, channel_id=game.channel_id, size=game.size,
             role_ids=role_ids, user_id=user_id, opponent_id=game.player(other(mark)),
             first=first, rematch_of=game.id, locale=game.locale, guest=game.guest,
-            variant=game.variant,
+            variant=game.variant, days_per_move=game.days_per_move,  # at the same pace
         )  # fmt: skip
+
+    async def _check_correspondence(self, store: Store, user_id: int) -> None:
+        """Raises: Refusal: the member plays as many correspondence games as allowed."""
+        if await store.correspondence_games_of(user_id) >= self.correspondence_limit:
+            raise Refusal("start.correspondence_limit", member=f"<@{user_id}>",
+                          limit=self.correspondence_limit)  # fmt: skip
 
     async def _deadline_added(self, deadline: float | None) -> None:
         await deadline_added(self.alarm, self.repo.notify, deadline, self.clock())

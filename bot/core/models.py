@@ -17,6 +17,9 @@ Variant = Literal["classic", "ultimate"]
 """The game played: ``classic`` is an N×N board (``size``, ``k`` in a row); ``ultimate``
 is nine 3×3 boards in a 3×3 grid (its ``size`` is 9 and its ``k`` 3, always)."""
 VARIANTS: tuple[Variant, ...] = ("classic", "ultimate")
+PACES = (1, 3, 7)
+"""The days a move a correspondence game may give (lichess's choices, up to a week)."""
+DAY = 86400.0
 GameBoard = Board | UltimateBoard
 """A game's position, as :attr:`Game.board` builds it for its variant."""
 
@@ -100,6 +103,9 @@ class Game:
     """The tournament match it is a game of (rated like any member game)."""
     variant: Variant = "classic"
     """The game played; ultimate games have records and ratings of their own."""
+    days_per_move: int | None = None
+    """A correspondence game's pace (one of :data:`PACES`): each move is due this many
+    days after the previous one. None: a live game, on its server's turn timeout."""
 
     _board: GameBoard | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a
@@ -196,6 +202,8 @@ class Challenge:
     guest: bool = False
     """As :attr:`Game.guest`: shown only through interaction tokens."""
     variant: Variant = "classic"
+    days_per_move: int | None = None
+    """As :attr:`Game.days_per_move`; a correspondence challenge waits that long."""
 
     @property
     def settings_guild(self) -> int | None:

@@ -18,6 +18,9 @@ EMPTY_MARK = "⬜"
 LANGUAGES = ("en", "de", "es", "fr", "pt-BR")
 """The languages a server may choose for its public messages (the catalogs')."""
 MARK_SETTINGS = ("mark_x", "mark_o", "mark_empty")
+CORRESPONDENCE_GAMES_PER_MEMBER = 20
+"""The default of ``TTT_CORRESPONDENCE_GAMES_PER_MEMBER``: games that wait days for a
+move pile up unseen, and each holds a deadline the timekeeper keeps."""
 
 
 @dataclass(frozen=True, slots=True)

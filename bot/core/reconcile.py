@@ -62,11 +62,13 @@ class ReadBack:
                 if challenge.status == "accepted" and challenge.game_id is not None:
                     return await self._game(challenge.game_id)  # its message is the board now
                 return [challenge]
-            case "new_challenge":
-                pending = await self.repo.pending_challenge_in(touched.id)
-                if pending is None or pending.message_id is not None:
-                    return []
-                return [pending] if pending.created_at == touched.created_at else []
+            case "new_challenge":  # found likewise (a channel may hold several)
+                pending = await self.repo.pending_challenges_in(touched.id)
+                made: list[Shown] = [
+                    c for c in pending
+                    if c.message_id is None and c.created_at == touched.created_at
+                ]  # fmt: skip
+                return made[:1]
             case "tournament":
                 t = await self.repo.get_tournament(touched.id)
                 if t is None:

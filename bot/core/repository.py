@@ -135,6 +135,9 @@ class Store(PuzzleStore, Protocol):
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         """A member's running game in a server, if any (the bot's own id is no member)."""
 
+    async def correspondence_games_of(self, user_id: int) -> int:
+        """How many running correspondence games the member plays, everywhere together."""
+
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         """When the member last started a challenge or a game against the bot."""
 
@@ -150,7 +153,12 @@ class Store(PuzzleStore, Protocol):
 
     async def get_challenge(self, challenge_id: int) -> Challenge | None: ...
 
-    async def pending_challenge_in(self, channel_id: int) -> Challenge | None: ...
+    async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
+        """The live challenge pending in the channel, which holds it (a correspondence
+        challenge holds none)."""
+
+    async def pending_challenges_in(self, channel_id: int) -> list[Challenge]:
+        """Every challenge pending in the channel, correspondence ones too, oldest first."""
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None: ...
 

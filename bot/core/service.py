@@ -131,13 +131,16 @@ class GameService(GameHints, GameEndings):
 
         Raises:
             Refusal: not a player, a board posted again since, a stale board, not their
-                turn (at once while this process's bot thinks on the game), a taken cell
-                (or one outside the small board to play), game over.
+                turn (at once while this process's bot thinks on the game), the turn's
+                deadline passed (``move.late``: the timeout stands), a taken cell (or one
+                outside the small board to play), game over.
         """
         self._refuse_while_thinking(game_id, user_id)
         async with self.locks.game(game_id):
             game = await self._clicked_game(game_id, ply, message_id)
             moves.check_turn(game, ply, user_id)
+            if rules.late(game, self.clock()):  # the timekeeper's sweep has yet to end it
+                raise Refusal("move.late")  # (it is due already: no need to ring for it)
             try:
                 moved = await self.advance(game, cell)
             except IllegalMove:

@@ -57,12 +57,13 @@ async def check_player(
 
 
 async def check_room(tx: Store, rules: ServerPolicy, channel_id: int) -> None:
-    """Raises: Refusal: the channel holds as many games as it may, or a challenge waits
-    there (each linked)."""
+    """Raises: Refusal: the channel holds as many live games as it may, or a live
+    challenge waits there (each linked); correspondence games and challenges, waiting
+    days, hold no channel."""
     playing, waiting = await tx.channel_load(channel_id)
     if playing >= rules.games_per_channel:
         # read again to link them: on PostgreSQL one may have ended since the count
-        games = await tx.running_games_in(channel_id)
+        games = [g for g in await tx.running_games_in(channel_id) if g.days_per_move is None]
         if len(games) >= rules.games_per_channel:
             if rules.games_per_channel == 1:
                 raise Refusal("start.busy_game", game=games[0])

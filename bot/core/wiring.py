@@ -16,6 +16,7 @@ from bot.core.lobby import Lobby
 from bot.core.locks import LockRegistry
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
+from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER
 from bot.core.puzzles.engine_calls import PuzzleEngine
 from bot.core.puzzles.service import PuzzleService
 from bot.core.repository import Repository
@@ -40,9 +41,11 @@ def build_core(
     clock: Clock = time.time, rng: random.Random | None = None, patience: float = 1.0,
     advise: Advisor = advise_here, live_board: bool = False, gate: EngineGate | None = None,
     puzzle_pool: EnginePool | None = None,
+    correspondence_limit: int = CORRESPONDENCE_GAMES_PER_MEMBER,
 ) -> Core:  # fmt: skip
     """The core's services. ``puzzle_pool`` judges puzzle moves past their stored line
-    (default: the bot's moves' pool, ``opponent.pool``)."""
+    (default: the bot's moves' pool, ``opponent.pool``); ``correspondence_limit``: the
+    running correspondence games a member may play at once."""
     rng = rng or random.Random()
     locks, alarm = LockRegistry(), DeadlineAlarm()
     games = GameService(
@@ -50,7 +53,8 @@ def build_core(
         patience=patience, advise=advise, locks=locks, alarm=alarm, live_board=live_board,
         gate=gate,
     )  # fmt: skip
-    lobby = Lobby(games, repo=repo, policies=policies, clock=clock, alarm=alarm, rng=rng)
+    lobby = Lobby(games, repo=repo, policies=policies, clock=clock, alarm=alarm, rng=rng,
+                  correspondence_limit=correspondence_limit)  # fmt: skip
     return Core(
         games,
         lobby,

@@ -11,7 +11,7 @@ from discord import app_commands
 from discord.app_commands import locale_str
 from discord.ext import commands
 
-from bot.core.models import VARIANTS, Variant
+from bot.core.models import PACES, VARIANTS, Variant
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
@@ -60,6 +60,11 @@ GAME_CHOICES: list[app_commands.Choice[str]] = [
     app_commands.Choice(name=L(f"choice.game.{variant}"), value=variant) for variant in VARIANTS
 ]
 """What a game or a tournament plays, or whose records: the classic boards or ultimate."""
+PACE_CHOICES: list[app_commands.Choice[int]] = [
+    app_commands.Choice(name=L("choice.pace.live"), value=0),
+    *(app_commands.Choice(name=L(f"choice.pace.{days}"), value=days) for days in PACES),
+]
+"""A game's pace: live (0: the server's turn timeout), or days a move (correspondence)."""
 LEADERBOARD_CHOICES = [*GAME_CHOICES, app_commands.Choice(name=L("choice.game.puzzles"),
                                                           value="puzzles")]  # fmt: skip
 """A leaderboard's game: the games', or the puzzles' (one puzzle rating a member)."""
@@ -183,7 +188,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     @app_commands.command(name=name("start"), description=L("cmd.start"))
     @app_commands.rename(
         opponent=name("opponent"), difficulty=name("difficulty"), first=name("first"),
-        size=name("size"), open_challenge=name("open"), game=name("game"),
+        size=name("size"), open_challenge=name("open"), game=name("game"), pace=name("pace"),
     )  # fmt: skip
     @app_commands.describe(
         opponent=L("cmd.start.opponent"),
@@ -192,10 +197,11 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         size=L("cmd.start.size"),
         open_challenge=L("cmd.start.open"),
         game=L("cmd.start.variant"),
+        pace=L("cmd.start.pace"),
     )
     # str and int choices in one call: discord.py's stubs cannot type that (one ChoiceT)
     @app_commands.choices(difficulty=DIFFICULTY_CHOICES, first=FIRST_CHOICES, size=SIZE_CHOICES,
-                          game=GAME_CHOICES)  # type: ignore[misc]  # fmt: skip
+                          game=GAME_CHOICES, pace=PACE_CHOICES)  # type: ignore[misc]  # fmt: skip
     async def start(
         self,
         interaction: discord.Interaction,
@@ -205,6 +211,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         size: app_commands.Choice[int] | None = None,
         open_challenge: bool = False,
         game: app_commands.Choice[str] | None = None,
+        pace: int | None = None,  # the value as sent: one no choice names is refused
     ) -> None:
         await self._games.on_start(
             interaction,
@@ -214,6 +221,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             size.value if size else None,
             open_challenge=open_challenge,
             variant=chosen_variant(game),
+            days_per_move=pace or None,
         )
 
     @app_commands.command(name=name("puzzle"), description=L("cmd.puzzle"))

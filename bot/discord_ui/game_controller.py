@@ -66,6 +66,7 @@ class GameController:
         *,
         open_challenge: bool = False,
         variant: Variant = "classic",
+        days_per_move: int | None = None,
     ) -> None:
         async with self.responder.answering(interaction):
             if interaction.channel_id is None:
@@ -91,7 +92,7 @@ class GameController:
                 "user_id": interaction.user.id, "first": first,
                 "size": size or rules.default_size, "role_ids": role_ids(interaction),
                 "locale": str(locale.value) if (locale := public_locale(interaction)) else None,
-                "guest": guest, "variant": variant,
+                "guest": guest, "variant": variant, "days_per_move": days_per_move,
             }  # fmt: skip
             by = answer_by(interaction)
             for attempt in (1, 2):

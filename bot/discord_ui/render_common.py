@@ -13,6 +13,7 @@ import discord
 from bot.core.models import Game
 from bot.core.policy import Marks
 from bot.core.review import reviewable
+from bot.core.rules import lapsed_unplayed
 from bot.discord_ui import custom_ids
 from bot.i18n import text
 
@@ -76,7 +77,22 @@ def player_name(game: Game, mark: str, locale: object = None) -> str:
     return f"<@{game.player(mark)}>"
 
 
+def pace_line(days_per_move: int | None, locale: object = None) -> str | None:
+    """What a correspondence game's (or challenge's) message says of its pace; None live."""
+    if days_per_move is None:
+        return None
+    return text("game.pace", locale, pace=text(f"choice.pace.{days_per_move}", locale))
+
+
 def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
+    """Whose move and until when (``<t:…:R>``), or how it ended; a correspondence game's
+    pace on a line of its own."""
+    line = _status_line(game, locale, marks)
+    pace = pace_line(game.days_per_move, locale)
+    return line if pace is None else f"{line}\n{pace}"
+
+
+def _status_line(game: Game, locale: object, marks: Marks) -> str:
     board = game.board
     if game.running:
         mover = board.to_move
@@ -90,7 +106,7 @@ def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> st
     outcome = game.ending
     assert outcome is not None  # not running
     if outcome.reason == "abandoned":
-        return text("game.abandoned", locale)
+        return text("game.no_first_move" if lapsed_unplayed(game) else "game.abandoned", locale)
     if outcome.reason == "stopped":
         return text("game.stopped", locale, moderator=f"<@{game.stopped_by}>")
     if outcome.winner is None:

@@ -17,6 +17,7 @@ from bot.discord_ui.render_common import (
     Unlistened,
     button,
     message_link,
+    pace_line,
     relative_time,
 )
 from bot.discord_ui.renderers import renderer_of
@@ -76,8 +77,9 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
         key = {"declined": "challenge.withdrawn", "expired": "challenge.open_expired"}.get(
             challenge.status, "challenge.open"
         )
-        return text(key, locale, challenger=challenger, board=board,
+        said = text(key, locale, challenger=challenger, board=board,
                     deadline=relative_time(challenge.expires_at))  # fmt: skip
+        return _with_pace(said, challenge, locale)
     if challenge.status == "declined":
         return text("challenge.declined", locale, challenger=challenger, opponent=opponent)
     if challenge.status == "expired":
@@ -88,7 +90,13 @@ def challenge_content(challenge: Challenge, locale: object = None) -> str:
     note = renderer_of(challenge.variant).challenge_note(locale)
     if note is not None:  # the opponent learns which game before accepting
         said += "\n" + note
-    return said
+    return _with_pace(said, challenge, locale)
+
+
+def _with_pace(said: str, challenge: Challenge, locale: object = None) -> str:
+    """A pending correspondence challenge says its pace (the answer may take days)."""
+    pace = pace_line(challenge.days_per_move, locale) if challenge.pending else None
+    return said if pace is None else f"{said}\n{pace}"
 
 
 def challenge_view(challenge: Challenge, locale: object = None) -> discord.ui.View | None:

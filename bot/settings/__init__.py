@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.core.engine_gate import HINT_BOUND, REVIEW_BOUND
-from bot.core.policy import ServerPolicy
+from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER, ServerPolicy
 from bot.settings.read import SettingsError
 from bot.settings.table import SETTINGS, Setting
 
@@ -74,6 +74,9 @@ class Settings:
     reviews' worker; past it, another is refused at once ("busy, try again")."""
     hint_queue: int = HINT_BOUND
     """Hints past 3×3 worked out at once, likewise, in the hints' worker."""
+    correspondence_games_per_member: int = CORRESPONDENCE_GAMES_PER_MEMBER
+    """Running correspondence games (days a move) a member may play at once, everywhere
+    together; past it a new one is refused privately."""
     sign_ins_overall: int = 120
     """Activity sign-ins a process begins a minute, all members together (up to that many
     at once, then one every 60/N seconds); past it a sign-in is refused at once (429)."""

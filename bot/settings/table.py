@@ -160,6 +160,10 @@ SECTIONS = (
                 f"how much is logged: {', '.join(LOG_LEVELS)}"),
         Setting("TTT_LOG_FORMAT", "log_format", one_of(LOG_FORMATS), "`text` (one line a "
                 "record, colours only on a terminal) or `json` (one object a line)"),
+        Setting("TTT_CORRESPONDENCE_GAMES_PER_MEMBER", "correspondence_games_per_member",
+                bounded(1, 1000), "running correspondence games (days a move) one member may "
+                "play at once, in every server and DM together; past it a challenge or an "
+                "accept is refused privately"),
         Setting("TTT_DEV_GUILD_ID", "dev_guild_id", discord_id, "a server id to sync the "
                 "slash commands to at once while developing (a global sync can take an hour "
                 "to show)"),

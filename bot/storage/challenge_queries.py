@@ -41,10 +41,20 @@ async def get_challenge(db: Db, challenge_id: int) -> Challenge | None:
 
 
 async def pending_challenge_in(db: Db, channel_id: int) -> Challenge | None:
+    """The live challenge that holds the channel, if any (correspondence ones hold none)."""
     found = await _challenges_where(
-        db, "WHERE channel_id = :channel AND status = 'pending'", {"channel": channel_id}
-    )
+        db, "WHERE channel_id = :channel AND status = 'pending' AND days_per_move IS NULL",
+        {"channel": channel_id},
+    )  # fmt: skip
     return found[0] if found else None
+
+
+async def pending_challenges_in(db: Db, channel_id: int) -> list[Challenge]:
+    """Every pending challenge in the channel, live and correspondence, oldest first."""
+    return await _challenges_where(
+        db, "WHERE channel_id = :channel AND status = 'pending' ORDER BY id",
+        {"channel": channel_id},
+    )  # fmt: skip
 
 
 async def set_challenge_message(db: Db, challenge_id: int, message_id: int) -> None:

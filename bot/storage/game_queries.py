@@ -20,14 +20,22 @@ _GAME_FIELDS = (
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
     "ping_message_id", "stopped_by", "guest", "tournament_match_id", "variant",
+    "days_per_move",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
-_PLAYING_HERE = "(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running')"
-_WAITING_HERE = (
-    "(SELECT COUNT(*) FROM challenges WHERE channel_id = :channel_id AND status = 'pending')"
+_LIVE = "days_per_move IS NULL"
+_PLAYING_HERE = (
+    "(SELECT COUNT(*) FROM games WHERE channel_id = :channel_id AND status = 'running'"
+    f" AND {_LIVE})"
 )
-"""A channel's running games and pending challenges: what the start rules count."""
+_WAITING_HERE = (
+    "(SELECT COUNT(*) FROM challenges WHERE channel_id = :channel_id AND status = 'pending'"
+    f" AND {_LIVE})"
+)
+"""A channel's running live games and pending live challenges: what the start rules
+count. A correspondence game or challenge waits days, mostly idle: it holds no channel
+(TTT_CORRESPONDENCE_GAMES_PER_MEMBER bounds them instead)."""
 _ROOM_HERE = f"{_PLAYING_HERE} < :room AND {_WAITING_HERE} = 0"
 _INSERT_GAME_IF_ROOM = insert_returning_id("games", _GAME_FIELDS, where=_ROOM_HERE)
 _INSERT_GAME_AFTER_LOCKS = insert_returning_id(
@@ -67,6 +75,7 @@ def game_from_row(row: Row) -> Game:
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
         stopped_by=row["stopped_by"], guest=bool(row["guest"]),
         tournament_match_id=row["tournament_match_id"], variant=row["variant"],
+        days_per_move=row["days_per_move"],
     )  # fmt: skip
 
 
@@ -279,6 +288,16 @@ async def running_game_of(db: Db, guild_id: int | None, user_id: int) -> Game | 
         {"guild": guild_id, "user": user_id},
     )
     return games[0] if games else None
+
+
+async def correspondence_games_of(db: Db, user_id: int) -> int:
+    """A member's running correspondence games, in every place they play."""
+    count = await db.value(
+        "SELECT COUNT(*) FROM games WHERE status = 'running' AND days_per_move IS NOT NULL"
+        f" AND {_MEMBER_OF}",
+        {"user": user_id},
+    )
+    return int(count or 0)
 
 
 async def last_start(db: Db, guild_id: int | None, user_id: int) -> float | None:

@@ -407,4 +407,16 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     SQLITE_PUZZLES_2,  # 18: puzzles' time away, 'withdrawn' and Share once (the same file)
     SQLITE_FORGOTTEN,  # 19: the puzzles a forgotten member tried, as keyed hashes (the same)
+    # 20: correspondence games: a game's (and a challenge's) pace in days a move; NULL
+    # for a live game, on its server's turn timeout. Deadlines stay where they were. A
+    # correspondence challenge waits days: it holds no channel (one live one pending at
+    # most, as before).
+    """
+    ALTER TABLE games ADD COLUMN days_per_move INTEGER CHECK (days_per_move IN (1, 3, 7));
+    ALTER TABLE challenges ADD COLUMN days_per_move INTEGER
+        CHECK (days_per_move IN (1, 3, 7));
+    DROP INDEX challenges_one_pending_per_channel;
+    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
+        WHERE status = 'pending' AND days_per_move IS NULL;
+    """,
 )

@@ -282,6 +282,16 @@ MIGRATIONS: tuple[str, ...] = (
     POSTGRES_PUZZLES_2,
     # 16: as SQLite's 19: the puzzles a forgotten member tried, as keyed hashes.
     POSTGRES_FORGOTTEN,
+    # 17: as SQLite's 20: correspondence games' pace, days a move (NULL: live); a
+    # correspondence challenge holds no channel.
+    """
+    ALTER TABLE games ADD COLUMN days_per_move INTEGER CHECK (days_per_move IN (1, 3, 7));
+    ALTER TABLE challenges ADD COLUMN days_per_move INTEGER
+        CHECK (days_per_move IN (1, 3, 7));
+    DROP INDEX challenges_one_pending_per_channel;
+    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
+        WHERE status = 'pending' AND days_per_move IS NULL;
+    """,
 )
 
 

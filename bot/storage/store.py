@@ -108,6 +108,9 @@ class SqlStore(PuzzleSql):
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         return self._boards.known(await self._call(games.running_game_of, guild_id, user_id))
 
+    async def correspondence_games_of(self, user_id: int) -> int:
+        return await self._call(games.correspondence_games_of, user_id)
+
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         return await self._call(games.last_start, guild_id, user_id)
 
@@ -129,6 +132,9 @@ class SqlStore(PuzzleSql):
 
     async def pending_challenge_in(self, channel_id: int) -> Challenge | None:
         return await self._call(challenges.pending_challenge_in, channel_id)
+
+    async def pending_challenges_in(self, channel_id: int) -> list[Challenge]:
+        return await self._call(challenges.pending_challenges_in, channel_id)
 
     async def set_challenge_message(self, challenge_id: int, message_id: int) -> None:
         await self._call(challenges.set_challenge_message, challenge_id, message_id)

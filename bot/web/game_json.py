@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot.core.models import Game, GameUpdate
+from bot.core.rules import lapsed_unplayed
 from bot.i18n import text
 from bot.web.boards import board_of
 from bot.web.page_text import CUT, MARK_CUT, parts_of, plain
@@ -52,7 +53,15 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
         "you": you, "can_move": can_move, "deadline": game.turn_deadline if game.running
         else None, "last_move": game.moves[-1] if game.moves else None, "actions": actions,
         "hinted": game.hinted, "ended": None if game.running else status(game, locale, players),
+        "days_per_move": game.days_per_move, "pace": pace(game, locale),
     } | shown  # fmt: skip
+
+
+def pace(game: Game, locale: str) -> str | None:
+    """A correspondence game's pace as the board's message says it; None for a live one."""
+    if game.days_per_move is None:
+        return None
+    return plain(text("game.pace", locale, pace=text(f"choice.pace.{game.days_per_move}", locale)))
 
 
 def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
@@ -81,7 +90,8 @@ def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]
     ending = game.ending
     assert ending is not None
     if ending.reason == "abandoned":
-        return plain(text("game.abandoned", locale))
+        return plain(text("game.no_first_move" if lapsed_unplayed(game) else "game.abandoned",
+                          locale))  # fmt: skip
     if ending.reason == "stopped":
         return plain(text("web.stopped", locale))
     if ending.winner is None:

@@ -40,6 +40,8 @@ export class GameView {
     this.status = h("p", { class: "status", "aria-live": "polite" });
     // Where the side to move may play (ultimate), said when it changes.
     this.where = h("p", { class: "where", "aria-live": "polite" });
+    // A correspondence game's pace, as the server words it (none for a live game).
+    this.pace = h("p", { class: "pace" });
     this.yourTurn = h("span", { class: "your-turn" });
     this.clockLabel = h("span", { class: "clock-label" });
     this.clockTime = h("time", { class: "clock-time" });
@@ -67,7 +69,7 @@ export class GameView {
     this.el = h("section", { class: "game" },
       h("nav", { class: "game-nav" }, this.back),
       h("div", { class: "game-layout" }, this.players, this.status, this.turnLine,
-        this.where, this.spectating, h("div", { class: "board-area" }, this.board.el),
+        this.pace, this.where, this.spectating, h("div", { class: "board-area" }, this.board.el),
         this.hint, this.review, this.actions, this.rules));
     this.deadline = null;
     setInterval(() => this.tick(), 250);
@@ -101,6 +103,8 @@ export class GameView {
     this.tick();
     setText(this.spectating, game.you === null ? t("spectating") : "");
     this.spectating.hidden = game.you !== null;
+    setText(this.pace, game.pace ?? "");
+    this.pace.hidden = !game.pace;
     setText(this.where, game.where ?? "");
     this.where.hidden = !game.where;
     showParts(this.hint, hint?.parts, hint ? hint.text : "");
