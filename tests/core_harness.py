@@ -21,6 +21,7 @@ from bot.core.policy import ServerPolicy
 from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
+from bot.core.reminders.service import Reminders
 from bot.core.repository import Repository
 from bot.core.service import GameService
 from bot.core.tournaments.service import TournamentService
@@ -72,6 +73,7 @@ class Core:
     messages: GameMessages
     tournaments: TournamentService
     puzzles: PuzzleService
+    reminders: Reminders
 
 
 def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
@@ -102,7 +104,7 @@ async def open_core(
         advise=advise,
     )
     return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
-                core.messages, core.tournaments, core.puzzles)  # fmt: skip
+                core.messages, core.tournaments, core.puzzles, core.reminders)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

@@ -19,6 +19,7 @@ from bot.core.policies import PolicyBook
 from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER
 from bot.core.puzzles.engine_calls import PuzzleEngine
 from bot.core.puzzles.service import PuzzleService
+from bot.core.reminders.service import Reminders
 from bot.core.repository import Repository
 from bot.core.service import Clock, GameService
 from bot.core.tournaments.service import TournamentService
@@ -34,6 +35,7 @@ class Core:
     deadlines: Deadlines
     tournaments: TournamentService
     puzzles: PuzzleService
+    reminders: Reminders
 
 
 def build_core(
@@ -64,4 +66,5 @@ def build_core(
         PuzzleService(
             repo, policies, clock=clock, rng=rng, engine=PuzzleEngine(puzzle_pool or opponent.pool)
         ),
+        Reminders(repo, games, clock=clock),
     )

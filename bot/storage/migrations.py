@@ -6,6 +6,7 @@ Never edit a released entry; append a new one.
 from __future__ import annotations
 
 from bot.storage.puzzle_migrations import SQLITE_FORGOTTEN, SQLITE_PUZZLES, SQLITE_PUZZLES_2
+from bot.storage.reminder_migrations import SQLITE_REMINDERS
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, challenges and a key-value table for bot state (command sync hash).
@@ -419,4 +420,5 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
         WHERE status = 'pending' AND days_per_move IS NULL;
     """,
+    SQLITE_REMINDERS,  # 21: "your move" reminders and their outbox (reminder_migrations.py)
 )

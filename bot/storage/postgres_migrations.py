@@ -20,6 +20,7 @@ from bot.storage.puzzle_migrations import (
     POSTGRES_PUZZLES,
     POSTGRES_PUZZLES_2,
 )
+from bot.storage.reminder_migrations import POSTGRES_REMINDERS
 
 FUNCTIONS = (ROOM_AFTER_LOCKS,)
 MIGRATION_LOCK = 0x7474_745F_6D69_6772  # "ttt_migr": the advisory lock key for migrating
@@ -292,6 +293,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
         WHERE status = 'pending' AND days_per_move IS NULL;
     """,
+    POSTGRES_REMINDERS,  # 18: "your move" reminders and their outbox (reminder_migrations.py)
 )
 
 
