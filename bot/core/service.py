@@ -73,6 +73,9 @@ class GameService(GameHints, GameEndings):
         self.alarm = alarm or DeadlineAlarm()
         """Told of every deadline stored, to wake the timekeeper when one is sooner."""
         self._recent = RecentGames()
+        self.reminders_due = asyncio.Event()
+        """Set when a correspondence move stored here may have made a reminder due: the
+        reminders' sender wakes (one stored by another process waits for its pass)."""
         self.live_board = live_board  # the Activity is served: boards offer it
 
     async def current(self, game_id: int) -> GameUpdate | None:
@@ -164,6 +167,8 @@ class GameService(GameHints, GameEndings):
                             log.exception("game %s: showing the move early failed", game.id)
                     game = await self._store_reply(game, reply)
         self.alarm.note(game.turn_deadline)
+        if game.days_per_move is not None:
+            self.reminders_due.set()
         return await self.update(game)
 
     async def choose_board(

@@ -26,6 +26,10 @@
     ttt:pb:<attempt>:<ply>      an ultimate puzzle: back to the choice of boards
     ttt:pr:<attempt>            Retry a finished puzzle (a new, unrated attempt)
     ttt:ps:<attempt>            Share a finished puzzle's result line in the channel
+    ttt:rc:<game>:<ply>:<cell>  a board cell on a "your move" reminder in a DM: played as
+                                ttt:c, and shown on the game's own message as well
+    ttt:n:<user>                turn on every-move reminders (the first correspondence
+                                game's private offer)
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -43,6 +47,22 @@ class CellClick:
     game_id: int
     ply: int
     cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderCellClick:
+    """A cell on a reminder DM's board: the move is played as on the game's message."""
+
+    game_id: int
+    ply: int
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotifyClick:
+    """Every-move reminders turned on from the offer; ``user_id`` is whose offer it is."""
+
+    user_id: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,6 +181,8 @@ Click = (
     | PuzzleBoardClick
     | RetryClick
     | ShareClick
+    | ReminderCellClick
+    | NotifyClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -183,6 +205,8 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:pb:({_ID}):([0-9]{{1,3}})"), PuzzleBoardClick),
     (re.compile(rf"ttt:pr:({_ID})"), RetryClick),
     (re.compile(rf"ttt:ps:({_ID})"), ShareClick),
+    (re.compile(rf"ttt:rc:({_ID}):([0-9]{{1,3}}):([0-9]{{1,3}})"), ReminderCellClick),
+    (re.compile(rf"ttt:n:({_ID})"), NotifyClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 
@@ -274,3 +298,11 @@ def retry(attempt_id: int) -> str:
 
 def share(attempt_id: int) -> str:
     return f"ttt:ps:{attempt_id}"
+
+
+def reminder_cell(game_id: int, ply: int, cell_index: int) -> str:
+    return f"ttt:rc:{game_id}:{ply}:{cell_index}"
+
+
+def notify_every(user_id: int) -> str:
+    return f"ttt:n:{user_id}"

@@ -25,19 +25,23 @@ from bot.discord_ui.custom_ids import (
     JoinClick,
     LeaveClick,
     LiveClick,
+    NotifyClick,
     PuzzleBoardClick,
     PuzzleCellClick,
     PuzzleClick,
     ReadyClick,
     RematchClick,
+    ReminderCellClick,
     ResignClick,
     RetryClick,
     ReviewClick,
     ShareClick,
 )
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.notify_controller import NotifyController
 from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.reminder_clicks import ReminderClicks
 from bot.discord_ui.responder import Responder
 from bot.discord_ui.tournament_controller import TournamentController
 
@@ -46,9 +50,11 @@ class ComponentRouter:
     def __init__(
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
-        puzzles: PuzzleController,
+        puzzles: PuzzleController, notify: NotifyController, reminders: ReminderClicks,
     ) -> None:  # fmt: skip
         self.games = games
+        self.notify = notify
+        self.reminders = reminders
         self.puzzles = puzzles
         self.choices = choices
         self.records = records
@@ -110,6 +116,10 @@ class ComponentRouter:
                 await self.games.on_live(interaction)
             case BoardClick():
                 await self.choices.on_board(interaction, click)
+            case ReminderCellClick():
+                await self.reminders.on_cell(interaction, click)
+            case NotifyClick():
+                await self.notify.on_offer_answer(interaction, click)
 
     async def _puzzle(self, interaction: discord.Interaction, click: PuzzleClick) -> None:
         match click:

@@ -74,7 +74,8 @@ async def offer_reminders_once(db: Db, member_id: int, now: float) -> bool:
     row = await db.row(
         "INSERT INTO reminder_settings (member_id, offered, updated_at)"
         " VALUES (:member, TRUE, :now) ON CONFLICT (member_id) DO UPDATE SET offered = TRUE"
-        " WHERE NOT reminder_settings.offered RETURNING member_id",
+        " WHERE NOT reminder_settings.offered AND reminder_settings.mode = 'off'"
+        " RETURNING member_id",
         {"member": member_id, "now": now},
     )
     return row is not None

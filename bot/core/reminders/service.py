@@ -5,7 +5,6 @@ are written by the move's own write (see :mod:`bot.storage.outbox_rows`)."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -29,8 +28,9 @@ RETRY_FIRST, RETRY_MAX, RETRY_TRIES = 60.0, 3600.0, 6
 doubling to an hour, and dropped after six tries."""
 DIGEST_BATCH = 100
 """Members whose digest time came, claimed per pass."""
-OFFSETS = range(-12 * 60, 14 * 60 + 1)
-"""UTC offsets, in minutes, a member may give (UTC-12:00 to UTC+14:00)."""
+OFFSETS = range(-12 * 60, 14 * 60 + 1, 15)
+"""UTC offsets, in minutes, a member may give (UTC-12:00 to UTC+14:00, by quarter hours:
+every zone in use is one)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +47,9 @@ class Reminders:
         self.repo = repo
         self.games = games
         self.clock = clock
-        self.wake = asyncio.Event()
-        """Set to wake the sender now (a member chose reminders; a test moved time)."""
+        self.wake = games.reminders_due
+        """Set to wake the sender now (a correspondence move stored here, a member chose
+        reminders, a test moved time)."""
         self._untold: set[int] = set()
         """Members marked unreachable and not told yet, as last read (by the sender's
         passes): an interaction of anyone else costs no read."""

@@ -20,7 +20,8 @@ class ReminderStore(Protocol):
         keeping whether they were offered reminders."""
 
     async def offer_reminders_once(self, member_id: int, now: float) -> bool:
-        """Mark the member offered reminders; True the first time only."""
+        """Mark the member offered reminders; True the first time only, and never for a
+        member who chose some already."""
 
     async def claim_reminders(self, now: float, limit: int) -> list[Reminder]:
         """At most ``limit`` due rows, oldest first, each marked ``sending`` (committed)
