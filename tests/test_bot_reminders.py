@@ -21,9 +21,11 @@ def clock() -> MovableClock:
     return MovableClock()
 
 
-@pytest.fixture
-async def bot(emulator: DiscordEmulator, tmp_path, clock: MovableClock):
-    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", dm_per_minute=600)
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+async def bot(request, emulator: DiscordEmulator, tmp_path, clock: MovableClock):
+    url = request.getfixturevalue("pg_database") if request.param == "postgres" else None
+    settings = settings_for(emulator, tmp_path / "ttt.sqlite3", dm_per_minute=600,
+                            database_url=url)  # fmt: skip
     async with running_bot(emulator, settings, game_clock=clock) as bot:
         yield bot
 
@@ -156,3 +158,73 @@ async def test_closed_dms_mark_the_member_unreachable_ping_in_the_channel_and_te
     assert len(dm_posts) == 1
     res = await emulator.invoke(bob, "ttt notify", {"mode": "every"})  # chosen again
     assert res.ephemeral
+
+
+async def test_deadline_warnings_go_12_h_and_1_h_before_and_stop_once_moved(
+    emulator, bot, clock
+) -> None:
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    res = await emulator.invoke(bob, "ttt notify", {"mode": "every", "warnings": True})
+    assert "Deadline warnings: on (12 hours and 1 hour before)." in res.content
+    board = await correspondence_board(emulator, alice, bob)
+    board = (await emulator.click(alice, board, cell_id(board, 4))).message
+    deadline = clock() + DAY
+    await next_dm(emulator, bob)
+    clock.advance(12 * 3600)
+    bot.reminders.wake.set()  # the sender's longest sleep would find it within a minute
+    warned = await next_dm(emulator, bob, 2)
+    assert (
+        f"12 hours left for your move against <@{alice.id}> (due {stamp(deadline)})"
+        in (warned["content"])
+    )
+    board = (await emulator.click(bob, board, cell_id(board, 0))).message  # moved in time
+    clock.advance(11 * 3600)  # the 1 h warning's time: the turn it warned of is over
+    assert await bot.reminder_sender.send_due() == 0
+    assert len(dms_to(emulator, bob)) == 2
+
+
+async def test_a_daily_digest_lists_every_game_waiting_at_the_members_hour(
+    emulator, bot, clock
+) -> None:
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    res = await emulator.invoke(bob, "ttt notify", {"mode": "digest", "hour": 9, "utc_offset": -5})
+    assert "one digest a day at 9:00 (UTC-5)" in res.content
+    chosen_at = clock()
+    one = await correspondence_board(emulator, alice, bob, 3)
+    one = (await emulator.click(alice, one, cell_id(one, 4))).message
+    two = await correspondence_board(emulator, carol, bob, 7)
+    two = (await emulator.click(carol, two, cell_id(two, 0))).message
+    assert await bot.reminder_sender.send_due() == 0  # not every move: the digest's hour
+    clock.now = clock.now - clock.now % DAY + 14 * 3600  # 14:00 UTC: 9:00 at UTC-5
+    if clock.now <= chosen_at:
+        clock.now += DAY
+    bot.reminders.wake.set()
+    digest = await next_dm(emulator, bob)
+    assert digest["content"].startswith("Correspondence games waiting for your move (2):")
+    for board, who in ((one, alice), (two, carol)):
+        assert f"against <@{who.id}>" in digest["content"]
+        assert f"/{emulator.channel.id}/{board['id']}" in digest["content"]
+    assert await bot.reminder_sender.send_due() == 0  # once that day
+    assert len(dms_to(emulator, bob)) == 1
+
+
+async def test_discords_refusals_are_retried_later_and_its_limits_obeyed(
+    emulator, bot, clock
+) -> None:
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    for member in (bob, carol):
+        await emulator.invoke(member, "ttt notify", {"mode": "every"})
+    limit = emulator.rate_limits.dm
+    limit.set(1, 0.3)  # one DM opened in 0.3 s: the second waits (discord.py reads the headers)
+    emulator.faults.add("POST", rf"/channels/{emulator.dm_channel(bob).id}/messages", 403,
+                        code=50001, times=1)  # fmt: skip
+    for member in (bob, carol):
+        board = await correspondence_board(emulator, alice, member)
+        await emulator.click(alice, board, cell_id(board, 4))
+    await next_dm(emulator, carol)
+    assert dms_to(emulator, bob) == []  # refused once: due again after a minute
+    assert limit.early == 0 and limit.calls == 2
+    clock.advance(60)
+    bot.reminders.wake.set()
+    dm = await next_dm(emulator, bob)
+    assert "Your move against" in dm["content"] and len(dms_to(emulator, bob)) == 1
