@@ -78,6 +78,9 @@ async def test_each_turn_is_reminded_once_and_a_moved_game_is_dropped(make_core)
 
 
 async def test_a_click_writes_its_reminders_in_its_own_write(database) -> None:
+    """Statement counts: a live click, and a correspondence click for a member who chose
+    nothing, are one statement; one for a member who chose adds at most one INSERT in the
+    move's transaction (on PostgreSQL none: it rides in the UPDATE)."""
     repo = open_repo(database, pool_size=1)  # one connection: every statement is seen
     await repo.open()
     try:
@@ -99,6 +102,19 @@ async def test_a_click_writes_its_reminders_in_its_own_write(database) -> None:
         else:  # the move's UPDATE and its outbox rows: one statement, one round trip
             assert len(writes) == 1 and "INSERT INTO outbox" in writes[0], seen
         assert [r.member_id for r in await repo.claim_reminders(clock(), 10)] == [BOB]
+
+        quiet = await core.lobby.challenge(  # a correspondence game nobody asked reminders of
+            guild_id=GUILD, channel_id=CHANNEL + 2, user_id=303, opponent_id=304, first="me",
+            days_per_move=1,
+        )  # fmt: skip
+        game = (await core.lobby.accept(quiet.id, 304, message_id=None)).game
+        await asyncio.sleep(0)
+        seen.clear()
+        await core.games.play_turn(game.id, 0, 4, 303)
+        await asyncio.sleep(0)
+        assert len(seen) == 1, seen  # one statement, as a live click
+        if isinstance(repo, SqliteRepository):  # the game's remind marks: no INSERT at all
+            assert seen[0].startswith("UPDATE games"), seen
 
         live = await core.lobby.challenge(
             guild_id=GUILD, channel_id=CHANNEL + 1, user_id=ALICE, opponent_id=BOB, first="me"
@@ -220,3 +236,21 @@ async def test_bad_choices_are_refused(make_core) -> None:
         assert await refusal_key(core.reminders.choose(ALICE, mode, **kwargs)) == key
     assert await core.reminders.offer_once(ALICE) is True
     assert await core.reminders.offer_once(ALICE) is False
+
+
+async def test_a_choice_made_during_a_game_counts_from_its_next_move(make_core) -> None:
+    core: Core = await make_core()
+    game_id = await correspondence_game(core)
+    await play(core, game_id, (ALICE, 4))  # bob chose nothing yet: nothing written
+    game = await core.repo.get_game(game_id)
+    assert game is not None and game.remind == ""
+    await core.reminders.choose(ALICE, "off", warnings=True)  # warnings only
+    game = await core.repo.get_game(game_id)
+    assert game is not None and game.remind == "X"
+    await play(core, game_id, (BOB, 0))
+    kinds = {r[3] for r in await outbox(core) if r[0] == ALICE}
+    assert kinds == {"warn12", "warn1"}  # no every-move reminder: not chosen
+    await core.reminders.choose(ALICE, "off", warnings=False)
+    game = await core.repo.get_game(game_id)
+    assert game is not None and game.remind == ""
+    assert {r[4] for r in await outbox(core)} == {"dropped"}  # her warnings, withdrawn

@@ -106,6 +106,11 @@ class Game:
     days_per_move: int | None = None
     """A correspondence game's pace (one of :data:`PACES`): each move is due this many
     days after the previous one. None: a live game, on its server's turn timeout."""
+    remind: str = ""
+    """The marks ("", "X", "O" or "XO") whose players take reminders of their moves in
+    this correspondence game (every move, or deadline warnings), as stored: kept by
+    storage as members choose, so a move that passes the turn to a player who chose
+    none writes nothing for reminders (see :mod:`bot.storage.outbox_rows`)."""
 
     _board: GameBoard | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a

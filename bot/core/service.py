@@ -101,6 +101,11 @@ class GameService(GameHints, GameEndings):
             return None
         return self._stored(game)
 
+    def forget_games_of(self, user_id: int) -> None:
+        """The games ``user_id`` plays are read again at their next click (their row
+        changed around the service: the member's reminders)."""
+        self._recent.forget_player(user_id)
+
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
         self._recent.message_attached(game, message_id)

@@ -90,6 +90,9 @@ async def accept_challenge(db: Db, challenge: Challenge, game: Game) -> Game:
                          {"id": challenge.id, "game": created.id})  # fmt: skip
             due = due_for(created)  # the first mover's reminders, if they chose them
             if due is not None:
+                created = created.with_changes(
+                    remind=await outbox_rows.remind_marks(db, created.id)
+                )
                 await outbox_rows.write_due(db, due)
     except db.dialect.integrity_errors as exc:
         raise Conflict(str(exc)) from None

@@ -22,7 +22,7 @@ _GAME_FIELDS = (
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
     "ping_message_id", "stopped_by", "guest", "tournament_match_id", "variant",
-    "days_per_move",
+    "days_per_move", "remind",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
@@ -77,7 +77,7 @@ def game_from_row(row: Row) -> Game:
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
         stopped_by=row["stopped_by"], guest=bool(row["guest"]),
         tournament_match_id=row["tournament_match_id"], variant=row["variant"],
-        days_per_move=row["days_per_move"],
+        days_per_move=row["days_per_move"], remind=row["remind"],
     )  # fmt: skip
 
 
@@ -190,6 +190,8 @@ async def save_game(db: Db, game: Game, expected_ply: int, clicked: int | None =
         if db.dialect.writable_with:  # the move and its outbox rows: one statement
             also = (outbox_rows.AFTER_SAVED, outbox_rows.due_params(due))
             return await _update_game(db, game, expected_ply, clicked, also=also)
+        if game.board.to_move not in game.remind:  # SQLite: the member to move chose none
+            return await _update_game(db, game, expected_ply, clicked)
         async with db.atomic():
             stored = await _update_game(db, game, expected_ply, clicked)
             await outbox_rows.write_due(db, due)

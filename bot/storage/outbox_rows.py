@@ -1,9 +1,11 @@
 """The outbox rows a move makes due, written inside the move's own write
 (``game_queries.save_game``, ``challenge_queries.accept_challenge``): on PostgreSQL in the
 same statement as the move's UPDATE (a WITH query reading ``saved``), on SQLite as one
-more statement in its transaction. Either is an INSERT … SELECT conditioned on the
-member's setting: nothing is written for a member who did not opt in, and the unique key
-keeps one row per member, game, ply and kind. A live game writes none and pays nothing.
+more statement in its transaction, sent only when the game's ``remind`` marks say the
+member to move chose some (else the move is its one statement, as a live game's). Either
+is an INSERT … SELECT conditioned on the member's setting: nothing is written for a
+member who did not opt in, and the unique key keeps one row per member, game, ply and
+kind. A live game writes none and pays nothing.
 """
 
 from __future__ import annotations
@@ -36,6 +38,28 @@ def due_params(due: DueReminders) -> dict[str, Any]:
         "remind": due.member_id, "game": due.game_id, "ply": due.ply, "move_at": due.move_at,
         "warn12": at.get("warn12"), "warn1": at.get("warn1"),
     }  # fmt: skip
+
+
+_WANTS = (
+    "EXISTS (SELECT 1 FROM reminder_settings r WHERE r.member_id = games.player_{m}"
+    " AND NOT r.unreachable AND (r.mode = 'every' OR r.warnings))"
+)
+_MARKS = (
+    f"(CASE WHEN {_WANTS.format(m='x')} THEN 'X' ELSE '' END)"
+    f" || (CASE WHEN {_WANTS.format(m='o')} THEN 'O' ELSE '' END)"
+)
+REMIND_MEMBER = (
+    f"UPDATE games SET remind = {_MARKS} WHERE status = 'running'"
+    " AND days_per_move IS NOT NULL AND (player_x = :member OR player_o = :member)"
+)
+"""A member's choice changed: their running correspondence games' ``remind`` marks
+again (at most ``TTT_CORRESPONDENCE_GAMES_PER_MEMBER`` rows)."""
+_REMIND_GAME = f"UPDATE games SET remind = {_MARKS} WHERE id = :id RETURNING remind"
+
+
+async def remind_marks(db: Db, game_id: int) -> str:
+    """A new correspondence game's ``remind`` marks, as its players chose."""
+    return str(await db.value(_REMIND_GAME, {"id": game_id}) or "")
 
 
 async def write_due(db: Db, due: DueReminders) -> None:

@@ -9,6 +9,9 @@ blocked): nothing more is written for them until they choose again; ``told``: th
 told so, privately, at an interaction since; ``offered``: their first correspondence
 game offered reminders.
 
+``games.remind``: the marks whose players chose reminders of their moves in a running
+correspondence game (see :attr:`bot.core.models.Game.remind`), kept as they choose.
+
 ``outbox``: a reminder made due by a move (or a game's start), written in the same
 transaction as it. A row is sent once: claimed ``due`` → ``sending`` (committed before
 the DM goes), then ``sent``; a process killed mid-send leaves its row ``sending``, never
@@ -47,6 +50,7 @@ _SETTINGS = """
         UNIQUE (member_id, game_id, ply, kind)
     );
     CREATE INDEX outbox_due ON outbox(due_at) WHERE status = 'due';
+    ALTER TABLE games ADD COLUMN remind TEXT NOT NULL DEFAULT '';
 """
 
 SQLITE_REMINDERS = _SETTINGS.format(id="INTEGER", time="REAL", serial="INTEGER")

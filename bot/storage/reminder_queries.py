@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from bot.core.models import Game
 from bot.core.reminders.models import Reminder, ReminderSetting, next_digest
+from bot.storage import outbox_rows
 from bot.storage.game_queries import GAME_COLUMNS, game_from_row
 from bot.storage.sql import Db, Params, Row
 
@@ -56,6 +57,7 @@ async def set_reminder_setting(db: Db, setting: ReminderSetting, now: float) -> 
             " unreachable = FALSE, told = FALSE, updated_at = excluded.updated_at",
             params,
         )
+        await db.run(outbox_rows.REMIND_MEMBER, {"member": setting.member_id})
         if setting.mode != "every":  # an every-move reminder chosen off goes no more
             await db.run(
                 "UPDATE outbox SET status = 'dropped' WHERE member_id = :member"
@@ -132,6 +134,7 @@ async def mark_unreachable(db: Db, member_id: int) -> None:
             "UPDATE outbox SET status = 'dropped' WHERE member_id = :member AND status = 'due'",
             {"member": member_id},
         )
+        await db.run(outbox_rows.REMIND_MEMBER, {"member": member_id})
 
 
 async def untold_unreachable(db: Db) -> set[int]:

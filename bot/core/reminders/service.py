@@ -92,6 +92,7 @@ class Reminders:
             told=False, next_digest_at=next_at,
         )  # fmt: skip
         await self.repo.set_reminder_setting(setting, self.clock())
+        self.games.forget_games_of(member_id)  # their games' remind marks changed
         self._untold.discard(member_id)
         self.wake.set()
         return setting
@@ -157,6 +158,7 @@ class Reminders:
         """Discord answered 50007: the member is marked, this row and theirs dropped."""
         await self.repo.reminder_dropped(reminder.id)
         await self.repo.mark_unreachable(reminder.member_id)
+        self.games.forget_games_of(reminder.member_id)
         self._untold.add(reminder.member_id)
 
     async def next_due(self) -> float | None:
