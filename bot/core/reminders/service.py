@@ -5,6 +5,7 @@ are written by the move's own write (see :mod:`bot.storage.outbox_rows`)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
@@ -26,8 +27,8 @@ Clock = Callable[[], float]
 RETRY_FIRST, RETRY_MAX, RETRY_TRIES = 60.0, 3600.0, 6
 """A DM Discord failed (a 5xx, 50001, the connection): tried again after a minute,
 doubling to an hour, and dropped after six tries."""
-DIGEST_BATCH = 100
-"""Members whose digest time came, claimed per pass."""
+DIGEST_BATCH, DIGEST_EVERY = 100, 60.0
+"""Members whose digest time came, claimed at once; and seconds between two looks."""
 OFFSETS = range(-12 * 60, 14 * 60 + 1, 15)
 """UTC offsets, in minutes, a member may give (UTC-12:00 to UTC+14:00, by quarter hours:
 every zone in use is one)."""
@@ -50,6 +51,8 @@ class Reminders:
         self.wake = games.reminders_due
         """Set to wake the sender now (a correspondence move stored here, a member chose
         reminders, a test moved time)."""
+        self._digests_next = -math.inf
+        """When to look for members whose digest time came again (on :attr:`clock`)."""
         self._untold: set[int] = set()
         """Members marked unreachable and not told yet, as last read (by the sender's
         passes): an interaction of anyone else costs no read."""
@@ -120,7 +123,9 @@ class Reminders:
         """The next due reminder still worth sending, claimed (``sending``); rows for a
         game already moved in or ended are dropped on the way. None when none is due."""
         now = self.clock()
-        await self.repo.claim_digests(now, DIGEST_BATCH)
+        if now >= self._digests_next:  # digests fall on the minute: no need to ask more
+            self._digests_next = now + DIGEST_EVERY
+            await self.repo.claim_digests(now, DIGEST_BATCH)
         while True:
             claimed = await self.repo.claim_reminders(now, 1)
             if not claimed:
