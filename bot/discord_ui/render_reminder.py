@@ -18,6 +18,9 @@ from bot.discord_ui.custom_ids import CellClick
 from bot.discord_ui.render_common import Drawn, message_link, relative_time
 from bot.i18n import text
 
+MESSAGE_LIMIT = 2000
+"""Characters a message's content may hold."""
+
 
 def opponent_of(game: Game, member_id: int) -> str:
     mark = game.mark_of(member_id)
@@ -44,13 +47,29 @@ def reminder_message(item: ToSend, locale: object = None) -> tuple[str, discord.
     """The DM's content and buttons (None: text only)."""
     member, kind = item.reminder.member_id, item.reminder.kind
     if kind == "digest":
-        lines = [text("reminder.digest", locale, count=len(item.games))]
-        lines += [text("reminder.digest_line", locale, opponent=opponent_of(u.game, member),
-                       deadline=relative_time(u.game.turn_deadline or 0.0),
-                       link=jump_link(u.game)) for u in item.games]  # fmt: skip
-        return "\n".join(lines), None
+        return digest(item, locale), None
     (update,) = item.games
     return reminder_board(update, headline(kind, update.game, member, locale), locale)
+
+
+def digest(item: ToSend, locale: object = None) -> str:
+    """The games waiting, soonest deadline first, one line each, as many as a message
+    holds (a member may play many): the rest counted at the end."""
+    member, games = item.reminder.member_id, item.games
+    lines = [text("reminder.digest", locale, count=len(games))]
+    used = len(lines[0])
+    for shown, update in enumerate(games):
+        game, left = update.game, len(games) - shown - 1
+        deadline = relative_time(game.turn_deadline or 0.0)
+        line = text("reminder.digest_line", locale, opponent=opponent_of(game, member),
+                    deadline=deadline, link=jump_link(game))  # fmt: skip
+        more = 1 + len(text("reminder.digest_more", locale, count=left)) if left else 0
+        if used + 1 + len(line) + more > MESSAGE_LIMIT:
+            lines.append(text("reminder.digest_more", locale, count=left + 1))
+            break
+        lines.append(line)
+        used += 1 + len(line)
+    return "\n".join(lines)
 
 
 def reminder_board(
