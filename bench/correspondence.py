@@ -427,6 +427,9 @@ async def backend(
         lines.append(f"running after the week: {len(left)}")
         rated = sum(1 for g in stored if g.moves) + filled.rated_elsewhere
         lines.append(await records_count(repo, rated))
+        after = await database_bytes(repo, sqlite) - before
+        lines.append(f"database after the week (every game finished, the records written): "
+                     f"{after / len(stored):,.0f} bytes per game")  # fmt: skip
     finally:
         await repo.close()
     return lines
