@@ -242,12 +242,14 @@ async def worker(dsn: str | None, sqlite: Path) -> None:
                 began = time.perf_counter()
                 resumed = await core.deadlines.resume_bot_turns()
                 answer = {"seconds": time.perf_counter() - began, "resumed": len(resumed)}
-            elif line[0] == "sweep":
-                clock.now = float(line[1])
-                began = time.perf_counter()
-                changed = await core.deadlines.expire_due()
-                ended = [u.game.id for u in changed if isinstance(u, GameUpdate)]
-                answer = {"seconds": time.perf_counter() - began, "settled": ended}
+            elif line[0] == "sweep":  # passes until one finds nothing, as the timekeeper
+                clock.now = float(line[1])  # makes them while a due deadline is stored
+                began, ended, passes = time.perf_counter(), [], 0
+                while changed := await core.deadlines.expire_due():
+                    ended += [u.game.id for u in changed if isinstance(u, GameUpdate)]
+                    passes += 1
+                answer = {"seconds": time.perf_counter() - began, "settled": ended,
+                          "passes": passes}  # fmt: skip
             elif line[0] == "rss":
                 answer = dict(zip(("rss", "peak"), rss_kb(), strict=True))
             else:
@@ -309,6 +311,36 @@ def ms(seconds: float) -> str:
     return f"{seconds * 1e3:.1f} ms"
 
 
+def once(settled: list[list[int]], stored: list[Game]) -> str:
+    """Whether every game of ``stored`` was settled, by one process only."""
+    every = [game_id for mine in settled for game_id in mine]
+    split = f" ({' + '.join(f'{len(m):,}' for m in settled)} by the {len(settled)} processes)"
+    return (
+        f"settled: {len(every):,} of {len(stored):,}{split if len(settled) > 1 else ''}; "
+        f"settled twice: {len(every) - len(set(every))}; "
+        f"never settled: {len({g.id for g in stored} - set(every))}"
+    )
+
+
+async def backlog(processes: int, dsn: str | None, sqlite: Path, stored: list[Game]) -> str:
+    """``stored``, all due at once, as after a week down: the time the processes take to
+    settle them from their start, passes of at most 100 claimed games each."""
+    sweepers = [await Sweeper.start(dsn, sqlite) for _ in range(processes)]
+    try:
+        await ask_all(sweepers, "rss")  # started: the interpreter and the imports not counted
+        began = time.perf_counter()
+        await ask_all(sweepers, "start")
+        answers = await ask_all(sweepers, f"sweep {T0 + (WEEK_HOURS + 1) * 3600}")
+        took = time.perf_counter() - began
+    finally:
+        for sweeper in sweepers:
+            await sweeper.stop()
+    passes = sum(a["passes"] for a in answers)
+    return (f"a week down, then started: {len(stored):,} games due at once, settled in "
+            f"{took:.1f} s from the start-up pass on ({passes} passes); "
+            + once([a["settled"] for a in answers], stored))  # fmt: skip
+
+
 async def sweep_week(
     processes: int, dsn: str | None, sqlite: Path, stored: list[Game], baseline: int
 ) -> list[str]:
@@ -334,8 +366,6 @@ async def sweep_week(
             await sweeper.stop()
 
     every = [game_id for mine in settled for game_id in mine]
-    ids = {g.id for g in stored}
-    twice = len(every) - len(set(every))
     busy = sorted(s for s, n in zip(sweeps, per_hour, strict=True) if n)
     lines.append(f"start-up pass (every running game read once): "
                  f"{', '.join(ms(s['seconds']) for s in starts)}")  # fmt: skip
@@ -348,12 +378,7 @@ async def sweep_week(
         f"p90 {ms(busy[int(len(busy) * 0.9)])}, max {ms(busy[-1])}; "
         f"{ms(sum(sweeps) / max(1, len(every)))} per game settled"
     )
-    lines.append(
-        f"settled: {len(every):,} of {len(stored):,}"
-        + (f" ({' + '.join(f'{len(m):,}' for m in settled)} by the {processes} processes)"
-           if processes > 1 else "")
-        + f"; settled twice: {twice}; never settled: {len(ids - set(every))}"
-    )  # fmt: skip
+    lines.append(once(settled, stored))
     peaks = [b["peak"] for b in after_week]
     each = "; ".join(f"{a['rss']:,} after the start-up pass, {b['peak']:,} at the peak"
                      for a, b in zip(after_start, after_week, strict=True))  # fmt: skip
@@ -430,8 +455,10 @@ async def backend(
         after = await database_bytes(repo, sqlite) - before
         lines.append(f"database after the week (every game finished, the records written): "
                      f"{after / len(stored):,.0f} bytes per game")  # fmt: skip
+        again = await fill(repo, games, members, seed + 1)
     finally:
         await repo.close()
+    lines.append(await backlog(processes, dsn, sqlite, again))
     return lines
 
 
