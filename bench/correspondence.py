@@ -271,6 +271,7 @@ class Sweeper:
         proc = await asyncio.create_subprocess_exec(
             *args, *(["--dsn", dsn] if dsn else []),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+            limit=1 << 24,  # a backlog's answer names 10,000 games: past asyncio's 64 KB
         )  # fmt: skip
         return cls(proc)
 
