@@ -187,6 +187,10 @@ async def test_a_deadline_passed_while_down_is_settled_once_at_start_up(
         )
         assert "Cancelled: nobody made the first move in time. Unrated." in cancelled["content"]
         assert edits_of(emulator, board["id"]) == edited
+        history = await emulator.invoke(alice, "ttt history")
+        cancelled_line, won_line = str(history.embeds[0]["description"]).splitlines()
+        assert cancelled_line.startswith(f"**No result** vs <@{bob.id}> — no first move in time")
+        assert won_line.startswith(f"**Win** vs <@{bob.id}> — time out")
         assert emulator.message(board["id"])["content"] == ended["content"]
         assert await rows_of(emulator, alice) == [
             f"1. <@{alice.id}> — **1016** (1-0-0)",
@@ -200,13 +204,15 @@ async def test_a_running_bot_settles_a_deadline_its_clock_passes(
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     carol, dave = emulator.create_user("carol"), emulator.create_user("dave")
     clock_file = tmp_path / "clock"
-    env = env_for(emulator, tmp_path) | movable_clock(clock_file) | {"TTT_CHALLENGE_TIMEOUT": "2"}
+    env = env_for(emulator, tmp_path) | movable_clock(clock_file) | {"TTT_CHALLENGE_TIMEOUT": "4"}
     async with faked_bot(emulator, env, tmp_path, ready=1):
         board = await correspondence_game(emulator, alice, bob, 1)
         res = await emulator.click(alice, board, cell_id(board, 0))
         assert res.type == 7
-        # The timekeeper sleeps at most a minute between its passes; a live challenge
-        # expiring in 2 s brings its next one sooner. The clock moves two days meanwhile,
+        # The timekeeper sleeps at most a minute between its passes (and a deadline stored
+        # after the clock jumped forward does not wake it: it is later than the pass it
+        # planned); a live challenge expiring in 4 s brings its next one sooner. The clock
+        # moves two days as soon as the challenge is answered, which Discord's 3 s bound,
         # so that pass finds bob's day over too.
         other = emulator.create_channel(emulator.guild, "other")
         live = await emulator.invoke(carol, "ttt start", {"opponent": dave}, channel=other)
