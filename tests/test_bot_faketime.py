@@ -158,8 +158,8 @@ async def test_a_deadline_passed_while_down_is_settled_once_at_start_up(
         assert emulator.message(board["id"])["content"] == board["content"]
         assert await first.kill() < 0  # as a crash would: no chance to clean up
 
-    # Started again two days on: the start-up pass
-    # finds bob's deadline passed while nothing ran.
+    # Started again two days on: its start-up pass finds bob's deadline passed while
+    # nothing ran.
     async with faked_bot(emulator, env | moved_by("+2d"), tmp_path, ready=2):
         ended = await emulator.wait_for_message(
             lambda m: m["id"] == board["id"] and "ran out of time" in m["content"],
