@@ -138,6 +138,11 @@ class Store(PuzzleStore, Protocol):
     async def correspondence_games_of(self, user_id: int) -> int:
         """How many running correspondence games the member plays, everywhere together."""
 
+    async def games_list_of(self, user_id: int, now: float) -> tuple[list[Game], list[Challenge]]:
+        """The member's running games (live and correspondence, against the bot too) and
+        the pending challenges they made or that name them (not past their time at
+        ``now``), in every place they play (:mod:`bot.core.my_games` orders them)."""
+
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         """When the member last started a challenge or a game against the bot."""
 
