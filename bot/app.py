@@ -237,7 +237,7 @@ class TTTBot(commands.Bot):
                 sign_ins_per_instance=settings.sign_ins_per_instance,
                 instance_lookups=settings.instance_lookups,
                 traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
-                puzzles=core.puzzles,
+                puzzles=core.puzzles, my_games=core.my_games,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),
