@@ -3,7 +3,7 @@ characters an embed's description, for the longest entries a member can have."""
 
 from __future__ import annotations
 
-from bot.core.models import Challenge, Game
+from bot.core.models import DAY, Challenge, Game
 from bot.core.my_games import Listed
 from bot.discord_ui import custom_ids
 from bot.discord_ui.render_games_list import PAGE, games_list
@@ -14,7 +14,7 @@ NOW = 1_800_000_000.0
 
 def guest_game(n: int) -> Game:
     return Game(id=1_000_000 + n, guild_id=None, channel_id=987654321098765432 + n,
-                message_id=876543210987654321 + n, size=3, k=3, player_x=ALICE,
+                message_id=876543210987654321 + n, size=9, k=3, player_x=ALICE,
                 player_o=234567890123456789, bot_side=None, difficulty=None, moves=(),
                 turn_deadline=NOW + n, created_at=NOW, updated_at=NOW, guest=True,
                 variant="ultimate", days_per_move=7)  # fmt: skip
@@ -29,10 +29,9 @@ def challenge(n: int) -> Challenge:
     return Challenge(id=2_000_000 + n, guild_id=345678901234567890, channel_id=99 + n,
                      message_id=456789012345678901 + n, challenger_id=234567890123456789,
                      opponent_id=ALICE, x_player="random", size=4, k=4, status="pending",
-                     expires_at=NOW + DAY_ * 7, created_at=NOW, days_per_move=7)  # fmt: skip
+                     expires_at=NOW + DAY * 7, created_at=NOW, days_per_move=7)  # fmt: skip
 
 
-DAY_ = 86400.0
 LONG_NAME = (
     "A server whose name is as long as Discord allows, a full hundred characters of it, and more"
 )
