@@ -8,6 +8,7 @@ import re
 import time
 
 import pytest
+from ultimate_harness import boards, ply, squares
 
 from bot.core.models import DAY
 
@@ -242,3 +243,30 @@ async def test_a_challenge_between_friends_accepted_from_the_list_later(
     assert f"<@{alice.id}> to move (❌), <t:{int(clock() + 3 * DAY)}:R>." in res.message["content"]
     res = await emulator.click(alice, res.message, cell_id(res.message, 4))
     assert res.type == 7 and board_of(res.message) == "....X...."
+
+
+async def test_an_ultimate_game_played_from_the_private_board(
+    emulator: DiscordEmulator, bot, clock
+) -> None:
+    """Ultimate's free move on the private board: a small board chosen, then a square, each
+    the answer to its own click on that private message (the game's board is elsewhere)."""
+    alice, bob = installed(emulator, "alice"), emulator.create_user("bob")
+    dm = emulator.open_private(alice, bob)
+    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me", "pace": 3,
+                                "game": "ultimate"}, channel=dm)  # fmt: skip
+    res = await emulator.click(bob, res.message, press(res.message, "Accept"))
+    board = res.message
+    res = await emulator.invoke(alice, "ttt games")
+    assert entries(res)[0].startswith("`1.` ultimate tic-tac-toe, nine boards in one against")
+    res = await emulator.click(alice, res.message, press(res.message, "Board 1"))
+    private = res.message
+    assert res.ephemeral and sorted(boards(private)) == list(range(9))
+    res = await emulator.click(alice, private, boards(private)[4]["custom_id"])
+    assert res.type == 7 and res.ephemeral and sorted(squares(res.message)) == list(range(36, 45))
+    res = await emulator.click(alice, res.message, squares(res.message)[40]["custom_id"])
+    assert res.type == 7 and res.ephemeral
+    (game,) = await bot.repo.running_games()
+    assert game.moves == (40,) and game.message_id == int(board["id"])
+    # the DM's board, its token still fresh, shows the move as well
+    await eventually(lambda: ply(emulator.message(board["id"])) == 1,
+                     "the DM's board edited through its kept token")  # fmt: skip
