@@ -25,6 +25,7 @@ CourtesyAction = Literal["time", "offer", "accept"]
 """Give the mover more time, offer a draw (which accepts the opponent's standing one),
 or accept the opponent's offer (refused once it lapsed: never taken as a new offer)."""
 Done = Literal["time", "offered", "accepted"]
+Offer = Literal["offer", "accept", "standing"]
 DRAW_FROM_PLY = 2
 """A draw may be offered once both players have moved: a draw agreed before anybody
 played would only trade rating points."""
@@ -45,7 +46,7 @@ class CourtesyChoices:
     update: GameUpdate
     may_give_time: bool
     """The member waits for the mover and has not given more time this move."""
-    offer: Literal["offer", "accept", "standing"]
+    offer: Offer
     """Offer a draw, accept the opponent's standing offer, or their own offer stands."""
 
 
@@ -65,6 +66,18 @@ def time_given(game: Game) -> bool:
 def agreed_draw(game: Game) -> bool:
     """Whether ``game`` ended drawn by the players' agreement (its board undecided)."""
     return game.ending == Ending("draw") and game.board.outcome() is None
+
+
+def choices_of(game: Game, user_id: int) -> tuple[bool, Offer] | None:
+    """What the member may do for courtesy in ``game`` now: give more time (waiting,
+    none given this move), and offer a draw, accept the opponent's, or their own
+    stands; None where none of it applies (not running, not a player, live)."""
+    mark = game.mark_of(user_id)
+    if not game.running or mark is None or game.days_per_move is None:
+        return None
+    offer = standing_offer(game)
+    state: Offer = "offer" if offer is None else "standing" if offer == user_id else "accept"
+    return game.board.to_move != mark and not time_given(game), state
 
 
 def check_courtesy(game: Game, ply: int, user_id: int, action: CourtesyAction, now: float) -> None:
@@ -95,7 +108,7 @@ def check_courtesy(game: Game, ply: int, user_id: int, action: CourtesyAction, n
         if game.board.to_move == mark:
             raise Refusal("courtesy.time_own_move")
         if time_given(game):
-            raise Refusal("courtesy.time_given", player=f"<@{game.player(game.board.to_move)}>")
+            raise Refusal("courtesy.time_given")
         return
     if offer == user_id:
         raise Refusal("courtesy.draw_standing")
@@ -143,17 +156,13 @@ class GameCourtesy:
             Refusal: no such running game, not a player, not a correspondence game.
         """
         game = await self._running_game(game_id)
-        mark = game.mark_of(user_id)
-        if mark is None:
+        if game.mark_of(user_id) is None:
             raise Refusal("move.not_player")
-        if game.days_per_move is None:
+        choices = choices_of(game, user_id)
+        if choices is None:
             raise Refusal("courtesy.not_correspondence")
-        offer = standing_offer(game)
-        return CourtesyChoices(
-            await self.update(game),
-            may_give_time=game.board.to_move != mark and not time_given(game),
-            offer="offer" if offer is None else "standing" if offer == user_id else "accept",
-        )
+        may_give_time, offer = choices
+        return CourtesyChoices(await self.update(game), may_give_time, offer)
 
     async def courtesy(
         self, game_id: int, ply: int, user_id: int, action: CourtesyAction

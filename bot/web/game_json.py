@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.core.courtesy import agreed_draw, standing_offer, time_given
+from bot.core.courtesy import DRAW_FROM_PLY, agreed_draw, choices_of, standing_offer, time_given
 from bot.core.models import Game, GameUpdate, other
 from bot.core.rules import lapsed_unplayed
 from bot.i18n import text
@@ -42,6 +42,12 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
     actions: list[str] = []
     if you is not None and game.running:
         actions.append("resign")
+        courtesy = choices_of(game, viewer)  # a correspondence game's, made in the chat too
+        if courtesy is not None:
+            may_give_time, offer = courtesy
+            actions += ["more_time"] if may_give_time else []
+            if offer == "accept" or (offer == "offer" and game.ply >= DRAW_FROM_PLY):
+                actions.append(f"{offer}_draw")
         if can_move and game.bot_side is not None and update.hints:
             actions.append("hint")
     elif you is not None:
