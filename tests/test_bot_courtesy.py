@@ -49,7 +49,7 @@ async def board_saying(emulator: DiscordEmulator, board: dict, words: str) -> di
     )
 
 
-async def test_more_time_once_a_move_said_on_the_board(emulator, bot, clock) -> None:
+async def test_more_time_once_a_move_said_on_the_board(emulator, transport, bot, clock) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     board = await started(emulator, alice, bob)
     res = await emulator.click(alice, board, cell_id(board, 4))
@@ -85,7 +85,7 @@ async def test_more_time_once_a_move_said_on_the_board(emulator, bot, clock) -> 
     assert f"<@{bob.id}> ran out of time. **<@{alice.id}> wins.**" in ended["content"]
 
 
-async def test_a_draw_offered_and_accepted(emulator, bot, clock) -> None:
+async def test_a_draw_offered_and_accepted(emulator, transport, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     board = await started(emulator, alice, bob, pace=3)
     board = (await emulator.click(alice, board, cell_id(board, 4))).message
@@ -149,7 +149,7 @@ async def test_options_on_a_five_by_five_correspondence_board(emulator, bot) -> 
 
 
 async def test_a_blocked_member_is_told_only_not_accepted(emulator, bot) -> None:
-    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
     res = await emulator.invoke(alice, "ttt block", {"member": bob})
     assert res.ephemeral and res.content.startswith(f"Blocked <@{bob.id}>:")
     before = emulator.channel_messages(emulator.channel.id)
@@ -160,6 +160,15 @@ async def test_a_blocked_member_is_told_only_not_accepted(emulator, bot) -> None
     assert emulator.channel_messages(emulator.channel.id) == before  # no challenge posted
     res = await emulator.invoke(alice, "ttt start", {"opponent": bob})
     assert res.ephemeral and res.content.startswith(f"You blocked <@{bob.id}>")
+
+    res = await emulator.invoke(bob, "ttt start", {"opponent": carol, "first": "me"})
+    res = await emulator.click(carol, res.message, press(res.message, "Accept"))
+    res = await emulator.click(carol, res.message, press(res.message, "Resign"))
+    await emulator.invoke(carol, "ttt block", {"member": bob})
+    before = emulator.channel_messages(emulator.channel.id)
+    res = await emulator.click(bob, res.message, press(res.message, "Rematch"))
+    assert res.ephemeral and res.content == "Your challenge was not accepted."
+    assert emulator.channel_messages(emulator.channel.id) == before  # no rematch posted
 
     res = await emulator.invoke(alice, "ttt unblock", {"member": bob})
     assert res.ephemeral and res.content == f"Unblocked <@{bob.id}>: they may challenge you again."
