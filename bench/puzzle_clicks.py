@@ -12,7 +12,11 @@ commands that start them, and a game's resignation, are left out):
 
 - ``puzzle, solved``: members ask ``/ttt puzzle mode:training board:<board>`` and play the
   puzzle's solution (read from the set by the attempt's puzzle id): each click is the
-  member's move and the defender's reply from the stored proof;
+  member's move and the defender's reply from the stored proof. Every 3×3 puzzle is a
+  daily of the schedule's first three years, which training keeps for its day, so on
+  3×3 the bench stores each member's open training attempt itself (unrated, as every
+  3×3 attempt is: the row training would have written, as another process of the bot
+  may) and the command resumes it; the clicks take the same path;
 - ``puzzle, wrong``: the same, but each member's first move is a random wrong one (a
   legal move other than the solution), which the engine judges (in the pool past 3×3)
   and refutes: a puzzle's costliest click;
@@ -49,6 +53,7 @@ from bot_latency import tree_cpu_seconds, wait_until_ready  # noqa: E402
 
 from bot.discord_ui import custom_ids  # noqa: E402
 from engine.puzzles import by_id, parse_board  # noqa: E402
+from engine.puzzles import load as puzzle_set  # noqa: E402
 
 from bot_harness import bot_process_env  # noqa: E402
 from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
@@ -172,8 +177,26 @@ class Member:
     """A game's moves played this round."""
 
 
+def store_attempt(db: Path, m: Member, guild_id: int) -> None:
+    """An open, unrated 3×3 training attempt for ``m`` at a puzzle they have not had yet,
+    stored as the bot stores one (training keeps every 3×3 puzzle for its daily)."""
+    with sqlite3.connect(db, timeout=10) as conn:
+        tried = {row[0] for row in conn.execute(
+            "SELECT puzzle_id FROM puzzle_attempts WHERE user_id = ?", (m.user.id,))}  # fmt: skip
+        puzzle = m.rng.choice([p for p in puzzle_set() if p.kind == "3x3" and p.id not in tried])
+        conn.execute(
+            "INSERT INTO puzzle_attempts (user_id, puzzle_id, kind, mode, position, to_move, n,"
+            " rated, started_at, guild_id, moves, ply, status)"
+            " VALUES (?, ?, '3x3', 'training', ?, ?, ?, FALSE, ?, ?, '', 0, 'open')",
+            (m.user.id, puzzle.id, puzzle.position, puzzle.to_move, puzzle.n, time.time(),
+             guild_id),
+        )  # fmt: skip
+
+
 async def start_puzzle(emu: DiscordEmulator, m: Member, kind: str, db: Path, load: Load,
                        wrong: bool) -> None:  # fmt: skip
+    if kind == "3x3":
+        await asyncio.to_thread(store_attempt, db, m, int(emu.guild.id))
     res = await emu.invoke(m.user, "ttt puzzle", {"mode": "training", "board": kind},
                            channel=m.channel)  # fmt: skip
     if res.type is None:
