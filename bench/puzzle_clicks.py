@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import random
 import sqlite3
@@ -49,7 +50,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
 
-from bot_latency import tree_cpu_seconds, wait_until_ready  # noqa: E402
+from bot_latency import _stat_fields, wait_until_ready  # noqa: E402
 
 from bot.discord_ui import custom_ids  # noqa: E402
 from engine.puzzles import by_id, parse_board  # noqa: E402
@@ -89,6 +90,33 @@ class Load:
 
     def cpu_ms(self) -> float:
         return 1000 * self.cpu / max(1, self.clicks)
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time of a process and every process under it (the bot and its engine
+    workers), to the nanosecond: the sum of their threads' run time from
+    ``/proc/<pid>/task/<tid>/schedstat``. ``/proc/<pid>/stat`` counts 10 ms ticks, as
+    much as a few of the clicks of a step cost; a thread that ends between two readings
+    takes its time with it (the bot's threads live as long as it does)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat_fields(int(entry))) is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    nanoseconds, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as stat:
+                    nanoseconds += int(stat.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        todo.extend(children.get(pid, ()))
+    return nanoseconds / 1e9
 
 
 def enabled(message: dict[str, Any]) -> list[tuple[Any, str]]:
@@ -272,17 +300,18 @@ async def resign(emu: DiscordEmulator, m: Member) -> None:
 
 async def run_load(
     emu: DiscordEmulator, pid: int, db: Path, kind: str, name: str, members: int, rounds: int,
-    seed: int,
+    seed: int, warm: bool = False,
 ) -> Load:  # fmt: skip
     """One load on fresh members, each in a channel of their own. Each round starts every
     member's puzzle or game at once, then plays their clicks in steps, every member's
     next click at once; the bot's CPU is counted over the steps only (the commands that
     start them, and a game's resignation, are not clicks)."""
     load = Load(name)
+    label = f"warm {name}" if warm else name  # the warm-up's members are its own
     team = [
-        Member(emu.create_user(f"{kind}-{name}-{i}"),
-               emu.create_channel(emu.guild, f"{kind}-{name}-{i}"),
-               random.Random(f"{seed}:{kind}:{name}:{i}"))
+        Member(emu.create_user(f"{kind}-{label}-{i}"),
+               emu.create_channel(emu.guild, f"{kind}-{label}-{i}"),
+               random.Random(f"{seed}:{kind}:{label}:{i}"))
         for i in range(members)
     ]  # fmt: skip
     game = name == "game"
@@ -334,7 +363,7 @@ async def bench(members: int, rounds: int, seed: int, boards: list[str]) -> list
                 for kind in boards:
                     for name in ("puzzle, solved", "puzzle, wrong", "game"):
                         # a warm-up round on members of its own, then the measured one
-                        await run_load(emu, proc.pid, db, kind, f"warm {name}", 2, 1, seed)
+                        await run_load(emu, proc.pid, db, kind, name, 2, 1, seed, warm=True)
                         load = await run_load(emu, proc.pid, db, kind, name, members, rounds, seed)
                         lines.append(
                             f"| {kind} | {name} | {load.clicks} | {load.cpu_ms():.2f} | "
