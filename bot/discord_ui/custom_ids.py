@@ -26,6 +26,10 @@
     ttt:pb:<attempt>:<ply>      an ultimate puzzle: back to the choice of boards
     ttt:pr:<attempt>            Retry a finished puzzle (a new, unrated attempt)
     ttt:ps:<attempt>            Share a finished puzzle's result line in the channel
+    ttt:o:<game>                a correspondence game's Options: the player's private
+                                choices (more time, a draw)
+    ttt:k:<game>:<ply>:<t|o|a>  from those choices: give more time (t), offer a draw (o)
+                                or accept one (a) in the game as it stood at <ply> moves
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -36,6 +40,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
+
+from bot.core.courtesy import CourtesyAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +147,20 @@ class ShareClick:
     attempt_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class OptionsClick:
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class CourtesyClick:
+    """A courtesy choice: ``action`` is the core's (``time``, ``offer``, ``accept``)."""
+
+    game_id: int
+    ply: int
+    action: CourtesyAction
+
+
 PuzzleClick = PuzzleCellClick | PuzzleBoardClick | RetryClick | ShareClick
 """The clicks on a puzzle's message, each answered by the puzzle controller."""
 
@@ -161,6 +182,8 @@ Click = (
     | PuzzleBoardClick
     | RetryClick
     | ShareClick
+    | OptionsClick
+    | CourtesyClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -183,8 +206,11 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:pb:({_ID}):([0-9]{{1,3}})"), PuzzleBoardClick),
     (re.compile(rf"ttt:pr:({_ID})"), RetryClick),
     (re.compile(rf"ttt:ps:({_ID})"), ShareClick),
+    (re.compile(rf"ttt:o:({_ID})"), OptionsClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
+_COURTESY = re.compile(rf"ttt:k:({_ID}):([0-9]{{1,3}}):([toa])")
+_ACTIONS = {"t": "time", "o": "offer", "a": "accept"}
 
 
 def parse(custom_id: str) -> Click | None:
@@ -197,6 +223,9 @@ def parse(custom_id: str) -> Click | None:
     match = _FORGET.fullmatch(custom_id)
     if match:
         return ForgetClick(int(match[1]), match[2] == "yes")
+    match = _COURTESY.fullmatch(custom_id)
+    if match:
+        return CourtesyClick(int(match[1]), int(match[2]), cast(CourtesyAction, _ACTIONS[match[3]]))
     return None
 
 
@@ -274,3 +303,12 @@ def retry(attempt_id: int) -> str:
 
 def share(attempt_id: int) -> str:
     return f"ttt:ps:{attempt_id}"
+
+
+def options(game_id: int) -> str:
+    return f"ttt:o:{game_id}"
+
+
+def courtesy(game_id: int, ply: int, action: CourtesyAction) -> str:
+    """``action``: ``time``, ``offer`` or ``accept``."""
+    return f"ttt:k:{game_id}:{ply}:{action[0]}"

@@ -15,16 +15,19 @@ import discord
 from bot.core.refusals import Refusal
 from bot.discord_ui import custom_ids
 from bot.discord_ui.board_choice import BoardChoiceController
+from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.custom_ids import (
     AcceptClick,
     BoardClick,
     CellClick,
+    CourtesyClick,
     DeclineClick,
     ForgetClick,
     HintClick,
     JoinClick,
     LeaveClick,
     LiveClick,
+    OptionsClick,
     PuzzleBoardClick,
     PuzzleCellClick,
     PuzzleClick,
@@ -46,9 +49,10 @@ class ComponentRouter:
     def __init__(
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
-        puzzles: PuzzleController,
+        puzzles: PuzzleController, courtesy: CourtesyController,
     ) -> None:  # fmt: skip
         self.games = games
+        self.courtesy = courtesy
         self.puzzles = puzzles
         self.choices = choices
         self.records = records
@@ -110,6 +114,10 @@ class ComponentRouter:
                 await self.games.on_live(interaction)
             case BoardClick():
                 await self.choices.on_board(interaction, click)
+            case OptionsClick(game_id):
+                await self.courtesy.on_options(interaction, game_id)
+            case CourtesyClick():
+                await self.courtesy.on_courtesy(interaction, click)
 
     async def _puzzle(self, interaction: discord.Interaction, click: PuzzleClick) -> None:
         match click:
