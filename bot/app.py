@@ -36,6 +36,7 @@ from bot.discord_ui.bans import Bans
 from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
+from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.entry_point import ENTRY_POINT, entry_point
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.games_list_controller import GamesListController
@@ -205,11 +206,12 @@ class TTTBot(commands.Bot):
         lists = GamesListController(core.my_games, lobby, responder, publisher, pinger, tokens,
                                     self)  # fmt: skip
         self.my_games = core.my_games
+        courtesy = CourtesyController(games, lobby, responder, publisher, pinger)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
-                                      puzzles, lists)  # fmt: skip
+                                      puzzles, lists, courtesy)  # fmt: skip
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments,
-                                     puzzles, lists))  # fmt: skip
+                                     puzzles, lists, courtesy))  # fmt: skip
         await games.policies.listen()
         if settings.client_secret is not None:  # the Activity's sessions to end on a ban
             await self.add_cog(Bans(records_service))

@@ -15,10 +15,12 @@ import discord
 from bot.core.refusals import Refusal
 from bot.discord_ui import custom_ids
 from bot.discord_ui.board_choice import BoardChoiceController
+from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.custom_ids import (
     AcceptClick,
     BoardClick,
     CellClick,
+    CourtesyClick,
     DeclineClick,
     ForgetClick,
     GamesPageClick,
@@ -26,6 +28,7 @@ from bot.discord_ui.custom_ids import (
     JoinClick,
     LeaveClick,
     LiveClick,
+    OptionsClick,
     PrivateBoardClick,
     PuzzleBoardClick,
     PuzzleCellClick,
@@ -51,9 +54,11 @@ class ComponentRouter:
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
         puzzles: PuzzleController, lists: GamesListController,
+        courtesy: CourtesyController,
     ) -> None:  # fmt: skip
         self.games = games
         self.lists = lists
+        self.courtesy = courtesy
         self.puzzles = puzzles
         self.choices = choices
         self.records = records
@@ -117,6 +122,10 @@ class ComponentRouter:
                 await self.games.on_live(interaction)
             case BoardClick():
                 await self.choices.on_board(interaction, click)
+            case OptionsClick(game_id):
+                await self.courtesy.on_options(interaction, game_id)
+            case CourtesyClick():
+                await self.courtesy.on_courtesy(interaction, click)
             case GamesPageClick() | PrivateBoardClick():  # forged onto a public message
                 async with self.responder.answering(interaction):
                     raise Refusal("move.stale")

@@ -60,6 +60,9 @@ async function refreshMyGames() {
   }
 }
 
+/** The page's courtesy actions, each the server's name for it. */
+const COURTESY = { more_time: "time", offer_draw: "offer", accept_draw: "accept" };
+
 const intents = {
   pick: (id) => store.select(id),
   back: () => {
@@ -87,6 +90,12 @@ const intents = {
         store.putGame((await api.post(`api/games/${game.id}/resign`)).game);
       } else if (action === "rematch") {
         started(await api.post(`api/games/${game.id}/rematch`));
+      } else if (action in COURTESY) {
+        // a correspondence game's more time or draw, as the chat's Options make them
+        const answer = await api.post(`api/games/${game.id}/courtesy`,
+          { ply: game.ply, action: COURTESY[action] });
+        store.putGame(answer.game);
+        store.set({ notice: answer.notice ?? "" });
       }
     });
   },
