@@ -197,7 +197,7 @@ async def test_a_correspondence_game_between_friends_after_a_day(
     private = res.message
     assert board_of(private) == "....X...." and f"<@{bob.id}> to move (⭕)" in private["content"]
     assert "Only you see this board" in private["content"]
-    assert labels(private)[-1] == "Resign"
+    assert labels(private)[-2:] == ["Resign", "Options"]  # Options: a correspondence game
     res = await emulator.click(bob, private, cell_id(private, 0))
     assert res.type == 7 and res.ephemeral and board_of(res.message) == "O...X...."
     assert f"<@{alice.id}> to move (❌), <t:{int(clock() + DAY)}:R>." in res.message["content"]
