@@ -462,6 +462,7 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
             "board",
             "config",
             "forget-me",
+            "games",
             "help",
             "history",
             "leaderboard",

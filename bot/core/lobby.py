@@ -196,6 +196,25 @@ class Lobby:
         await self._deadline_added(game.turn_deadline)
         return await self.games.started(game)
 
+    async def accept_elsewhere(self, challenge_id: int, user_id: int) -> GameUpdate:
+        """:meth:`accept` from outside the challenge's message (``/ttt games``): the game
+        starts on that message all the same, which the caller then shows.
+
+        Raises:
+            Refusal: as :meth:`accept`.
+        """
+        challenge = await self._pending(challenge_id)
+        return await self.accept(challenge_id, user_id, challenge.message_id)
+
+    async def started_from(self, challenge_id: int) -> GameUpdate | None:
+        """The game an accepted challenge started, as stored (for a click on the
+        challenge's message after it was accepted elsewhere and that message could not
+        be shown it); None for any other challenge."""
+        challenge = await self.repo.get_challenge(challenge_id)
+        if challenge is None or challenge.status != "accepted" or challenge.game_id is None:
+            return None
+        return await self.games.current(challenge.game_id)
+
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
         """The challenged member declines; an open challenge is withdrawn by its challenger.
 

@@ -157,6 +157,11 @@ class Store(PuzzleStore, Protocol):
     async def blockers_between(self, first: int, second: int) -> set[int]:
         """Which of the two members blocked the other: none, one, or both."""
 
+    async def games_list_of(self, user_id: int, now: float) -> tuple[list[Game], list[Challenge]]:
+        """The member's running games (live and correspondence, against the bot too) and
+        the pending challenges they made or that name them (not past their time at
+        ``now``), in every place they play (:mod:`bot.core.my_games` orders them)."""
+
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         """When the member last started a challenge or a game against the bot."""
 

@@ -17,6 +17,7 @@ from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.games_list_controller import GamesListController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
@@ -94,10 +95,12 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController,
         moderation: ModerationController, tournaments: TournamentController,
-        puzzles: PuzzleController, courtesy: CourtesyController,
+        puzzles: PuzzleController, lists: GamesListController,
+        courtesy: CourtesyController,
     ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
+        self._lists = lists
         self._courtesy = courtesy
         self._puzzles = puzzles
         self._records = records
@@ -237,6 +240,10 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         # a board chosen without a mode means training, the one mode that takes a board
         chosen, kind = mode.value if mode else "training" if board else "daily", board
         await self._puzzles.on_puzzle(interaction, chosen, kind and kind.value)  # type: ignore[arg-type]
+
+    @app_commands.command(name=name("games"), description=L("cmd.games"))
+    async def games(self, interaction: discord.Interaction) -> None:
+        await self._lists.on_games(interaction)
 
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:

@@ -26,6 +26,9 @@
     ttt:pb:<attempt>:<ply>      an ultimate puzzle: back to the choice of boards
     ttt:pr:<attempt>            Retry a finished puzzle (a new, unrated attempt)
     ttt:ps:<attempt>            Share a finished puzzle's result line in the channel
+    ttt:g:<user>:<page>         /ttt games: page <page> (from 0) of <user>'s list, read again
+    ttt:gb:<game>               /ttt games: show the game's board privately, with its buttons
+                                (where its own message cannot be reached or kept current)
     ttt:o:<game>                a correspondence game's Options: the player's private
                                 choices (more time, a draw)
     ttt:k:<game>:<ply>:<t|o|a>  from those choices: give more time (t), offer a draw (o)
@@ -148,7 +151,24 @@ class ShareClick:
 
 
 @dataclass(frozen=True, slots=True)
+class GamesPageClick:
+    """A page of a member's ``/ttt games`` list (its owner's id: only they may turn it)."""
+
+    user_id: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateBoardClick:
+    """Show one of the member's games privately, from their ``/ttt games`` list."""
+
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
 class OptionsClick:
+    """A correspondence game's Options button: the player's private choices."""
+
     game_id: int
 
 
@@ -182,6 +202,8 @@ Click = (
     | PuzzleBoardClick
     | RetryClick
     | ShareClick
+    | GamesPageClick
+    | PrivateBoardClick
     | OptionsClick
     | CourtesyClick
 )
@@ -206,6 +228,8 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:pb:({_ID}):([0-9]{{1,3}})"), PuzzleBoardClick),
     (re.compile(rf"ttt:pr:({_ID})"), RetryClick),
     (re.compile(rf"ttt:ps:({_ID})"), ShareClick),
+    (re.compile(rf"ttt:g:({_ID}):([0-9]{{1,3}})"), GamesPageClick),
+    (re.compile(rf"ttt:gb:({_ID})"), PrivateBoardClick),
     (re.compile(rf"ttt:o:({_ID})"), OptionsClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
@@ -303,6 +327,14 @@ def retry(attempt_id: int) -> str:
 
 def share(attempt_id: int) -> str:
     return f"ttt:ps:{attempt_id}"
+
+
+def games_page(user_id: int, page: int) -> str:
+    return f"ttt:g:{user_id}:{page}"
+
+
+def private_board(game_id: int) -> str:
+    return f"ttt:gb:{game_id}"
 
 
 def options(game_id: int) -> str:

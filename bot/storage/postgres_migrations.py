@@ -292,7 +292,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
         WHERE status = 'pending' AND days_per_move IS NULL;
     """,
-    # 18 here, 19 in issue 55's plan (after the outbox's 18): as SQLite's courtesy, more
+    # 18: as SQLite's 21 (courtesy), more
     # time and draw offers on the game, and the members each member blocked. The live
     # pages are told of more time given and of a draw offer, as of a move (each page
     # shows them: the deadline, the note).
@@ -315,6 +315,12 @@ MIGRATIONS: tuple[str, ...] = (
                            OR OLD.extra_time_ply IS DISTINCT FROM NEW.extra_time_ply
                            OR OLD.draw_offer_until IS DISTINCT FROM NEW.draw_offer_until)
         EXECUTE FUNCTION ttt_game_written();
+    """,
+    # 19: as SQLite's 22, a member's running
+    # games by player (/ttt games).
+    """
+    CREATE INDEX games_running_by_x ON games(player_x) WHERE status = 'running';
+    CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
     """,
 )
 

@@ -16,6 +16,7 @@ from bot.storage import challenge_queries as challenges
 from bot.storage import courtesy_queries as courtesy
 from bot.storage import game_queries as games
 from bot.storage import interaction_queries as claims
+from bot.storage import list_queries as lists
 from bot.storage import outages
 from bot.storage import record_queries as records
 from bot.storage import session_queries as sessions
@@ -123,6 +124,10 @@ class SqlStore(PuzzleSql):
 
     async def correspondence_games_of(self, user_id: int, guild_id: int | None = None) -> int:
         return await self._call(games.correspondence_games_of, user_id, guild_id)
+
+    async def games_list_of(self, user_id: int, now: float) -> tuple[list[Game], list[Challenge]]:
+        running, pending = await self._call(lists.games_list_of, user_id, now)
+        return self._boards.known(running), pending
 
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         return await self._call(games.last_start, guild_id, user_id)
