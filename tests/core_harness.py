@@ -15,6 +15,7 @@ import pytest
 from bot.core.deadlines import Deadlines
 from bot.core.game_messages import GameMessages
 from bot.core.lobby import Lobby
+from bot.core.my_games import MyGames
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.policy import ServerPolicy
@@ -72,6 +73,7 @@ class Core:
     messages: GameMessages
     tournaments: TournamentService
     puzzles: PuzzleService
+    my_games: MyGames
 
 
 def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
@@ -102,7 +104,7 @@ async def open_core(
         advise=advise,
     )
     return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
-                core.messages, core.tournaments, core.puzzles)  # fmt: skip
+                core.messages, core.tournaments, core.puzzles, core.my_games)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

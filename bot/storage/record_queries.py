@@ -177,6 +177,9 @@ async def forget_player(db: Db, user_id: int) -> int:
         await db.run("DELETE FROM ratings WHERE user_id = :user", params)
         await db.run("DELETE FROM rating_history WHERE user_id = :user", params)
         await db.run("DELETE FROM bot_records WHERE user_id = :user", params)
+        # the members they blocked; a block of them stays, another member's choice (or
+        # forget-me would be the way around a block)
+        await db.run("DELETE FROM member_blocks WHERE blocker_id = :user", params)
         # puzzles: the record, then the attempts: the order a finish locks them in
         # (bot/core/puzzles/finish.py: the member's row, then the attempt), so the two
         # wait for each other on PostgreSQL instead of deadlocking. A puzzle's own
