@@ -19,17 +19,19 @@ On SQLite with one process, and on PostgreSQL with two processes sharing the dat
   every running game once, as the bot's does, to resume the bot's turns);
 - **a correspondence click against a live click**: statements sent and time taken by
   ``GameService.play_turn`` on the filled database, for a member game of one day a move
-  and for a live one, a move that goes on and a move that ends the game.
+  and for a live one, a move that goes on and a move that ends the game;
+- **``/ttt games``**: the core's list (``MyGames.of``) for a member with 20 running games
+  among the 10,000, p50 and p99 over 2,000 members drawn at random.
 
 The games are stored through the repository (``create_game``), not played through
 Discord: 3×3 member games between 1,000 members, each member in 20 (the most a member
 may play at once), 10 % without a first move, the paces 1, 3 and 7 days, each game's
 last move placed so that its deadline falls at a random second of the week.
 
-To add a figure (the ``/ttt games`` list's p99 for a member with 20 games, a digest to
-5,000 members): write ``async def figure(filled: Filled) -> list[str]`` (the lines it
-prints) and add it to :data:`FIGURES`: it runs on each backend's filled database, before
-the sweeps settle the games, with the members and games in ``filled``.
+To add a figure (a digest to 5,000 members): write
+``async def figure(filled: Filled) -> list[str]`` (the lines it prints) and add it to
+:data:`FIGURES`: it runs on each backend's filled database, before the sweeps settle the
+games, with the members and games in ``filled``.
 """
 
 from __future__ import annotations
@@ -217,7 +219,32 @@ async def click_cost(filled: Filled, samples: int = 60) -> list[str]:
     return lines
 
 
-FIGURES: list[Callable[[Filled], Awaitable[list[str]]]] = [click_cost]
+async def games_list(filled: Filled, samples: int = 2000) -> list[str]:
+    """``/ttt games`` for a member with 20 running games among the 10,000: the core's
+    list (``MyGames.of``: one store query, then its order) for members drawn at random,
+    the first 100 calls (the database's cache warming) not counted."""
+    core = core_over(filled.repo, Clock())
+    rng = random.Random(5)
+    times, sizes = [], set()
+    for i in range(samples + 100):
+        member = rng.choice(filled.members)
+        began = time.perf_counter()
+        entries = await core.my_games.of(member)
+        took = time.perf_counter() - began
+        if i >= 100:
+            times.append(took)
+            sizes.add(len(entries))
+    times.sort()
+    shown = "/".join(str(n) for n in sorted(sizes))
+    return [
+        f"/ttt games (MyGames.of), {samples} members' lists of {shown} games: "
+        f"p50 {statistics.median(times) * 1e3:.2f} ms, "
+        f"p99 {times[int(len(times) * 0.99)] * 1e3:.2f} ms, max {times[-1] * 1e3:.2f} ms"
+    ]
+
+
+FIGURES: list[Callable[[Filled], Awaitable[list[str]]]] = [click_cost, games_list]
+
 """What runs on each backend's filled database before the sweeps (see the docstring)."""
 
 
