@@ -12,7 +12,11 @@ commands that start them, and a game's resignation, are left out):
 
 - ``puzzle, solved``: members ask ``/ttt puzzle mode:training board:<board>`` and play the
   puzzle's solution (read from the set by the attempt's puzzle id): each click is the
-  member's move and the defender's reply from the stored proof;
+  member's move and the defender's reply from the stored proof. Every 3×3 puzzle is a
+  daily of the schedule's first three years, which training keeps for its day, so on
+  3×3 the bench stores each member's open training attempt itself (unrated, as every
+  3×3 attempt is: the row training would have written, as another process of the bot
+  may) and the command resumes it; the clicks take the same path;
 - ``puzzle, wrong``: the same, but each member's first move is a random wrong one (a
   legal move other than the solution), which the engine judges (in the pool past 3×3)
   and refutes: a puzzle's costliest click;
@@ -31,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import random
 import sqlite3
@@ -45,10 +50,11 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT / "tests"), str(ROOT), str(ROOT / "bench")]
 
-from bot_latency import tree_cpu_seconds, wait_until_ready  # noqa: E402
+from bot_latency import _stat_fields, wait_until_ready  # noqa: E402
 
 from bot.discord_ui import custom_ids  # noqa: E402
 from engine.puzzles import by_id, parse_board  # noqa: E402
+from engine.puzzles import load as puzzle_set  # noqa: E402
 
 from bot_harness import bot_process_env  # noqa: E402
 from discord_emulator import DiscordEmulator, buttons, default_spec_path  # noqa: E402
@@ -84,6 +90,33 @@ class Load:
 
     def cpu_ms(self) -> float:
         return 1000 * self.cpu / max(1, self.clicks)
+
+
+def tree_cpu_seconds(root: int) -> float:
+    """CPU time of a process and every process under it (the bot and its engine
+    workers), to the nanosecond: the sum of their threads' run time from
+    ``/proc/<pid>/task/<tid>/schedstat``. ``/proc/<pid>/stat`` counts 10 ms ticks, as
+    much as a few of the clicks of a step cost; a thread that ends between two readings
+    takes its time with it (the bot's threads live as long as it does)."""
+    children: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and (fields := _stat_fields(int(entry))) is not None:
+            children.setdefault(int(fields[1]), []).append(int(entry))
+    nanoseconds, todo = 0, [root]
+    while todo:
+        pid = todo.pop()
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue  # gone
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", encoding="ascii") as stat:
+                    nanoseconds += int(stat.read().split()[0])
+            except (OSError, ValueError, IndexError):
+                pass
+        todo.extend(children.get(pid, ()))
+    return nanoseconds / 1e9
 
 
 def enabled(message: dict[str, Any]) -> list[tuple[Any, str]]:
@@ -172,8 +205,26 @@ class Member:
     """A game's moves played this round."""
 
 
+def store_attempt(db: Path, m: Member, guild_id: int) -> None:
+    """An open, unrated 3×3 training attempt for ``m`` at a puzzle they have not had yet,
+    stored as the bot stores one (training keeps every 3×3 puzzle for its daily)."""
+    with sqlite3.connect(db, timeout=10) as conn:
+        tried = {row[0] for row in conn.execute(
+            "SELECT puzzle_id FROM puzzle_attempts WHERE user_id = ?", (m.user.id,))}  # fmt: skip
+        puzzle = m.rng.choice([p for p in puzzle_set() if p.kind == "3x3" and p.id not in tried])
+        conn.execute(
+            "INSERT INTO puzzle_attempts (user_id, puzzle_id, kind, mode, position, to_move, n,"
+            " rated, started_at, guild_id, moves, ply, status)"
+            " VALUES (?, ?, '3x3', 'training', ?, ?, ?, FALSE, ?, ?, '', 0, 'open')",
+            (m.user.id, puzzle.id, puzzle.position, puzzle.to_move, puzzle.n, time.time(),
+             guild_id),
+        )  # fmt: skip
+
+
 async def start_puzzle(emu: DiscordEmulator, m: Member, kind: str, db: Path, load: Load,
                        wrong: bool) -> None:  # fmt: skip
+    if kind == "3x3":
+        await asyncio.to_thread(store_attempt, db, m, int(emu.guild.id))
     res = await emu.invoke(m.user, "ttt puzzle", {"mode": "training", "board": kind},
                            channel=m.channel)  # fmt: skip
     if res.type is None:
@@ -249,17 +300,18 @@ async def resign(emu: DiscordEmulator, m: Member) -> None:
 
 async def run_load(
     emu: DiscordEmulator, pid: int, db: Path, kind: str, name: str, members: int, rounds: int,
-    seed: int,
+    seed: int, warm: bool = False,
 ) -> Load:  # fmt: skip
     """One load on fresh members, each in a channel of their own. Each round starts every
     member's puzzle or game at once, then plays their clicks in steps, every member's
     next click at once; the bot's CPU is counted over the steps only (the commands that
     start them, and a game's resignation, are not clicks)."""
     load = Load(name)
+    label = f"warm {name}" if warm else name  # the warm-up's members are its own
     team = [
-        Member(emu.create_user(f"{kind}-{name}-{i}"),
-               emu.create_channel(emu.guild, f"{kind}-{name}-{i}"),
-               random.Random(f"{seed}:{kind}:{name}:{i}"))
+        Member(emu.create_user(f"{kind}-{label}-{i}"),
+               emu.create_channel(emu.guild, f"{kind}-{label}-{i}"),
+               random.Random(f"{seed}:{kind}:{label}:{i}"))
         for i in range(members)
     ]  # fmt: skip
     game = name == "game"
@@ -311,7 +363,7 @@ async def bench(members: int, rounds: int, seed: int, boards: list[str]) -> list
                 for kind in boards:
                     for name in ("puzzle, solved", "puzzle, wrong", "game"):
                         # a warm-up round on members of its own, then the measured one
-                        await run_load(emu, proc.pid, db, kind, f"warm {name}", 2, 1, seed)
+                        await run_load(emu, proc.pid, db, kind, name, 2, 1, seed, warm=True)
                         load = await run_load(emu, proc.pid, db, kind, name, members, rounds, seed)
                         lines.append(
                             f"| {kind} | {name} | {load.clicks} | {load.cpu_ms():.2f} | "

@@ -21,6 +21,7 @@ from bot.core.engine_advice import EngineHint
 from bot.core.engine_gate import EngineGate
 from bot.core.hints import Hint
 from bot.core.models import Challenge, GameBoard, GameUpdate
+from bot.core.my_games import MyGames
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.puzzles.service import PuzzleService
@@ -35,8 +36,10 @@ from bot.discord_ui.bans import Bans
 from bot.discord_ui.board_choice import BoardChoiceController
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
+from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.entry_point import ENTRY_POINT, entry_point
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.games_list_controller import GamesListController
 from bot.discord_ui.http_answers import HttpAnswers
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.notify_controller import NotifyController
@@ -110,6 +113,8 @@ def intents() -> discord.Intents:
 class TTTBot(commands.Bot):
     games: GameService
     puzzles: PuzzleService
+    my_games: MyGames
+    """A member's games everywhere (``/ttt games``), callable without Discord (a bench)."""
     router: ComponentRouter
 
     def __init__(
@@ -204,12 +209,17 @@ class TTTBot(commands.Bot):
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
         choices = BoardChoiceController(games, responder)
+        lists = GamesListController(core.my_games, lobby, responder, publisher, pinger, tokens,
+                                    self)  # fmt: skip
+        self.my_games = core.my_games
+        courtesy = CourtesyController(games, lobby, responder, publisher, pinger)
         reminder_clicks = ReminderClicks(games, responder, publisher, pinger)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
-                                      puzzles, notify, reminder_clicks)  # fmt: skip
+                                      puzzles, lists, courtesy, notify,
+                                      reminder_clicks)  # fmt: skip
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments,
-                                     puzzles, notify))  # fmt: skip
+                                     puzzles, lists, courtesy, notify))  # fmt: skip
         await games.policies.listen()
         if settings.client_secret is not None:  # the Activity's sessions to end on a ban
             await self.add_cog(Bans(records_service))
@@ -241,7 +251,7 @@ class TTTBot(commands.Bot):
                 sign_ins_per_instance=settings.sign_ins_per_instance,
                 instance_lookups=settings.instance_lookups,
                 traces=[answers_trace(self.invalid)], sign_in_clock=self.clock,
-                puzzles=core.puzzles,
+                puzzles=core.puzzles, my_games=core.my_games,
                 interactions=None if settings.public_key is None else InteractionsEndpoint(
                     Verifier(settings.public_key), HttpAnswers(self),
                     Replays(repo.claim_interaction)),

@@ -31,6 +31,7 @@ SLOW_MODULES = frozenset({
     "test_big_boards",  # hundreds of 4×4 and 5×5 games
     "test_bot_restart",  # bots started, killed and started again
     "test_bot_click_cost",  # ttt and a minimal bot, each a process under load
+    "test_bot_faketime",  # bot processes whose clock libfaketime moves, restarted
     "test_bot_database_outage",  # PostgreSQL out of reach for seconds
     "test_bot_startup",  # a bot process per start-up error
     "test_census",  # every 3×3 position against the reference

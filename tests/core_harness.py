@@ -15,6 +15,7 @@ import pytest
 from bot.core.deadlines import Deadlines
 from bot.core.game_messages import GameMessages
 from bot.core.lobby import Lobby
+from bot.core.my_games import MyGames
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.policy import ServerPolicy
@@ -73,6 +74,7 @@ class Core:
     messages: GameMessages
     tournaments: TournamentService
     puzzles: PuzzleService
+    my_games: MyGames
     reminders: Reminders
 
 
@@ -104,7 +106,8 @@ async def open_core(
         advise=advise,
     )
     return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
-                core.messages, core.tournaments, core.puzzles, core.reminders)  # fmt: skip
+                core.messages, core.tournaments, core.puzzles, core.my_games,
+                core.reminders)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

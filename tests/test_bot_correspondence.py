@@ -93,6 +93,9 @@ async def test_a_game_nobody_moved_in_is_cancelled_unrated(emulator, bot, clock)
     )
     assert "Cancelled: nobody made the first move in time. Unrated." in ended["content"]
     assert await bot.repo.leaderboard(emulator.guild.id, 10) == []  # nobody rated
+    res = await emulator.invoke(bob, "ttt history")  # its message is there: not "deleted"
+    (line,) = str(res.embeds[0]["description"]).splitlines()
+    assert line.startswith(f"**No result** vs <@{alice.id}> — no first move in time, ")
 
 
 async def test_a_pace_against_the_bot_or_an_unknown_one_is_refused(emulator, bot) -> None:

@@ -458,9 +458,11 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
         [group] = emulator.commands(guild_id=guild_id)
         assert group["name"] == "ttt"
         assert sorted(o["name"] for o in group["options"]) == [
+            "block",
             "board",
             "config",
             "forget-me",
+            "games",
             "help",
             "history",
             "leaderboard",
@@ -472,6 +474,7 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
             "stats",
             "stop",
             "tournament",
+            "unblock",
         ]
         (tournament,) = [o for o in group["options"] if o["name"] == "tournament"]
         assert tournament["type"] == 2  # a subcommand group

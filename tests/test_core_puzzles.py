@@ -18,6 +18,7 @@ from bot.core.puzzles.service import PuzzleService
 from bot.core.refusals import Refusal
 from engine import EnginePool
 from engine.puzzles import reply
+from engine.puzzles.records import PuzzleBoard as Position
 
 from core_harness import CHANNEL, GUILD, Core, open_core, refusal_key
 from puzzle_harness import ALICE, BOB, day_clock, puzzle_of, solve_daily
@@ -142,13 +143,14 @@ class PairedEngine(PuzzleEngine):
         self.calls = 0
 
     async def judge(
-        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None
-    ) -> Judged:
+        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None,
+        board: Position | None = None,
+    ) -> Judged:  # fmt: skip
         self.calls += 1
         if self.calls == 2:
             self.both.set()
         await self.both.wait()
-        return await super().judge(attempt, cell, line, searching)
+        return await super().judge(attempt, cell, line, searching, board)
 
 
 async def test_a_double_move_counts_once(make_core) -> None:  # type: ignore[no-untyped-def]

@@ -10,7 +10,7 @@ import logging
 import random
 from collections.abc import Collection
 
-from bot.core import rules
+from bot.core import blocks, rules
 from bot.core.alarm import DeadlineAlarm, deadline_added
 from bot.core.log_lines import describe
 from bot.core.models import Challenge, GameUpdate, Variant, XChoice, other
@@ -99,7 +99,9 @@ class Lobby:
 
         Raises:
             Refusal: in a DM with the bot (only the member and the bot are there), a
-                self-challenge, an unknown pace, or the server's start rules say no.
+                self-challenge, an unknown pace, a block between the two (see
+                :mod:`bot.core.blocks`), the member's limits of correspondence games, or
+                the server's start rules say no.
         """
         if guild_id is None and not guest:
             raise Refusal("dm.no_challenge")
@@ -117,13 +119,16 @@ class Lobby:
             timeout=policy.challenge_timeout, rematch_of=rematch_of, locale=locale, guest=guest,
             variant=variant, days_per_move=days_per_move,
         )  # fmt: skip
+        if opponent_id is not None:
+            await blocks.check_blocks(self.repo, user_id, opponent_id)
         async with self.repo.atomic() as tx:
             await check_player(tx, policy, guild_id=guild_id, channel_id=channel_id,
                                user_id=user_id, role_ids=role_ids, now=now)  # fmt: skip
             if days_per_move is None:
                 await check_room(tx, policy, channel_id)
             else:  # waiting days, it holds no channel: the member's own limit bounds it
-                await self._check_correspondence(tx, user_id)
+                await self._check_correspondence(tx, user_id, challenge.settings_guild,
+                                                 policy.correspondence_games)  # fmt: skip
             try:
                 challenge = await tx.create_challenge(challenge)
             except Conflict:  # another process's challenge reached the channel first
@@ -148,14 +153,16 @@ class Lobby:
         (the role, one game per member), as its challenger was.
 
         Raises:
-            Refusal: not the challenged member, one's own open challenge, the server's
-                rules for who may play, or the challenge is closed.
+            Refusal: not the challenged member, one's own open challenge, a block
+                between the two, the server's rules for who may play, the limits of
+                correspondence games, or the challenge is closed.
         """
         challenge = await self._pending(challenge_id)
         if challenge.opponent_id is None and user_id == challenge.challenger_id:
             raise Refusal("challenge.own")
         if challenge.opponent_id not in (None, user_id):
             raise Refusal("challenge.not_for_you", opponent=f"<@{challenge.opponent_id}>")
+        await blocks.check_blocks(self.repo, user_id, challenge.challenger_id)
         if challenge.x_player == "random":
             challenger_x = self.rng.random() < 0.5
         else:
@@ -179,8 +186,9 @@ class Lobby:
                     if running is not None:
                         raise Refusal("start.member_busy", game=running)
                 if challenge.days_per_move is not None:
-                    await self._check_correspondence(tx, user_id)
-                    await self._check_correspondence(tx, challenge.challenger_id)
+                    for member in (user_id, challenge.challenger_id):
+                        await self._check_correspondence(tx, member, challenge.settings_guild,
+                                                         policy.correspondence_games)  # fmt: skip
                 game = await tx.accept_challenge(challenge, game)
         except Conflict:
             raise Refusal("challenge.closed") from None
@@ -189,6 +197,25 @@ class Lobby:
         if game.days_per_move is not None:  # the first mover's reminder may be due
             self.games.reminders_due.set()
         return await self.games.started(game)
+
+    async def accept_elsewhere(self, challenge_id: int, user_id: int) -> GameUpdate:
+        """:meth:`accept` from outside the challenge's message (``/ttt games``): the game
+        starts on that message all the same, which the caller then shows.
+
+        Raises:
+            Refusal: as :meth:`accept`.
+        """
+        challenge = await self._pending(challenge_id)
+        return await self.accept(challenge_id, user_id, challenge.message_id)
+
+    async def started_from(self, challenge_id: int) -> GameUpdate | None:
+        """The game an accepted challenge started, as stored (for a click on the
+        challenge's message after it was accepted elsewhere and that message could not
+        be shown it); None for any other challenge."""
+        challenge = await self.repo.get_challenge(challenge_id)
+        if challenge is None or challenge.status != "accepted" or challenge.game_id is None:
+            return None
+        return await self.games.current(challenge.game_id)
 
     async def decline(self, challenge_id: int, user_id: int) -> Challenge:
         """The challenged member declines; an open challenge is withdrawn by its challenger.
@@ -257,11 +284,35 @@ class Lobby:
             variant=game.variant, days_per_move=game.days_per_move,  # at the same pace
         )  # fmt: skip
 
-    async def _check_correspondence(self, store: Store, user_id: int) -> None:
-        """Raises: Refusal: the member plays as many correspondence games as allowed."""
+    async def _check_correspondence(
+        self, store: Store, user_id: int, guild_id: int | None, server_limit: int | None
+    ) -> None:
+        """Raises: Refusal: the member plays as many correspondence games as allowed,
+        everywhere together (the process's limit), or in the server (``guild_id``: its
+        own limit, ``server_limit``, where it set one; the smaller holds)."""
         if await store.correspondence_games_of(user_id) >= self.correspondence_limit:
             raise Refusal("start.correspondence_limit", member=f"<@{user_id}>",
                           limit=self.correspondence_limit)  # fmt: skip
+        if guild_id is None or server_limit is None or server_limit >= self.correspondence_limit:
+            return
+        if await store.correspondence_games_of(user_id, guild_id) >= server_limit:
+            raise Refusal("start.correspondence_server_limit", member=f"<@{user_id}>",
+                          limit=server_limit)  # fmt: skip
+
+    async def block(self, user_id: int, member_id: int) -> bool:
+        """``user_id`` declines every challenge from ``member_id`` (see
+        :mod:`bot.core.blocks`); False if they had already.
+
+        Raises:
+            Refusal: themselves, or the bot.
+        """
+        bot_user_id = self.games.bot_user_id
+        return await blocks.block(self.repo, user_id, member_id, bot_user_id=bot_user_id,
+                                  now=self.clock())  # fmt: skip
+
+    async def unblock(self, user_id: int, member_id: int) -> bool:
+        """Undo :meth:`block`; False if there was no such block."""
+        return await blocks.unblock(self.repo, user_id, member_id)
 
     async def _deadline_added(self, deadline: float | None) -> None:
         await deadline_added(self.alarm, self.repo.notify, deadline, self.clock())

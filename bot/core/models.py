@@ -106,6 +106,14 @@ class Game:
     days_per_move: int | None = None
     """A correspondence game's pace (one of :data:`PACES`): each move is due this many
     days after the previous one. None: a live game, on its server's turn timeout."""
+    extra_time_ply: int | None = None
+    """The ply at which the waiting player last gave the mover one more pace period
+    (correspondence games: once a move; the deadline stored already holds it)."""
+    draw_offer_by: int | None = None
+    """The member who last offered a draw (correspondence games), standing while the
+    ply is below :attr:`draw_offer_until`; see :func:`bot.core.courtesy.standing_offer`."""
+    draw_offer_until: int | None = None
+    """The ply at which that offer lapses: the next move of the member it was made to."""
     remind: str = ""
     """The marks ("", "X", "O" or "XO") whose players take reminders of their moves in
     this correspondence game (every move, or deadline warnings), as stored: kept by

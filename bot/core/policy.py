@@ -65,6 +65,10 @@ class ServerPolicy:
     """Members may ask for a hint in a game against the bot."""
     puzzles: bool = True
     """Members may start puzzles through the server and share a result there."""
+    correspondence_games: int | None = None
+    """Running correspondence games a member may play in this server at once; None:
+    only the process's limit (``TTT_CORRESPONDENCE_GAMES_PER_MEMBER``, everywhere
+    together), which also holds when this one is larger."""
 
     @property
     def marks(self) -> Marks:
@@ -100,6 +104,7 @@ BOUNDS: dict[str, tuple[int, int]] = {
     "turn_timeout": (30, 86400),
     "games_per_channel": (1, 10),
     "start_cooldown": (0, 3600),
+    "correspondence_games": (1, 1000),
 }
 """Inclusive limits of the numeric server settings (the /ttt config options declare the
 same, but a client with an older command schema can send anything)."""
@@ -112,7 +117,8 @@ CHOICES: dict[str, tuple[object, ...]] = {
 LABELS = {"challenge_timeout": "config.challenge_timeout", "turn_timeout": "config.turn_timeout",
           "games_per_channel": "config.games_per_channel", "start_cooldown": "config.cooldown",
           "default_difficulty": "config.difficulty", "default_size": "config.size",
-          "emoji_set": "config.emoji", "language": "config.language"}  # fmt: skip
+          "emoji_set": "config.emoji", "language": "config.language",
+          "correspondence_games": "config.correspondence_games"}  # fmt: skip
 """The catalog key naming each checked setting, for the refusal."""
 
 

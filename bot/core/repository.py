@@ -100,6 +100,14 @@ class Store(PuzzleStore, ReminderStore, Protocol):
                 message ``clicked`` is no longer its board (it was posted again since).
         """
 
+    async def save_courtesy(self, game: Game, before: Game) -> None:
+        """Store ``game``'s deadline and courtesy (more time given, a draw offer) if the
+        stored game still is ``before`` in those and its ply.
+
+        Raises:
+            Conflict: it changed since ``before`` was read.
+        """
+
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         """``message_id`` is the board just posted for the game. Games read through this
         store show it at once; it is written with the first click on it, or within a
@@ -136,8 +144,24 @@ class Store(PuzzleStore, ReminderStore, Protocol):
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         """A member's running game in a server, if any (the bot's own id is no member)."""
 
-    async def correspondence_games_of(self, user_id: int) -> int:
-        """How many running correspondence games the member plays, everywhere together."""
+    async def correspondence_games_of(self, user_id: int, guild_id: int | None = None) -> int:
+        """How many running correspondence games the member plays, everywhere together
+        (``guild_id`` given: in that server only)."""
+
+    async def block_member(self, blocker_id: int, blocked_id: int, now: float) -> bool:
+        """``blocker_id`` declines every challenge from ``blocked_id`` from now on; False
+        if that was stored already."""
+
+    async def unblock_member(self, blocker_id: int, blocked_id: int) -> bool:
+        """Undo :meth:`block_member`; False if there was no such block."""
+
+    async def blockers_between(self, first: int, second: int) -> set[int]:
+        """Which of the two members blocked the other: none, one, or both."""
+
+    async def games_list_of(self, user_id: int, now: float) -> tuple[list[Game], list[Challenge]]:
+        """The member's running games (live and correspondence, against the bot too) and
+        the pending challenges they made or that name them (not past their time at
+        ``now``), in every place they play (:mod:`bot.core.my_games` orders them)."""
 
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         """When the member last started a challenge or a game against the bot."""

@@ -21,6 +21,7 @@ from typing import Literal
 
 from bot.core import moves, rules
 from bot.core.alarm import DeadlineAlarm
+from bot.core.courtesy import GameCourtesy
 from bot.core.endings import GameEndings
 from bot.core.engine_advice import EngineHint
 from bot.core.engine_gate import EngineGate
@@ -45,10 +46,10 @@ Clock = Callable[[], float]
 ShowEarly = Callable[[GameUpdate], Awaitable[None]]
 
 
-class GameService(GameHints, GameEndings):
+class GameService(GameHints, GameEndings, GameCourtesy):
     """A game's moves, each one call that checks, stores and returns what to show; its
     hints are :class:`GameHints`', its endings (resign, stop, time out, abandon)
-    :class:`GameEndings`'."""
+    :class:`GameEndings`', more time and draw offers :class:`GameCourtesy`'s."""
 
     def __init__(
         self, repo: Repository, policies: PolicyBook, opponent: BotOpponent, *,
@@ -147,8 +148,10 @@ class GameService(GameHints, GameEndings):
         async with self.locks.game(game_id):
             game = await self._clicked_game(game_id, ply, message_id)
             moves.check_turn(game, ply, user_id)
-            if rules.late(game, self.clock()):  # the timekeeper's sweep has yet to end it
-                raise Refusal("move.late")  # (it is due already: no need to ring for it)
+            if rules.late(game, self.clock()):  # the timekeeper's sweep has yet to end it,
+                game = await self._running_game(game_id, message_id)  # unless another
+                if rules.late(game, self.clock()):  # process gave more time meanwhile
+                    raise Refusal("move.late")  # (it is due already: no need to ring)
             try:
                 moved = await self.advance(game, cell)
             except IllegalMove:

@@ -14,6 +14,7 @@ from bot.core.engine_gate import EngineGate
 from bot.core.game_messages import GameMessages
 from bot.core.lobby import Lobby
 from bot.core.locks import LockRegistry
+from bot.core.my_games import MyGames
 from bot.core.opponent import BotOpponent
 from bot.core.policies import PolicyBook
 from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER
@@ -35,6 +36,8 @@ class Core:
     deadlines: Deadlines
     tournaments: TournamentService
     puzzles: PuzzleService
+    my_games: MyGames
+    """A member's games and challenges everywhere (``/ttt games``, the live board's list)."""
     reminders: Reminders
 
 
@@ -66,5 +69,6 @@ def build_core(
         PuzzleService(
             repo, policies, clock=clock, rng=rng, engine=PuzzleEngine(puzzle_pool or opponent.pool)
         ),
+        MyGames(repo, games, clock),
         Reminders(repo, games, clock=clock),
     )

@@ -11,7 +11,7 @@ from bot.core.service import GameService
 from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import BoardClick, CellClick
 from bot.discord_ui.responder import NO_MENTIONS, Responder, public_locale
-from bot.discord_ui.update_answer import update_message
+from bot.discord_ui.update_answer import clicked_board, update_message
 
 
 class BoardChoiceController:
@@ -22,10 +22,10 @@ class BoardChoiceController:
     async def on_board(self, interaction: discord.Interaction, click: BoardClick) -> None:
         """A small board chosen (or Back): the message shows its squares (or the boards)."""
         async with self.responder.answering(interaction):
-            message_id = interaction.message.id if interaction.message is not None else None
             update = await self.games.choose_board(
-                click.game_id, click.ply, click.board, interaction.user.id, message_id
-            )
+                click.game_id, click.ply, click.board, interaction.user.id,
+                clicked_board(interaction),
+            )  # fmt: skip
             locale = update.game.locale or public_locale(interaction)
             await update_message(
                 interaction,

@@ -16,7 +16,9 @@ from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
 from bot.core.reminders.models import MODES
 from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
+from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.games_list_controller import GamesListController
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.notify_controller import NotifyController
 from bot.discord_ui.puzzle_controller import PuzzleController
@@ -98,10 +100,13 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     def __init__(
         self, games: GameController, records: RecordsController, config: ConfigController,
         moderation: ModerationController, tournaments: TournamentController,
-        puzzles: PuzzleController, notify: NotifyController,
+        puzzles: PuzzleController, lists: GamesListController,
+        courtesy: CourtesyController, notify: NotifyController,
     ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
+        self._lists = lists
+        self._courtesy = courtesy
         self._notify = notify
         self._puzzles = puzzles
         self._records = records
@@ -242,6 +247,10 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         chosen, kind = mode.value if mode else "training" if board else "daily", board
         await self._puzzles.on_puzzle(interaction, chosen, kind and kind.value)  # type: ignore[arg-type]
 
+    @app_commands.command(name=name("games"), description=L("cmd.games"))
+    async def games(self, interaction: discord.Interaction) -> None:
+        await self._lists.on_games(interaction)
+
     @app_commands.command(name=name("resign"), description=L("cmd.resign"))
     async def resign(self, interaction: discord.Interaction) -> None:
         await self._games.on_resign_command(interaction)
@@ -299,6 +308,18 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
     async def forget_me(self, interaction: discord.Interaction) -> None:
         await self._records.on_forget(interaction)
 
+    @app_commands.command(name=name("block"), description=L("cmd.block"))
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.block.member"))
+    async def block(self, interaction: discord.Interaction, member: discord.User) -> None:
+        await self._courtesy.on_block(interaction, member)
+
+    @app_commands.command(name=name("unblock"), description=L("cmd.unblock"))
+    @app_commands.rename(member=name("member"))
+    @app_commands.describe(member=L("cmd.block.member"))
+    async def unblock(self, interaction: discord.Interaction, member: discord.User) -> None:
+        await self._courtesy.on_unblock(interaction, member)
+
     @app_commands.command(name=name("config"), description=L("cmd.config"))
     @server_only
     @app_commands.rename(
@@ -311,6 +332,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         mark_x=name("mark_x"), mark_o=name("mark_o"), mark_empty=name("mark_empty"),
         reset_marks=name("reset_marks"), turn_ping=name("turn_ping"),
         hints=name("hints"), puzzles=name("puzzles"),
+        correspondence_games=name("correspondence_games"),
     )  # fmt: skip
     @app_commands.describe(
         challenge_timeout=L("cmd.config.challenge_timeout"),
@@ -334,6 +356,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         reset_marks=L("cmd.config.reset_marks"),
         hints=L("cmd.config.hints"),
         puzzles=L("cmd.config.puzzles"),
+        correspondence_games=L("cmd.config.correspondence_games"),
     )
     @app_commands.choices(  # type: ignore[misc]
         difficulty=DIFFICULTY_CHOICES, size=SIZE_CHOICES, emoji=EMOJI_CHOICES,
@@ -363,6 +386,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         turn_ping: bool | None = None,
         hints: bool | None = None,
         puzzles: bool | None = None,
+        correspondence_games: app_commands.Range[int, 1, 1000] | None = None,
     ) -> None:
         await self._config.on_config(
             interaction,
@@ -374,7 +398,7 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             cooldown=cooldown, colour=colour, emoji=emoji.value if emoji else None,
             language=language.value if language else None, mark_x=mark_x, mark_o=mark_o,
             mark_empty=mark_empty, reset_marks=reset_marks, turn_ping=turn_ping,
-            hints=hints, puzzles=puzzles,
+            hints=hints, puzzles=puzzles, correspondence_games=correspondence_games,
         )  # fmt: skip
 
     @app_commands.command(name=name("notify"), description=L("cmd.notify"))

@@ -49,6 +49,7 @@ class ConfigController:
             "games_per_channel": "games_per_channel",
             "one_game_per_member": "one_game_per_member", "cooldown": "start_cooldown",
             "emoji": "emoji_set", "turn_ping": "turn_ping", "hints": "hints", "puzzles": "puzzles",
+            "correspondence_games": "correspondence_games",
         }  # fmt: skip
         changes: dict[str, object] = {
             simple[k]: v for k, v in options.items() if k in simple and v is not None
@@ -125,6 +126,8 @@ class ConfigController:
             "config.language": text(f"choice.language.{rules.language or 'server'}", locale),
             "config.hints": yes_no[rules.hints],
             "config.puzzles": yes_no[rules.puzzles],
+            "config.correspondence_games": str(rules.correspondence_games)
+            if rules.correspondence_games else text("config.bot_limit", locale),
         }  # fmt: skip
         embed = discord.Embed(title=text("config.title", locale), colour=rules.embed_colour)
         for key, value in rows.items():

@@ -26,6 +26,13 @@
     ttt:pb:<attempt>:<ply>      an ultimate puzzle: back to the choice of boards
     ttt:pr:<attempt>            Retry a finished puzzle (a new, unrated attempt)
     ttt:ps:<attempt>            Share a finished puzzle's result line in the channel
+    ttt:g:<user>:<page>         /ttt games: page <page> (from 0) of <user>'s list, read again
+    ttt:gb:<game>               /ttt games: show the game's board privately, with its buttons
+                                (where its own message cannot be reached or kept current)
+    ttt:o:<game>                a correspondence game's Options: the player's private
+                                choices (more time, a draw)
+    ttt:k:<game>:<ply>:<t|o|a>  from those choices: give more time (t), offer a draw (o)
+                                or accept one (a) in the game as it stood at <ply> moves
     ttt:rc:<game>:<ply>:<cell>  a board cell on a "your move" reminder in a DM: played as
                                 ttt:c, and shown on the game's own message as well
     ttt:n:<user>                turn on every-move reminders (the first correspondence
@@ -40,6 +47,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
+
+from bot.core.courtesy import CourtesyAction
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +170,37 @@ class ShareClick:
     attempt_id: int
 
 
+@dataclass(frozen=True, slots=True)
+class GamesPageClick:
+    """A page of a member's ``/ttt games`` list (its owner's id: only they may turn it)."""
+
+    user_id: int
+    page: int
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateBoardClick:
+    """Show one of the member's games privately, from their ``/ttt games`` list."""
+
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class OptionsClick:
+    """A correspondence game's Options button: the player's private choices."""
+
+    game_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class CourtesyClick:
+    """A courtesy choice: ``action`` is the core's (``time``, ``offer``, ``accept``)."""
+
+    game_id: int
+    ply: int
+    action: CourtesyAction
+
+
 PuzzleClick = PuzzleCellClick | PuzzleBoardClick | RetryClick | ShareClick
 """The clicks on a puzzle's message, each answered by the puzzle controller."""
 
@@ -181,6 +222,10 @@ Click = (
     | PuzzleBoardClick
     | RetryClick
     | ShareClick
+    | GamesPageClick
+    | PrivateBoardClick
+    | OptionsClick
+    | CourtesyClick
     | ReminderCellClick
     | NotifyClick
 )
@@ -205,10 +250,15 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:pb:({_ID}):([0-9]{{1,3}})"), PuzzleBoardClick),
     (re.compile(rf"ttt:pr:({_ID})"), RetryClick),
     (re.compile(rf"ttt:ps:({_ID})"), ShareClick),
+    (re.compile(rf"ttt:g:({_ID}):([0-9]{{1,3}})"), GamesPageClick),
+    (re.compile(rf"ttt:gb:({_ID})"), PrivateBoardClick),
+    (re.compile(rf"ttt:o:({_ID})"), OptionsClick),
     (re.compile(rf"ttt:rc:({_ID}):([0-9]{{1,3}}):([0-9]{{1,3}})"), ReminderCellClick),
     (re.compile(rf"ttt:n:({_ID})"), NotifyClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
+_COURTESY = re.compile(rf"ttt:k:({_ID}):([0-9]{{1,3}}):([toa])")
+_ACTIONS = {"t": "time", "o": "offer", "a": "accept"}
 
 
 def parse(custom_id: str) -> Click | None:
@@ -221,6 +271,9 @@ def parse(custom_id: str) -> Click | None:
     match = _FORGET.fullmatch(custom_id)
     if match:
         return ForgetClick(int(match[1]), match[2] == "yes")
+    match = _COURTESY.fullmatch(custom_id)
+    if match:
+        return CourtesyClick(int(match[1]), int(match[2]), cast(CourtesyAction, _ACTIONS[match[3]]))
     return None
 
 
@@ -298,6 +351,23 @@ def retry(attempt_id: int) -> str:
 
 def share(attempt_id: int) -> str:
     return f"ttt:ps:{attempt_id}"
+
+
+def games_page(user_id: int, page: int) -> str:
+    return f"ttt:g:{user_id}:{page}"
+
+
+def private_board(game_id: int) -> str:
+    return f"ttt:gb:{game_id}"
+
+
+def options(game_id: int) -> str:
+    return f"ttt:o:{game_id}"
+
+
+def courtesy(game_id: int, ply: int, action: CourtesyAction) -> str:
+    """``action``: ``time``, ``offer`` or ``accept``."""
+    return f"ttt:k:{game_id}:{ply}:{action[0]}"
 
 
 def reminder_cell(game_id: int, ply: int, cell_index: int) -> str:

@@ -32,7 +32,7 @@ from bot.discord_ui.responder import (
     settings_guild,
 )
 from bot.discord_ui.turn_pinger import TurnPinger
-from bot.discord_ui.update_answer import update_message
+from bot.discord_ui.update_answer import clicked_board, on_private_message, update_message
 from bot.i18n import text
 
 log = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ class GameController:
             try:
                 update = await self.games.play_turn(
                     click.game_id, click.ply, click.cell, interaction.user.id,
-                    show_early=show_early, message_id=_clicked(interaction),
+                    show_early=show_early, message_id=clicked_board(interaction),
                     answer_by=answer_by(interaction),
                 )  # fmt: skip
             except Refusal as refusal:
@@ -205,17 +205,27 @@ class GameController:
                 )
             elif not await self._update_game(interaction, update):
                 return  # the board was deleted meanwhile: the game is abandoned, no ping
-            await self.tokens.shown(update.game, interaction)
+            await self._shown(interaction, update)
             await self.pinger.game_changed(update.game, interaction.user.id)
 
     async def on_resign_button(self, interaction: discord.Interaction, game_id: int) -> None:
         async with self.responder.answering(interaction):
             update = await self.games.resign(
-                interaction.user.id, game_id=game_id, message_id=_clicked(interaction)
+                interaction.user.id, game_id=game_id, message_id=clicked_board(interaction)
             )
             await self._update_game(interaction, update)
-            await self.tokens.shown(update.game, interaction)
+            await self._shown(interaction, update)
             await self.pinger.game_changed(update.game)
+
+    async def _shown(self, interaction: discord.Interaction, update: GameUpdate) -> None:
+        """After a click's answer showed the game: keep its token (where only a member's
+        install reaches), or, for a board ``/ttt games`` showed privately, show the change
+        on the game's own message too (over REST, or through the token kept for it: its
+        private click's token edits nothing but that private board)."""
+        if on_private_message(interaction):
+            await self.publisher.publish(update)
+        else:
+            await self.tokens.shown(update.game, interaction)
 
     async def on_live(self, interaction: discord.Interaction) -> None:
         """Live board: Discord opens the Activity for the member, in this channel."""
@@ -253,9 +263,19 @@ class GameController:
     async def on_accept(self, interaction: discord.Interaction, click: AcceptClick) -> None:
         async with self.responder.answering(interaction):
             message_id = interaction.message.id if interaction.message else None
-            update = await self.lobby.accept(
-                click.challenge_id, interaction.user.id, message_id, role_ids(interaction)
-            )
+            try:
+                update = await self.lobby.accept(
+                    click.challenge_id, interaction.user.id, message_id, role_ids(interaction)
+                )
+            except Refusal:
+                # Accepted from /ttt games where no token could show it (a DM between
+                # members): this message is its game's board, behind; show it as it is.
+                started = await self.lobby.started_from(click.challenge_id)
+                if started is None or message_id is None or started.game.message_id != message_id:
+                    raise
+                log.info("challenge %s: accepted elsewhere; its message brought up to date",
+                         click.challenge_id)  # fmt: skip
+                update = started
             await self._update_game(interaction, update)
             if update.game.guest:
                 await self.tokens.forget("challenge", click.challenge_id)
@@ -293,6 +313,9 @@ class GameController:
         if refusal.key not in ("move.stale", "move.over") or interaction.message is None:
             return None
         current = await self.games.current(game_id)
+        if current is not None and on_private_message(interaction):
+            await self._update_game(interaction, current)  # a private board: as it stands
+            return current
         if current is None or current.game.message_id != interaction.message.id:
             return None
         # A guest's game may have ended while no token could show it: catch up at once.
@@ -386,11 +409,6 @@ class GameController:
         ended = await self.games.abandon(game_id)
         if ended is not None:
             await self.pinger.game_changed(ended)
-
-
-def _clicked(interaction: discord.Interaction) -> int | None:
-    """The message whose button was clicked (None for an ephemeral one)."""
-    return interaction.message.id if interaction.message is not None else None
 
 
 def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:

@@ -10,7 +10,8 @@ from typing import Any, NamedTuple
 
 import discord
 
-from bot.core.models import Game
+from bot.core.courtesy import agreed_draw, standing_offer, time_given
+from bot.core.models import Game, other
 from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.core.rules import lapsed_unplayed
@@ -86,10 +87,26 @@ def pace_line(days_per_move: int | None, locale: object = None) -> str | None:
 
 def status_line(game: Game, locale: object = None, marks: Marks = CLASSIC) -> str:
     """Whose move and until when (``<t:…:R>``), or how it ended; a correspondence game's
-    pace on a line of its own."""
-    line = _status_line(game, locale, marks)
-    pace = pace_line(game.days_per_move, locale)
-    return line if pace is None else f"{line}\n{pace}"
+    pace on a line of its own, and what its players did for courtesy (more time given,
+    a draw offered) while it runs."""
+    lines = [_status_line(game, locale, marks), pace_line(game.days_per_move, locale),
+             *courtesy_lines(game, locale)]  # fmt: skip
+    return "\n".join(line for line in lines if line)
+
+
+def courtesy_lines(game: Game, locale: object = None) -> list[str]:
+    """More time given in this move ("@A gave @B one more day"), a draw offer standing."""
+    if not game.running or game.days_per_move is None:
+        return []
+    said = []
+    if time_given(game):
+        mover = game.board.to_move
+        said.append(text("courtesy.time_note", locale, giver=player_name(game, other(mover)),
+                         player=player_name(game, mover), days=game.days_per_move))  # fmt: skip
+    offer = standing_offer(game)
+    if offer is not None:
+        said.append(text("courtesy.offer_note", locale, player=f"<@{offer}>"))
+    return said
 
 
 def _status_line(game: Game, locale: object, marks: Marks) -> str:
@@ -110,6 +127,11 @@ def _status_line(game: Game, locale: object, marks: Marks) -> str:
     if outcome.reason == "stopped":
         return text("game.stopped", locale, moderator=f"<@{game.stopped_by}>")
     if outcome.winner is None:
+        if agreed_draw(game) and game.draw_offer_by is not None:
+            offerer = game.draw_offer_by
+            accepter = game.player_o if offerer == game.player_x else game.player_x
+            return text("game.draw_agreed", locale, offerer=f"<@{offerer}>",
+                        accepter=f"<@{accepter}>")  # fmt: skip
         return text("game.draw", locale)
     winner = outcome.winner
     loser = "O" if winner == "X" else "X"
@@ -156,7 +178,8 @@ def actions(
     game: Game, locale: object = None, *, hints: bool = False, live: bool = False
 ) -> list[Action]:
     """The buttons that act on the game, in the order shown, for either layout: Resign
-    while it runs (and Hint against the bot, where the server allows hints), Rematch
+    while it runs (and Hint against the bot, where the server allows hints; Options in a
+    correspondence game, always between members), Rematch
     (unless a moderator ended it) and Review after; and Live board where the Activity is
     served (``live``)."""
     Style = discord.ButtonStyle
@@ -166,6 +189,9 @@ def actions(
     )  # fmt: skip
     if game.running:
         resign = Action(custom_ids.resign(game.id), text("button.resign", locale), Style.danger)
+        if game.days_per_move is not None:  # more time and a draw, asked for privately
+            label = text("button.options", locale)
+            return [resign, Action(custom_ids.options(game.id), label, Style.secondary), *opens]
         if not (hints and game.bot_side is not None):
             return [resign, *opens]
         label = text("button.hint", locale)

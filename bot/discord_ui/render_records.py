@@ -11,6 +11,7 @@ from bot.core.policy import Marks
 from bot.core.rating import INITIAL_RATING
 from bot.core.records import Leaderboard, Review
 from bot.core.review import cell_name
+from bot.core.rules import lapsed_unplayed
 from bot.core.stats import MEMBERS, PlayerStats
 from bot.discord_ui.render_common import CLASSIC, message_link, player_name, relative_time
 from bot.i18n import text
@@ -151,6 +152,16 @@ def leaderboard_embed(
     return embed
 
 
+def how_it_ended(game: Game) -> str:
+    """The catalog key saying how a finished game ended, in a history line: a
+    correspondence game nobody moved in says it lapsed, as its board does, not that its
+    message was deleted (both end abandoned, without a result)."""
+    reason = game.ending.reason if game.ending else "abandoned"
+    if reason == "abandoned" and lapsed_unplayed(game):
+        return "how.no_first_move"
+    return f"how.{reason}"
+
+
 def history_embed(
     name: str,
     user_id: int,
@@ -174,7 +185,7 @@ def history_embed(
                 locale,
                 result=text(result, locale),
                 opponent=player_name(game, "O" if mark == "X" else "X", locale),
-                how=text(f"how.{game.ending.reason if game.ending else 'abandoned'}", locale),
+                how=text(how_it_ended(game), locale),
                 when=relative_time(game.finished_at or game.updated_at),
                 board=game_label(game.variant, game.size, locale),
                 link=message_link(game.guild_id, game.channel_id, game.message_id),

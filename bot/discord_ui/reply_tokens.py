@@ -95,6 +95,17 @@ class ReplyTokens:
         await self.store.keep_token(kind_of(item), item.id, token, expires, now)
         return sent.id
 
+    async def carry(self, challenge_id: int, game: Game) -> None:
+        """A guest's challenge accepted from elsewhere (``/ttt games``): its game is shown
+        on its message through the challenge's latest token, kept now as the game's."""
+        if not game.guest:
+            return
+        now = self.clock()
+        kept = await self.store.kept_token("challenge", challenge_id, now)
+        if kept is not None:
+            await self.store.keep_token("game", game.id, kept[0], kept[1], now)
+        await self.forget("challenge", challenge_id)
+
     async def forget(self, kind: Kind, item_id: int) -> None:
         await self.store.forget_token(kind, item_id)
 

@@ -15,17 +15,22 @@ import discord
 from bot.core.refusals import Refusal
 from bot.discord_ui import custom_ids
 from bot.discord_ui.board_choice import BoardChoiceController
+from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.custom_ids import (
     AcceptClick,
     BoardClick,
     CellClick,
+    CourtesyClick,
     DeclineClick,
     ForgetClick,
+    GamesPageClick,
     HintClick,
     JoinClick,
     LeaveClick,
     LiveClick,
     NotifyClick,
+    OptionsClick,
+    PrivateBoardClick,
     PuzzleBoardClick,
     PuzzleCellClick,
     PuzzleClick,
@@ -38,21 +43,26 @@ from bot.discord_ui.custom_ids import (
     ShareClick,
 )
 from bot.discord_ui.game_controller import GameController
+from bot.discord_ui.games_list_controller import GamesListController
 from bot.discord_ui.notify_controller import NotifyController
 from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.reminder_clicks import ReminderClicks
 from bot.discord_ui.responder import Responder
 from bot.discord_ui.tournament_controller import TournamentController
+from bot.discord_ui.update_answer import on_private_message
 
 
 class ComponentRouter:
     def __init__(
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
-        puzzles: PuzzleController, notify: NotifyController, reminders: ReminderClicks,
+        puzzles: PuzzleController, lists: GamesListController,
+        courtesy: CourtesyController, notify: NotifyController, reminders: ReminderClicks,
     ) -> None:  # fmt: skip
         self.games = games
+        self.lists = lists
+        self.courtesy = courtesy
         self.notify = notify
         self.reminders = reminders
         self.puzzles = puzzles
@@ -89,6 +99,8 @@ class ComponentRouter:
             async with self.responder.answering(interaction):
                 raise Refusal("move.stale")
             return
+        if on_private_message(interaction) and await self._from_list(interaction, click):
+            return
         match click:
             case CellClick():
                 await self.games.on_cell(interaction, click)
@@ -120,6 +132,34 @@ class ComponentRouter:
                 await self.reminders.on_cell(interaction, click)
             case NotifyClick():
                 await self.notify.on_offer_answer(interaction, click)
+            case OptionsClick(game_id):
+                await self.courtesy.on_options(interaction, game_id)
+            case CourtesyClick():
+                await self.courtesy.on_courtesy(interaction, click)
+            case GamesPageClick() | PrivateBoardClick():  # forged onto a public message
+                async with self.responder.answering(interaction):
+                    raise Refusal("move.stale")
+
+    async def _from_list(self, interaction: discord.Interaction, click: object) -> bool:
+        """A click on a private message of ``/ttt games``: its list's buttons, and a
+        board's that only its own message can answer (a rematch or the live board would
+        open where the list was asked, not where the game is); False for the others,
+        which any board's handler answers."""
+        match click:
+            case GamesPageClick():
+                await self.lists.on_page(interaction, click)
+            case PrivateBoardClick():
+                await self.lists.on_board(interaction, click)
+            case AcceptClick():
+                await self.lists.on_accept(interaction, click)
+            case DeclineClick():
+                await self.lists.on_decline(interaction, click)
+            case RematchClick() | LiveClick():
+                async with self.responder.answering(interaction):
+                    raise Refusal("games.private_only")
+            case _:
+                return False
+        return True
 
     async def _puzzle(self, interaction: discord.Interaction, click: PuzzleClick) -> None:
         match click:

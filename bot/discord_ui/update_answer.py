@@ -101,3 +101,20 @@ async def update_message(
         payload=params.payload,
     )
     response._response_type = discord.InteractionResponseType.message_update
+
+
+def on_private_message(interaction: discord.Interaction) -> bool:
+    """Whether the click was on an ephemeral message: a board ``/ttt games`` showed the
+    member privately, which is not the game's own message."""
+    message = interaction.message
+    return message is not None and message.flags.ephemeral
+
+
+def clicked_board(interaction: discord.Interaction) -> int | None:
+    """The game's message a click was on, for the service to check it is still the game's
+    board; None for a private board (``/ttt games``), which any of the game's boards may
+    be, as the ply it carries still says which position it showed."""
+    message = interaction.message
+    if message is None or message.flags.ephemeral:
+        return None
+    return message.id

@@ -142,6 +142,11 @@ SECTIONS = (
                 "(answered privately) and share a result in the channel"),
         Setting("TTT_TURN_PING", "policy.turn_ping", flag, "mention the member to move in a "
                 "short message when the turn passes to them (games between members)"),
+        Setting("TTT_CORRESPONDENCE_GAMES_IN_SERVER", "policy.correspondence_games",
+                bounded(1, 1000), "running correspondence games one member may play at once "
+                "in one server (`/ttt config correspondence_games:`); "
+                "`TTT_CORRESPONDENCE_GAMES_PER_MEMBER` holds too, the smaller wins",
+                shown="unset: only `TTT_CORRESPONDENCE_GAMES_PER_MEMBER`"),
     )),
     Section("The bot", "", (
         Setting("TTT_DATABASE", "database", text, "the SQLite file that keeps everything "

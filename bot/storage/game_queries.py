@@ -22,7 +22,7 @@ _GAME_FIELDS = (
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
     "ping_message_id", "stopped_by", "guest", "tournament_match_id", "variant",
-    "days_per_move", "remind",
+    "days_per_move", "extra_time_ply", "draw_offer_by", "draw_offer_until", "remind",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
@@ -77,7 +77,9 @@ def game_from_row(row: Row) -> Game:
         hinted=bool(row["hinted"]), ping_message_id=row["ping_message_id"],
         stopped_by=row["stopped_by"], guest=bool(row["guest"]),
         tournament_match_id=row["tournament_match_id"], variant=row["variant"],
-        days_per_move=row["days_per_move"], remind=row["remind"],
+        days_per_move=row["days_per_move"], extra_time_ply=row["extra_time_ply"],
+        draw_offer_by=row["draw_offer_by"], draw_offer_until=row["draw_offer_until"],
+        remind=row["remind"],
     )  # fmt: skip
 
 
@@ -151,6 +153,13 @@ _MOVED = (
     "moves = :moves, ply = :ply, turn_deadline = :turn_deadline, updated_at = :updated_at,"
     " claimed_until = NULL, message_id = COALESCE(message_id, CAST(:clicked AS BIGINT))"
 )
+_OTHERS_CHANGE = ("hinted", "message_id", "ping_message_id", "draw_offer_by",
+                  "draw_offer_until", "extra_time_ply")  # fmt: skip
+"""What others may change in a running game beside its moves (a hint marked, a board
+posted again, a turn ping, courtesy: see :mod:`bot.storage.courtesy_queries`): read
+back by a save, as the write leaves them."""
+_OTHERS = ", ".join(_OTHERS_CHANGE)
+_others_of = attrgetter(*_OTHERS_CHANGE)
 _ENDED = (
     "status = :status, result = :result, end_reason = :end_reason, finished_at = :finished_at,"
     " stopped_by = :stopped_by"
@@ -158,7 +167,7 @@ _ENDED = (
 _IF_UNCHANGED = (
     " WHERE id = :id AND status = 'running' AND ply = :expected_ply"
     " AND (CAST(:clicked AS BIGINT) IS NULL OR message_id IS NULL OR message_id = :clicked)"
-    " RETURNING hinted, message_id, ping_message_id"
+    f" RETURNING {_OTHERS}"
 )
 _UPDATE_GAME = f"UPDATE games SET {_MOVED}, {_ENDED}{_IF_UNCHANGED}"
 _MOVE_GAME = f"UPDATE games SET {_MOVED}{_IF_UNCHANGED}"
@@ -219,15 +228,15 @@ async def _update_game(
         **game_params(game), "expected_ply": expected_ply, "clicked": clicked}  # fmt: skip
     if also is not None:
         sql = (f"WITH saved AS ({sql}), also AS ({also[0]})"
-               " SELECT hinted, message_id, ping_message_id FROM saved")  # fmt: skip
+               f" SELECT {_OTHERS} FROM saved")  # fmt: skip
         params |= also[1]
     row = await db.row(sql, params)
     if row is None:
         raise Conflict(f"game {game.id} changed before this write")
-    hinted, message_id, ping = bool(row["hinted"]), row["message_id"], row["ping_message_id"]
-    if (hinted, message_id, ping) == (game.hinted, game.message_id, game.ping_message_id):
+    stored = tuple(bool(row[k]) if k == "hinted" else row[k] for k in _OTHERS_CHANGE)
+    if stored == _others_of(game):
         return game  # as usual: nothing changed meanwhile (a copy sets every field)
-    return game.with_changes(hinted=hinted, message_id=message_id, ping_message_id=ping)
+    return game.with_changes(**dict(zip(_OTHERS_CHANGE, stored, strict=True)))
 
 
 async def mark_hinted(db: Db, game_id: int, expected_ply: int) -> None:
@@ -305,12 +314,14 @@ async def running_game_of(db: Db, guild_id: int | None, user_id: int) -> Game | 
     return games[0] if games else None
 
 
-async def correspondence_games_of(db: Db, user_id: int) -> int:
-    """A member's running correspondence games, in every place they play."""
+async def correspondence_games_of(db: Db, user_id: int, guild_id: int | None = None) -> int:
+    """A member's running correspondence games, in every place they play (``guild_id``
+    given: those of that server)."""
+    where = "" if guild_id is None else " AND guild_id = :guild AND NOT guest"
     count = await db.value(
         "SELECT COUNT(*) FROM games WHERE status = 'running' AND days_per_move IS NOT NULL"
-        f" AND {_MEMBER_OF}",
-        {"user": user_id},
+        f" AND {_MEMBER_OF}{where}",
+        {"user": user_id, "guild": guild_id},
     )
     return int(count or 0)
 

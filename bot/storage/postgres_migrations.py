@@ -293,7 +293,37 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
         WHERE status = 'pending' AND days_per_move IS NULL;
     """,
-    POSTGRES_REMINDERS,  # 18: "your move" reminders and their outbox (reminder_migrations.py)
+    # 18: as SQLite's 21 (courtesy), more
+    # time and draw offers on the game, and the members each member blocked. The live
+    # pages are told of more time given and of a draw offer, as of a move (each page
+    # shows them: the deadline, the note).
+    """
+    ALTER TABLE games ADD COLUMN extra_time_ply INTEGER;
+    ALTER TABLE games ADD COLUMN draw_offer_by BIGINT;
+    ALTER TABLE games ADD COLUMN draw_offer_until INTEGER;
+    CREATE TABLE member_blocks (
+        blocker_id BIGINT NOT NULL,
+        blocked_id BIGINT NOT NULL,
+        created_at DOUBLE PRECISION NOT NULL,
+        PRIMARY KEY (blocker_id, blocked_id)
+    );
+    CREATE INDEX member_blocks_blocked ON member_blocks(blocked_id, blocker_id);
+    DROP TRIGGER games_changed ON games;
+    CREATE TRIGGER games_changed AFTER UPDATE ON games
+        FOR EACH ROW WHEN (OLD.moves IS DISTINCT FROM NEW.moves
+                           OR OLD.status IS DISTINCT FROM NEW.status
+                           OR OLD.hinted IS DISTINCT FROM NEW.hinted
+                           OR OLD.extra_time_ply IS DISTINCT FROM NEW.extra_time_ply
+                           OR OLD.draw_offer_until IS DISTINCT FROM NEW.draw_offer_until)
+        EXECUTE FUNCTION ttt_game_written();
+    """,
+    # 19: as SQLite's 22, a member's running
+    # games by player (/ttt games).
+    """
+    CREATE INDEX games_running_by_x ON games(player_x) WHERE status = 'running';
+    CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
+    """,
+    POSTGRES_REMINDERS,  # 20: "your move" reminders and their outbox (reminder_migrations.py)
 )
 
 

@@ -86,14 +86,25 @@ async def tried_puzzles(db: Db, user_id: int) -> set[str]:
     return {str(row["puzzle_id"]) for row in rows}
 
 
+_IF_UNCHANGED = " WHERE id = :id AND status = 'open' AND ply = :expected_ply"
+_END_ATTEMPT = (
+    "UPDATE puzzle_attempts SET moves = :moves, ply = :ply, status = :status, rated = :rated,"
+    " outcome = :outcome, finished_at = :finished_at, rating_before = :rating_before,"
+    f" rating_after = :rating_after{_IF_UNCHANGED}"
+)
+_MOVE_ATTEMPT = (
+    f"UPDATE puzzle_attempts SET moves = :moves, ply = :ply, outcome = :outcome{_IF_UNCHANGED}"
+)
+""":data:`_END_ATTEMPT` for an attempt that goes on: an open attempt changes none of what
+it leaves out, and SQLite rewrites the entries of every index whose columns (or partial
+condition: ``status``, ``rated``) a statement sets, as a game's move spares them."""
+
+
 async def save_attempt(db: Db, attempt: Attempt, expected_ply: int) -> None:
     """The compare-and-set: on PostgreSQL the UPDATE locks the row, and a writer that
     waited for another re-reads it, finds it moved on, and changes nothing."""
     changed = await db.run(
-        "UPDATE puzzle_attempts SET moves = :moves, ply = :ply, status = :status, rated = :rated,"
-        " outcome = :outcome, finished_at = :finished_at, rating_before = :rating_before,"
-        " rating_after = :rating_after"
-        " WHERE id = :id AND status = 'open' AND ply = :expected_ply",
+        _MOVE_ATTEMPT if attempt.status == "open" else _END_ATTEMPT,
         {**_params(attempt), "id": attempt.id, "expected_ply": expected_ply},
     )
     if changed != 1:
@@ -134,15 +145,30 @@ async def get_player(db: Db, user_id: int) -> PuzzlePlayer | None:
     return None if row is None else _player(row)
 
 
+_UPSERT_PLAYER = (
+    "INSERT INTO puzzle_players AS p (user_id, rating, deviation, volatility, solved, tried)"
+    " VALUES (:user, :r, :d, :v, :solved, :tried) ON CONFLICT (user_id) DO UPDATE"
+    " SET solved = p.solved + :solved, tried = p.tried + :tried"
+    " RETURNING user_id, rating, deviation, volatility, solved, tried, rated_at"
+)
+"""One statement: the member's row, created at the start rating if new, its counts raised
+by ``:solved`` and ``:tried``, locked (an upsert that updates locks the row as an UPDATE
+does on PostgreSQL) and returned as it now stands."""
+
+
 async def lock_player(db: Db, user_id: int, start: PuzzleRating) -> PuzzlePlayer:
-    params = {"user": user_id, "r": start.rating, "d": start.deviation, "v": start.volatility}
-    await db.run(
-        "INSERT INTO puzzle_players (user_id, rating, deviation, volatility)"
-        " VALUES (:user, :r, :d, :v) ON CONFLICT (user_id) DO NOTHING",
-        params,
-    )
-    row = await db.row(f"{_PLAYER} WHERE user_id = :user{db.dialect.for_update}", params)
-    assert row is not None  # inserted just now, or there already
+    return await count_player(db, user_id, start, 0, 0)
+
+
+async def count_player(
+    db: Db, user_id: int, start: PuzzleRating, solved: int, tried: int
+) -> PuzzlePlayer:
+    """The member's record with ``solved`` and ``tried`` added (created at ``start``),
+    held until the transaction ends."""
+    params = {"user": user_id, "r": start.rating, "d": start.deviation, "v": start.volatility,
+              "solved": solved, "tried": tried}  # fmt: skip
+    row = await db.row(_UPSERT_PLAYER, params)
+    assert row is not None  # inserted just now, or updated
     return _player(row)
 
 

@@ -55,6 +55,11 @@ class PuzzleSql:
     async def lock_puzzle_player(self, user_id: int, start: PuzzleRating) -> PuzzlePlayer:
         return await self._call(puzzles.lock_player, user_id, start)
 
+    async def count_puzzle_player(
+        self, user_id: int, start: PuzzleRating, solved: int, tried: int
+    ) -> PuzzlePlayer:
+        return await self._call(puzzles.count_player, user_id, start, solved, tried)
+
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
         await self._call(puzzles.save_player, player)
 

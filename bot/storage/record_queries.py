@@ -177,6 +177,9 @@ async def forget_player(db: Db, user_id: int) -> int:
         await db.run("DELETE FROM ratings WHERE user_id = :user", params)
         await db.run("DELETE FROM rating_history WHERE user_id = :user", params)
         await db.run("DELETE FROM bot_records WHERE user_id = :user", params)
+        # the members they blocked; a block of them stays, another member's choice (or
+        # forget-me would be the way around a block)
+        await db.run("DELETE FROM member_blocks WHERE blocker_id = :user", params)
         # their reminders' choice and the DMs kept for them (sent or not)
         await db.run("DELETE FROM outbox WHERE member_id = :user", params)
         await db.run("DELETE FROM reminder_settings WHERE member_id = :user", params)

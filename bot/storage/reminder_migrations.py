@@ -1,4 +1,4 @@
-"""The reminders' schema (SQLite migration 21, PostgreSQL 18): each member's choice of
+"""The reminders' schema (SQLite migration 23, PostgreSQL 20): each member's choice of
 "your move" reminders, and the outbox they go through.
 
 ``reminder_settings``: one row per member who ever chose (none: off, the default). A

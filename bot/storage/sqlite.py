@@ -246,7 +246,8 @@ class SqliteRepository(SqlStore):
         conn.execute(  # as on PostgreSQL: only what a page shows
             "CREATE TEMP TRIGGER games_changed_told AFTER UPDATE ON main.games WHEN"
             " OLD.moves IS NOT NEW.moves OR OLD.status IS NOT NEW.status"
-            f" OR OLD.hinted IS NOT NEW.hinted{told}"
+            " OR OLD.hinted IS NOT NEW.hinted OR OLD.extra_time_ply IS NOT NEW.extra_time_ply"
+            f" OR OLD.draw_offer_until IS NOT NEW.draw_offer_until{told}"
         )
 
     def _game_written(self, channel_id: int, game_id: int) -> None:

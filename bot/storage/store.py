@@ -13,8 +13,10 @@ from bot.core.models import Challenge, Game, Variant
 from bot.core.repository import SESSIONS_TOPIC, BotRecord, Rating
 from bot.core.tournaments.models import Entrant, Match, Tournament
 from bot.storage import challenge_queries as challenges
+from bot.storage import courtesy_queries as courtesy
 from bot.storage import game_queries as games
 from bot.storage import interaction_queries as claims
+from bot.storage import list_queries as lists
 from bot.storage import outages
 from bot.storage import record_queries as records
 from bot.storage import session_queries as sessions
@@ -72,6 +74,18 @@ class SqlStore(PuzzleSql, ReminderSql):
         )
         return self._boards.known(saved)
 
+    async def save_courtesy(self, game: Game, before: Game) -> None:
+        await self._call(courtesy.save_courtesy, game, before, touches=[Touched("game", game.id)])
+
+    async def block_member(self, blocker_id: int, blocked_id: int, now: float) -> bool:
+        return await self._call(courtesy.block, blocker_id, blocked_id, now)
+
+    async def unblock_member(self, blocker_id: int, blocked_id: int) -> bool:
+        return await self._call(courtesy.unblock, blocker_id, blocked_id)
+
+    async def blockers_between(self, first: int, second: int) -> set[int]:
+        return await self._call(courtesy.blockers_between, first, second)
+
     async def set_game_message(self, game_id: int, message_id: int) -> None:
         """Stored by the first click on the board, or within a second (see
         :mod:`bot.storage.board_writes`); games read here show it at once."""
@@ -109,8 +123,12 @@ class SqlStore(PuzzleSql, ReminderSql):
     async def running_game_of(self, guild_id: int | None, user_id: int) -> Game | None:
         return self._boards.known(await self._call(games.running_game_of, guild_id, user_id))
 
-    async def correspondence_games_of(self, user_id: int) -> int:
-        return await self._call(games.correspondence_games_of, user_id)
+    async def correspondence_games_of(self, user_id: int, guild_id: int | None = None) -> int:
+        return await self._call(games.correspondence_games_of, user_id, guild_id)
+
+    async def games_list_of(self, user_id: int, now: float) -> tuple[list[Game], list[Challenge]]:
+        running, pending = await self._call(lists.games_list_of, user_id, now)
+        return self._boards.known(running), pending
 
     async def last_start(self, guild_id: int | None, user_id: int) -> float | None:
         return await self._call(games.last_start, guild_id, user_id)

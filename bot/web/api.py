@@ -4,15 +4,17 @@ sees it (``docs/develop/activity-api.md``)."""
 
 from __future__ import annotations
 
+import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
+from typing import Any, cast
 
 from aiohttp import web
 
 from bot.core.budgets import Budget
+from bot.core.courtesy import CourtesyAction
 from bot.core.lobby import Lobby
-from bot.core.models import VARIANTS, Challenge, GameUpdate
+from bot.core.models import VARIANTS, Challenge, GameUpdate, other
 from bot.core.policy import DIFFICULTIES, SIZES
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
@@ -46,6 +48,8 @@ REFUSALS = {
     "move.elsewhere": (400, "wrong_board"), "move.elsewhere_any": (400, "wrong_board"),
     "engine.busy": (429, "busy"), "engine.busy_member": (429, "busy"),
 }  # fmt: skip
+COURTESY_ACTIONS = ("time", "offer", "accept")
+"""A correspondence game's courtesy from the page (see :mod:`bot.core.courtesy`)."""
 Routes = Callable[[str], list[web.RouteDef]]
 """A part's routes under a prefix (``/api``, ``/.proxy/api``)."""
 KNOWN_CHANNELS = 10_000
@@ -97,6 +101,7 @@ class ActivityApi:
             web.post(f"{prefix}/games", self.start),
             web.post(f"{prefix}/games/{{id}}/move", self.move),
             web.post(f"{prefix}/games/{{id}}/resign", self.resign),
+            web.post(f"{prefix}/games/{{id}}/courtesy", self.courtesy),
             web.post(f"{prefix}/games/{{id}}/rematch", self.rematch),
             web.post(f"{prefix}/games/{{id}}/hint", self.hint),
             web.get(f"{prefix}/games/{{id}}/review", self.review),
@@ -137,7 +142,8 @@ class ActivityApi:
         texts |= {f"difficulty.{d}": text(f"choice.difficulty.{d}", session.locale)
                   for d in DIFFICULTIES}  # fmt: skip
         texts |= {f"size.{s}": text(f"choice.size.{s}", session.locale) for s in SIZES}
-        for action in ("resign", "rematch", "hint", "review"):
+        for action in ("resign", "rematch", "hint", "review", "more_time", "offer_draw",
+                       "accept_draw"):  # fmt: skip
             texts[action] = text(f"button.{action}", session.locale)
         for board in BOARDS.values():
             texts |= board.page_texts(session.locale)
@@ -178,6 +184,25 @@ class ActivityApi:
         update = await self._ask(session, self.games.resign(session.user_id, game_id=game_id))
         await self.show(update)
         return web.json_response({"game": await self._json(update, session)})
+
+    async def courtesy(self, request: web.Request) -> web.Response:
+        """A correspondence game's more time, draw offer or accept, as the chat's Options
+        make them (the same service method); the answer's notice says what was done."""
+        session, game_id = await self._game_of(request)
+        body = await _body(request)
+        ply = int_field(body, "ply")
+        action = str_field(body, "action", COURTESY_ACTIONS)
+        asked = self.games.courtesy(game_id, ply, session.user_id, cast(CourtesyAction, action))
+        done = await self._ask(session, asked)
+        await self.show(done.update)
+        game = await self._json(done.update, session)
+        opponent = game["players"][other(game["you"] or "X")]["name"]
+        if done.done == "time":  # the page counts down to it; said in UTC here
+            at = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime(done.update.game.turn_deadline))
+            notice = text("courtesy.done.time", session.locale, player=opponent, deadline=at)
+        else:
+            notice = text(f"courtesy.done.{done.done}", session.locale, opponent=opponent)
+        return web.json_response({"game": game, "notice": plain(notice)})
 
     async def rematch(self, request: web.Request) -> web.Response:
         session, game_id = await self._game_of(request, self.budgets.starts)

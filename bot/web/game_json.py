@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.core.models import Game, GameUpdate
+from bot.core.courtesy import DRAW_FROM_PLY, agreed_draw, choices_of, standing_offer, time_given
+from bot.core.models import Game, GameUpdate, other
 from bot.core.rules import lapsed_unplayed
 from bot.i18n import text
 from bot.web.boards import board_of
@@ -41,6 +42,12 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
     actions: list[str] = []
     if you is not None and game.running:
         actions.append("resign")
+        courtesy = choices_of(game, viewer)  # a correspondence game's, made in the chat too
+        if courtesy is not None:
+            may_give_time, offer = courtesy
+            actions += ["more_time"] if may_give_time else []
+            if offer == "accept" or (offer == "offer" and game.ply >= DRAW_FROM_PLY):
+                actions.append(f"{offer}_draw")
         if can_move and game.bot_side is not None and update.hints:
             actions.append("hint")
     elif you is not None:
@@ -53,15 +60,26 @@ async def game_json(update: GameUpdate, viewer: int, locale: str, names: Names) 
         "you": you, "can_move": can_move, "deadline": game.turn_deadline if game.running
         else None, "last_move": game.moves[-1] if game.moves else None, "actions": actions,
         "hinted": game.hinted, "ended": None if game.running else status(game, locale, players),
-        "days_per_move": game.days_per_move, "pace": pace(game, locale),
+        "days_per_move": game.days_per_move, "pace": pace(game, locale, players),
     } | shown  # fmt: skip
 
 
-def pace(game: Game, locale: str) -> str | None:
-    """A correspondence game's pace as the board's message says it; None for a live one."""
+def pace(game: Game, locale: str, players: dict[str, dict[str, Any]] | None = None) -> str | None:
+    """A correspondence game's pace as the board's message says it, and its courtesy
+    notes (more time given, a draw offered: made in chat); None for a live one."""
     if game.days_per_move is None:
         return None
-    return plain(text("game.pace", locale, pace=text(f"choice.pace.{game.days_per_move}", locale)))
+    said = [text("game.pace", locale, pace=text(f"choice.pace.{game.days_per_move}", locale))]
+    if players is not None and game.running:
+        mover = game.board.to_move
+        if time_given(game):
+            said.append(text("courtesy.time_note", locale, giver=players[other(mover)]["name"],
+                             player=players[mover]["name"], days=game.days_per_move))  # fmt: skip
+        offer = standing_offer(game)
+        if offer is not None:
+            mark = "X" if offer == game.player_x else "O"
+            said.append(text("courtesy.offer_note", locale, player=players[mark]["name"]))
+    return plain(" ".join(said))
 
 
 def status(game: Game, locale: str, players: dict[str, dict[str, Any]]) -> str:
@@ -95,6 +113,10 @@ def _status(game: Game, locale: str, name: dict[str, str], glyph: dict[str, str]
     if ending.reason == "stopped":
         return plain(text("web.stopped", locale))
     if ending.winner is None:
+        if agreed_draw(game) and game.draw_offer_by is not None:
+            offerer = "X" if game.draw_offer_by == game.player_x else "O"
+            return plain(text("game.draw_agreed", locale, offerer=name[offerer],
+                              accepter=name[other(offerer)]))  # fmt: skip
         return plain(text("game.draw", locale))
     winner = ending.winner
     loser = "O" if winner == "X" else "X"

@@ -12,6 +12,7 @@ import aiohttp
 
 from bot.core.lobby import Lobby
 from bot.core.models import GameUpdate
+from bot.core.my_games import MyGames
 from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
 from bot.core.repository import GAMES_TOPIC, SESSIONS_TOPIC, Repository
@@ -24,6 +25,7 @@ from bot.web.instances import Instances
 from bot.web.interactions import InteractionsEndpoint
 from bot.web.limits import WebBudgets
 from bot.web.live import LiveHub, LiveLimits
+from bot.web.my_games_api import MyGamesApi
 from bot.web.places import Places
 from bot.web.puzzles_api import PuzzlesApi
 from bot.web.service import WebService
@@ -72,6 +74,7 @@ async def start_activity(
     traces: Sequence[aiohttp.TraceConfig] = (), clock: Callable[[], float] = time.time,
     monotonic: Callable[[], float] = time.monotonic,
     sign_in_clock: Callable[[], float] = time.monotonic, puzzles: PuzzleService | None = None,
+    my_games: MyGames | None = None,
 ) -> Activity:  # fmt: skip
     """Serve on ``host:port`` the Activity (with a client secret to sign members in) and
     the Interactions Endpoint (when given). ``bot``: the bot's REST client, for the calls
@@ -81,7 +84,8 @@ async def start_activity(
     minutes, and ``instance_lookups`` reads a minute of instances not kept (on
     ``sign_in_clock``, which a test moves with Discord's, as it moves the instances kept).
     ``limits``: what a member's pages may ask (None: the defaults); ``clock`` the
-    sessions' time, ``monotonic`` the budgets'. ``puzzles``: the page plays them too.
+    sessions' time, ``monotonic`` the budgets'. ``puzzles``: the page plays them too;
+    ``my_games``: its home view lists the member's games everywhere.
 
     What it opened is closed again when it fails or is cancelled.
 
@@ -125,6 +129,8 @@ async def start_activity(
     if puzzles is not None:
         more.append(PuzzlesApi(puzzles=puzzles, gate=gate, places=places,
                                budgets=budgets).routes)  # fmt: skip
+    if my_games is not None:
+        more.append(MyGamesApi(my_games=my_games, gate=gate, auth=auth).routes)
     api = ActivityApi(games=games, lobby=lobby, records=records, auth=auth, gate=gate,
                       show=show, hub=hub, places=places, budgets=budgets, more=more)  # fmt: skip
     service = WebService(api, repo.doubts, host=host, port=port, interactions=interactions)

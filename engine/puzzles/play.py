@@ -75,10 +75,11 @@ def reply(board: PuzzleBoard, moves_left: int) -> int:
     now = game.wins_now(state)
     if now:
         return now[0]
-    escapes = [r for r in game.moves(state) if prover.reply_distance(state, r, moves_left) is None]
-    if escapes:
-        return escapes[0]
-    return prover.longest_defence(state, moves_left)[0]
+    escape = next(  # the first reply in order that escapes: the others need no search
+        (r for r in game.moves(state) if prover.reply_distance(state, r, moves_left) is None),
+        None,
+    )
+    return prover.longest_defence(state, moves_left)[0] if escape is None else escape
 
 
 def solves(agent: BaseAgent[PuzzleBoard], board: PuzzleBoard, n: int) -> bool:

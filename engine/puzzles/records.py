@@ -107,8 +107,8 @@ def parse_board(kind: str, position: str) -> PuzzleBoard:
     parse = _PARSE.get(kind)
     if parse is None:
         raise ValueError(f"unknown puzzle kind {kind!r}: one of {', '.join(KINDS)}")
-    board = parse(position)
-    if kind_of(board) != kind:
+    board = parse(position)  # the kind's parser: the board reads back (kind_of's check)
+    if _KIND_OF.get((board.variant, board.size)) != kind:
         raise ValueError(f"{position!r} is not a {kind} position")
     return board
 

@@ -3,6 +3,7 @@
 // the puzzles: today's, training on a board, or the member's open attempt to go on with.
 import { participantAvatar } from "./discord.js";
 import { avatar, h, markShape, replaceKeepingFocus, statusLine } from "./dom.js";
+import { myGames } from "./my_games.js";
 
 /** The choices the server offers, in its order: keys `difficulty.easy`, `size.3`, … */
 function choices(texts, group) {
@@ -23,7 +24,8 @@ export class HomeView {
   update(store) {
     const t = (key) => store.t(key);
     const content = store.games.length ? this.picker(store, t) : this.form(store, t);
-    replaceKeepingFocus(this.el, [...content, store.puzzles ? this.puzzles(store, t) : null]);
+    replaceKeepingFocus(this.el, [...content, myGames(store, this.intents.pick),
+      store.puzzles ? this.puzzles(store, t) : null]);
   }
 
   picker(store, t) {

@@ -49,9 +49,26 @@ function started(answer) {
   else if (answer?.challenge) store.set({ notice: store.t("challenge_sent") });
 }
 
+/** "My games" again (the home view shows it): a read, as the channel's games are. */
+async function refreshMyGames() {
+  try {
+    const answer = await api.get("api/my-games");
+    store.texts = { ...store.texts, ...(answer?.texts ?? {}) };
+    store.set({ myGames: answer?.entries ?? [] });
+  } catch {
+    // a process without it, or a failed read: the home view shows the channel alone
+  }
+}
+
+/** The page's courtesy actions, each the server's name for it. */
+const COURTESY = { more_time: "time", offer_draw: "offer", accept_draw: "accept" };
+
 const intents = {
   pick: (id) => store.select(id),
-  back: () => store.select(null),
+  back: () => {
+    store.select(null);
+    refreshMyGames();
+  },
   play: (cell) => {
     const game = store.current;
     if (!game?.can_move || store.review) return;
@@ -73,6 +90,12 @@ const intents = {
         store.putGame((await api.post(`api/games/${game.id}/resign`)).game);
       } else if (action === "rematch") {
         started(await api.post(`api/games/${game.id}/rematch`));
+      } else if (action in COURTESY) {
+        // a correspondence game's more time or draw, as the chat's Options make them
+        const answer = await api.post(`api/games/${game.id}/courtesy`,
+          { ply: game.ply, action: COURTESY[action] });
+        store.putGame(answer.game);
+        store.set({ notice: answer.notice ?? "" });
       }
     });
   },
@@ -180,6 +203,7 @@ async function boot() {
   store.puzzleToday = puzzles?.today ?? null;
   store.subscribe(render);
   store.setGames(games ?? []);
+  refreshMyGames();
   // The game shown goes with each connection: one that ended while the socket was down
   // has left the channel's running games, and the server sends it first, ended.
   const live = new LiveSocket(() => api.liveUrl(store.selected), {

@@ -29,6 +29,7 @@ export class Store {
     this.puzzle = null; // the member's puzzle attempt, as the server last sent it
     this.puzzleShown = false; // the puzzle's view is shown (over the games)
     this.puzzleToday = null; // today's daily: {number, kind, title}, null before #1
+    this.myGames = null; // the member's games everywhere (`api/my-games`), in its order
     this.listeners = new Set();
   }
 

@@ -73,20 +73,22 @@ def follows_line(moves: Sequence[int], cell: int, line: Sequence[int]) -> bool:
 
 
 def judge_move(
-    kind: str, position: str, moves: tuple[int, ...], cell: int, n: int, line: tuple[int, ...]
-) -> Judged:
+    kind: str, position: str, moves: tuple[int, ...], cell: int, n: int, line: tuple[int, ...],
+    board: PuzzleBoard | None = None,
+) -> Judged:  # fmt: skip
     """Judge the solver's legal ``cell`` after ``moves`` from the puzzle's ``position``
     (a win within ``n``; ``line`` its stored main line, or empty: an own-game puzzle,
-    whose solution is then worked out here).
+    whose solution is then worked out here). ``board``: the board after ``moves``, when
+    the caller has it (the pool is sent plain values and parses it).
 
     Raises:
         ValueError: an illegal move.
     """
-    board = board_after(kind, position, moves)
-    after = board.play(cell)
     if follows_line(moves, cell, line):
         nxt = len(moves) + 1
         return Judged("solved") if nxt >= len(line) else Judged("right", line[nxt])
+    board = board_after(kind, position, moves) if board is None else board
+    after = board.play(cell)
     left = n - len(moves) // 2
     verdict = judge(board, cell, left)
     if verdict is Verdict.RIGHT:
@@ -149,17 +151,22 @@ class PuzzleEngine:
         self._warm = False
         """Whether an inline search ran: the first builds the board's proof tables (3×3:
         ~0.2 s), so it runs on a thread, not on the event loop."""
+        self._warming = asyncio.Lock()
+        """Held by that first search: the searches asked meanwhile wait for its tables
+        rather than each building them on a thread of its own."""
 
     async def _run(self, inline: bool, searching: Searching, fn: Callable[..., T], *args: Any) -> T:
         """Raises: Refusal: ``puzzle.busy`` (the pool did not answer in time, or broke)."""
         self.searches += 1
         try:
             if inline or self.pool is None:
-                if self._warm:
-                    return fn(*args)
-                answer = await asyncio.to_thread(fn, *args)
-                self._warm = True
-                return answer
+                if not self._warm:
+                    async with self._warming:
+                        if not self._warm:
+                            answer = await asyncio.to_thread(fn, *args)
+                            self._warm = True
+                            return answer
+                return fn(*args)
             self.pooled += 1
             if searching is not None:
                 await searching()
@@ -168,9 +175,12 @@ class PuzzleEngine:
             raise Refusal("puzzle.busy") from None
 
     async def judge(
-        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None
-    ) -> Judged:
-        """Judge the member's ``cell`` on the attempt (a legal move).
+        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None,
+        board: PuzzleBoard | None = None,
+    ) -> Judged:  # fmt: skip
+        """Judge the member's ``cell`` on the attempt (a legal move); ``board``, the
+        attempt's board as it stands, saves parsing it again where the judgement runs
+        in this process.
 
         Raises:
             Refusal: ``puzzle.busy``.
@@ -178,7 +188,9 @@ class PuzzleEngine:
         args = (attempt.kind, attempt.position, attempt.moves, cell, attempt.n, line)
         if follows_line(attempt.moves, cell, line):
             return judge_move(*args)  # the stored proof answers: no search
-        return await self._run(attempt.kind == "3x3", searching, judge_move, *args)
+        if attempt.kind == "3x3" or self.pool is None:  # here: the board needs no pickling
+            return await self._run(True, searching, judge_move, *args, board)
+        return await self._run(False, searching, judge_move, *args)
 
     async def solution(self, attempt: Attempt) -> tuple[int, ...]:
         """An own-game puzzle's main line (a set puzzle's is stored).

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from bot.core.puzzles.glicko2 import MEMBER_START, away, duel, puzzle_start
-from bot.core.puzzles.models import Attempt, Outcome
+from bot.core.puzzles.models import Attempt, Outcome, PuzzlePlayer
 from bot.core.puzzles.store import PuzzleStore
 from bot.core.repository import Repository
 from engine.puzzles import UnknownPuzzle, by_id
@@ -27,35 +27,54 @@ NOT_PLAYED: frozenset[Outcome] = frozenset({"expired", "abandoned"})
 async def finish(
     repo: Repository, attempt: Attempt, moves: tuple[int, ...], how: Outcome, now: float
 ) -> Attempt:
+    """:func:`finished`'s attempt."""
+    return (await finished(repo, attempt, moves, how, now))[0]
+
+
+async def finished(
+    repo: Repository, attempt: Attempt, moves: tuple[int, ...], how: Outcome, now: float
+) -> tuple[Attempt, PuzzlePlayer]:
     """The attempt ended at ``now`` with ``moves`` (solved, or failed ``how``), and the
-    member's record (and the ratings, when rated) in one transaction. The member's row
-    is locked first, then the puzzle's rating, then the attempt is written: the order
-    forget-me takes too (:func:`bot.storage.record_queries.forget_player`).
+    member's record (and the ratings, when rated) in one transaction; with the member's
+    record as it now stands (without streaks: :mod:`bot.core.puzzles.records` adds
+    them), so the end is shown without reading it again. The member's row is locked
+    first, then the puzzle's rating, then the attempt is written: the order forget-me
+    takes too (:func:`bot.storage.record_queries.forget_player`). An unrated end writes
+    two statements: the record's counts (one upsert) and the attempt.
 
     Raises:
         Conflict: it was no longer open at its ply (nothing written).
     """
     solved = how == "solved"
+    first = attempt.retry_of is None  # a Retry counts for the streak, not the record
+    counted = int(solved and first), int(first)
+    done = replace(
+        attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
+        finished_at=now,
+    )  # fmt: skip
     async with repo.atomic() as tx:
+        if not attempt.rated:
+            player = await tx.count_puzzle_player(attempt.user_id, MEMBER_START, *counted)
+            await tx.save_puzzle_attempt(done, attempt.ply)
+            return done, player
         player = await tx.lock_puzzle_player(attempt.user_id, MEMBER_START)
-        rating, before, after, rated_at = player.rating, None, None, player.rated_at
-        if attempt.rated:
-            seed = puzzle_start(by_id(attempt.puzzle_id).rating)
-            puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
-            member = rating if rated_at is None else away(rating, attempt.started_at - rated_at)
-            rating, moved = duel(member, puzzle, solved)
-            if how not in NOT_PLAYED:
-                await tx.save_puzzle_rating(attempt.puzzle_id, moved)
-            before, after, rated_at = player.rating.rating, rating.rating, now
-        done = replace(
-            attempt, moves=moves, status="solved" if solved else "failed", outcome=how,
-            finished_at=now, rating_before=before, rating_after=after,
+        seed = puzzle_start(by_id(attempt.puzzle_id).rating)
+        puzzle = await tx.lock_puzzle_rating(attempt.puzzle_id, seed)
+        rated_at = player.rated_at
+        member = player.rating if rated_at is None else away(
+            player.rating, attempt.started_at - rated_at
         )  # fmt: skip
+        rating, moved = duel(member, puzzle, solved)
+        if how not in NOT_PLAYED:
+            await tx.save_puzzle_rating(attempt.puzzle_id, moved)
+        done = replace(done, rating_before=player.rating.rating, rating_after=rating.rating)
         await tx.save_puzzle_attempt(done, attempt.ply)
-        first = attempt.retry_of is None  # a Retry counts for the streak, not the record
-        counts = {"solved": player.solved + (solved and first), "tried": player.tried + first}
-        await tx.save_puzzle_player(replace(player, rating=rating, rated_at=rated_at, **counts))
-    return done
+        after = replace(
+            player, rating=rating, rated_at=now, solved=player.solved + counted[0],
+            tried=player.tried + counted[1],
+        )  # fmt: skip
+        await tx.save_puzzle_player(after)
+    return done, after
 
 
 def in_set(attempt: Attempt) -> bool:

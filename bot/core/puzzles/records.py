@@ -15,9 +15,12 @@ from bot.core.refusals import Refusal
 async def player_record(repo: PuzzleStore, user_id: int, now: float) -> PuzzlePlayer | None:
     """The member's puzzle record at ``now`` (None: never finished an attempt)."""
     stored = await repo.puzzle_player(user_id)
-    if stored is None:
-        return None
-    current, best = streaks(await repo.solved_dailies(user_id), day_number(now))
+    return None if stored is None else await with_streaks(repo, stored, now)
+
+
+async def with_streaks(repo: PuzzleStore, stored: PuzzlePlayer, now: float) -> PuzzlePlayer:
+    """The member's stored record (as a finish returns it) with its streaks at ``now``."""
+    current, best = streaks(await repo.solved_dailies(stored.user_id), day_number(now))
     return replace(stored, streak=current, best_streak=best)
 
 

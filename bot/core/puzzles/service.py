@@ -25,7 +25,7 @@ from dataclasses import replace
 from bot.core.policies import PolicyBook
 from bot.core.puzzles import reading, records, starts
 from bot.core.puzzles.engine_calls import PuzzleEngine, Searching, board_after
-from bot.core.puzzles.finish import finish, in_set
+from bot.core.puzzles.finish import finished, in_set
 from bot.core.puzzles.glicko2 import GROWTH, PROVISIONAL
 from bot.core.puzzles.models import (
     Attempt,
@@ -36,11 +36,13 @@ from bot.core.puzzles.models import (
     PuzzleView,
     ShareLine,
 )
+from bot.core.puzzles.recent import OpenAttempts
 from bot.core.puzzles.streaks import day_number, utc_day
 from bot.core.puzzles.views import Solutions, read_set, set_line, view_of
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from engine.puzzles import NoDailyPuzzle, Puzzle, daily
+from engine.puzzles.records import PuzzleBoard as Position
 
 
 class PuzzleService:
@@ -61,6 +63,8 @@ class PuzzleService:
         self._set_read = False
         """Whether the shipped set was read (see :meth:`_member`)."""
         self._solutions = Solutions(self.engine)
+        self._open = OpenAttempts()
+        """The open attempts as last stored or read here (see :mod:`.recent`)."""
 
     async def _member(self, user_id: int) -> asyncio.Lock:
         """The member's lock, once the shipped set is read: the first read parses 3,289
@@ -162,26 +166,32 @@ class PuzzleService:
                 out-of-board cell, or not in the small board to play), ``puzzle.busy``.
         """
         async with await self._member(user_id):
-            attempt = await reading.checked(
-                self.repo, await reading.mine(self.repo, user_id, attempt_id), self.clock()
-            )
+            attempt = self._open.clicked(user_id, attempt_id, ply)
+            if attempt is None:
+                attempt = await reading.mine(self.repo, user_id, attempt_id)
+            attempt = await reading.checked(self.repo, attempt, self.clock())
             if attempt.over or ply != attempt.ply:
                 return await self._view(attempt, stale=True)
             board = board_after(attempt.kind, attempt.position, attempt.moves)
             if cell not in board.legal_moves():
                 raise Refusal("puzzle.bad_cell")
-            judged = await self.engine.judge(attempt, cell, set_line(attempt), searching)
+            judged = await self.engine.judge(attempt, cell, set_line(attempt), searching, board)
             played = (cell,) if judged.reply is None else (cell, judged.reply)
             moves = attempt.moves + played
+            for move in played:
+                board = board.play(move)
             try:
                 if judged.verdict == "right":
                     after = replace(attempt, moves=moves, outcome="right")
                     await self.repo.save_puzzle_attempt(after, attempt.ply)
-                    return await self._view(after)
-                after = await finish(self.repo, attempt, moves, judged.verdict, self.clock())
+                    return await self._view(after, board=board)
+                now = self.clock()
+                after, player = await finished(self.repo, attempt, moves, judged.verdict, now)
             except Conflict:  # another process (or the page) played or ended it first
+                self._open.forget(user_id)
                 return await self._view(await reading.reread(self.repo, attempt), stale=True)
-            return await self._view(after, solution=judged.solution)
+            stored = await records.with_streaks(self.repo, player, now)
+            return await self._view(after, solution=judged.solution, board=board, player=stored)
 
     async def show(self, user_id: int, attempt_id: int) -> PuzzleView:
         """An attempt of the member's as it stands (the 30-minute check applied).
@@ -278,20 +288,16 @@ class PuzzleService:
 
     # --- reading and showing -----------------------------------------------------------
 
-    async def _attempt(self, user_id: int, attempt_id: int) -> Attempt:
-        """The member's attempt, checked (:func:`reading.checked`).
-
-        Raises:
-            Refusal: ``puzzle.unknown``, ``puzzle.not_yours``.
-        """
-        attempt = await reading.mine(self.repo, user_id, attempt_id)
-        return await reading.checked(self.repo, attempt, self.clock())
-
     async def _view(
         self, attempt: Attempt, *, resumed: bool = False, stale: bool = False,
-        solution: tuple[int, ...] = (),
+        solution: tuple[int, ...] = (), board: Position | None = None,
+        player: PuzzlePlayer | None = None,
     ) -> PuzzleView:  # fmt: skip
+        """The view of ``attempt``; ``board`` and ``player`` when the caller has them (a
+        move's board, a finish's record with its streaks), else worked out and read."""
+        self._open.keep(attempt)
         if attempt.status == "failed" and not solution:
             solution = await self._solutions.of(attempt)
-        player = await self.player(attempt.user_id) if attempt.over else None
-        return view_of(attempt, solution, player, resumed, stale)
+        if attempt.over and player is None:
+            player = await self.player(attempt.user_id)
+        return view_of(attempt, solution, player if attempt.over else None, resumed, stale, board)

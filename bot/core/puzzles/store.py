@@ -59,6 +59,13 @@ class PuzzleStore(Protocol):
         """Inside :meth:`Repository.atomic`: the member's record, created at ``start`` if
         new, held until the transaction ends (another process's finish waits for it)."""
 
+    async def count_puzzle_player(
+        self, user_id: int, start: PuzzleRating, solved: int, tried: int
+    ) -> PuzzlePlayer:
+        """Inside :meth:`Repository.atomic`: add ``solved`` and ``tried`` to the member's
+        counts (the record created at ``start`` if new), in one statement; the record as
+        it now stands, held until the transaction ends (an unrated end's whole write)."""
+
     async def save_puzzle_player(self, player: PuzzlePlayer) -> None:
         """Its rating, solved and tried (after :meth:`lock_puzzle_player`)."""
 

@@ -8,6 +8,7 @@ from bot.core.puzzles.engine_calls import PuzzleEngine, board_after
 from bot.core.puzzles.finish import in_set
 from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleView
 from engine.puzzles import by_id, load
+from engine.puzzles.records import PuzzleBoard
 from engine.puzzles.schedule import schedule
 
 
@@ -37,11 +38,13 @@ class Solutions:
 
 def view_of(
     attempt: Attempt, solution: tuple[int, ...], player: PuzzlePlayer | None,
-    resumed: bool = False, stale: bool = False,
+    resumed: bool = False, stale: bool = False, board: PuzzleBoard | None = None,
 ) -> PuzzleView:  # fmt: skip
-    """The view of ``attempt`` (``solution`` shown only once it failed)."""
+    """The view of ``attempt`` (``solution`` shown only once it failed); ``board``: the
+    board after its moves, when the caller played them already."""
     moves = attempt.moves
-    board = board_after(attempt.kind, attempt.position, moves)
+    if board is None:
+        board = board_after(attempt.kind, attempt.position, moves)
     reply = moves[-1] if moves and len(moves) % 2 == 0 else None
     refutation = reply if attempt.outcome in ("wrong", "slow") else None
     return PuzzleView(
