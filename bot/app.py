@@ -42,10 +42,13 @@ from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.games_list_controller import GamesListController
 from bot.discord_ui.http_answers import HttpAnswers
 from bot.discord_ui.moderation_controller import ModerationController
+from bot.discord_ui.notify_controller import NotifyController
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.reconciler import Reconciler
 from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.reminder_clicks import ReminderClicks
+from bot.discord_ui.reminder_sender import ReminderSender
 from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import AnsweringTree, Responder
 from bot.discord_ui.router import ComponentRouter
@@ -190,7 +193,10 @@ class TTTBot(commands.Bot):
         pinger = TurnPinger(self, messages)
         tokens = self.tokens
         publisher = Publisher(self, games, lobby, pinger, tokens)
-        game_controller = GameController(games, lobby, responder, publisher, pinger, tokens)
+        notify = NotifyController(core.reminders, responder)
+        responder.also_answered.append(notify.after_answer)
+        game_controller = GameController(games, lobby, responder, publisher, pinger, tokens,
+                                         offer_reminders=notify.offer)  # fmt: skip
         moderation = ModerationController(games, messages, responder, publisher, pinger)
         records_service = RecordsService(repo, self.user.id, self.reviews.run, self.engine_gate)
         records = RecordsController(records_service, games.policies, responder, core.puzzles)
@@ -207,15 +213,21 @@ class TTTBot(commands.Bot):
                                     self)  # fmt: skip
         self.my_games = core.my_games
         courtesy = CourtesyController(games, lobby, responder, publisher, pinger)
+        reminder_clicks = ReminderClicks(games, responder, publisher, pinger)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
-                                      puzzles, lists, courtesy)  # fmt: skip
+                                      puzzles, lists, courtesy, notify,
+                                      reminder_clicks)  # fmt: skip
         await self.tree.set_translator(CatalogTranslator())
         await self.add_cog(TicTacToe(game_controller, records, config, moderation, tournaments,
-                                     puzzles, lists, courtesy))  # fmt: skip
+                                     puzzles, lists, courtesy, notify))  # fmt: skip
         await games.policies.listen()
         if settings.client_secret is not None:  # the Activity's sessions to end on a ban
             await self.add_cog(Bans(records_service))
         await self.add_cog(Timekeeper(core.deadlines, publisher, pinger, core.tournaments, shows))
+        self.reminders = core.reminders
+        self.reminder_sender = ReminderSender(self, core.reminders, pinger,
+                                              per_minute=settings.dm_per_minute)  # fmt: skip
+        await self.add_cog(self.reminder_sender)
         read_back = ReadBack(games, repo=repo)
         await self.add_cog(Reconciler(repo.doubts, read_back, publisher, pinger, shows))
         if settings.warm_workers:

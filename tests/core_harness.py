@@ -22,6 +22,7 @@ from bot.core.policy import ServerPolicy
 from bot.core.puzzles.service import PuzzleService
 from bot.core.records import RecordsService
 from bot.core.refusals import Refusal
+from bot.core.reminders.service import Reminders
 from bot.core.repository import Repository
 from bot.core.service import GameService
 from bot.core.tournaments.service import TournamentService
@@ -74,6 +75,7 @@ class Core:
     tournaments: TournamentService
     puzzles: PuzzleService
     my_games: MyGames
+    reminders: Reminders
 
 
 def open_repo(where: Path | str, pool_size: int = 4) -> Repository:
@@ -104,7 +106,8 @@ async def open_core(
         advise=advise,
     )
     return Core(repo, core.games, core.lobby, core.deadlines, RecordsService(repo, BOT), clock,
-                core.messages, core.tournaments, core.puzzles, core.my_games)  # fmt: skip
+                core.messages, core.tournaments, core.puzzles, core.my_games,
+                core.reminders)  # fmt: skip
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])

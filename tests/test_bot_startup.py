@@ -466,6 +466,7 @@ async def test_intents_are_minimal_and_commands_go_to_the_dev_guild(
             "help",
             "history",
             "leaderboard",
+            "notify",
             "puzzle",
             "resign",
             "review",

@@ -194,6 +194,8 @@ class Lobby:
             raise Refusal("challenge.closed") from None
         log.info("game %d started: %s", game.id, describe(game))
         await self._deadline_added(game.turn_deadline)
+        if game.days_per_move is not None:  # the first mover's reminder may be due
+            self.games.reminders_due.set()
         return await self.games.started(game)
 
     async def accept_elsewhere(self, challenge_id: int, user_id: int) -> GameUpdate:

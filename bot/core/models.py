@@ -114,6 +114,11 @@ class Game:
     ply is below :attr:`draw_offer_until`; see :func:`bot.core.courtesy.standing_offer`."""
     draw_offer_until: int | None = None
     """The ply at which that offer lapses: the next move of the member it was made to."""
+    remind: str = ""
+    """The marks ("", "X", "O" or "XO") whose players take reminders of their moves in
+    this correspondence game (every move, or deadline warnings), as stored: kept by
+    storage as members choose, so a move that passes the turn to a player who chose
+    none writes nothing for reminders (see :mod:`bot.storage.outbox_rows`)."""
 
     _board: GameBoard | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a

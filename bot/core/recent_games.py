@@ -41,6 +41,11 @@ class RecentGames:
     def forget(self, game_id: int) -> None:
         self._games.pop(game_id, None)
 
+    def forget_player(self, user_id: int) -> None:
+        """Forget the games ``user_id`` plays (stored again since: their reminders)."""
+        for game in [g for g in self._games.values() if user_id in (g.player_x, g.player_o)]:
+            del self._games[game.id]
+
     def message_attached(self, game: Game, message_id: int) -> None:
         """``game``'s board is now ``message_id`` (as a rule the game kept is ``game``
         itself; a newer one kept keeps its moves)."""

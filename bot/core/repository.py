@@ -16,6 +16,7 @@ from typing import Protocol
 from bot.core.doubts import Doubts
 from bot.core.models import Challenge, Game, Variant
 from bot.core.puzzles.store import PuzzleStore
+from bot.core.reminders.store import ReminderStore
 from bot.core.tournaments.models import Entrant, Match, Tournament
 
 DEADLINES_TOPIC = "deadlines"
@@ -67,7 +68,7 @@ class BotRecord:
     draws: int
 
 
-class Store(PuzzleStore, Protocol):
+class Store(PuzzleStore, ReminderStore, Protocol):
     """Reads and writes of games, challenges, records and settings (and puzzles:
     :class:`~bot.core.puzzles.store.PuzzleStore`)."""
 

@@ -74,6 +74,9 @@ class GameService(GameHints, GameEndings, GameCourtesy):
         self.alarm = alarm or DeadlineAlarm()
         """Told of every deadline stored, to wake the timekeeper when one is sooner."""
         self._recent = RecentGames()
+        self.reminders_due = asyncio.Event()
+        """Set when a correspondence move stored here may have made a reminder due: the
+        reminders' sender wakes (one stored by another process waits for its pass)."""
         self.live_board = live_board  # the Activity is served: boards offer it
 
     async def current(self, game_id: int) -> GameUpdate | None:
@@ -98,6 +101,11 @@ class GameService(GameHints, GameEndings, GameCourtesy):
             self._recent.forget(game_id)
             return None
         return self._stored(game)
+
+    def forget_games_of(self, user_id: int) -> None:
+        """The games ``user_id`` plays are read again at their next click (their row
+        changed around the service: the member's reminders)."""
+        self._recent.forget_player(user_id)
 
     async def attach_game_message(self, game: Game, message_id: int) -> Game:
         await self.repo.set_game_message(game.id, message_id)
@@ -167,6 +175,8 @@ class GameService(GameHints, GameEndings, GameCourtesy):
                             log.exception("game %s: showing the move early failed", game.id)
                     game = await self._store_reply(game, reply)
         self.alarm.note(game.turn_deadline)
+        if game.days_per_move is not None:
+            self.reminders_due.set()
         return await self.update(game)
 
     async def choose_board(

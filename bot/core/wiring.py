@@ -20,6 +20,7 @@ from bot.core.policies import PolicyBook
 from bot.core.policy import CORRESPONDENCE_GAMES_PER_MEMBER
 from bot.core.puzzles.engine_calls import PuzzleEngine
 from bot.core.puzzles.service import PuzzleService
+from bot.core.reminders.service import Reminders
 from bot.core.repository import Repository
 from bot.core.service import Clock, GameService
 from bot.core.tournaments.service import TournamentService
@@ -37,6 +38,7 @@ class Core:
     puzzles: PuzzleService
     my_games: MyGames
     """A member's games and challenges everywhere (``/ttt games``, the live board's list)."""
+    reminders: Reminders
 
 
 def build_core(
@@ -68,4 +70,5 @@ def build_core(
             repo, policies, clock=clock, rng=rng, engine=PuzzleEngine(puzzle_pool or opponent.pool)
         ),
         MyGames(repo, games, clock),
+        Reminders(repo, games, clock=clock),
     )

@@ -13,12 +13,14 @@ from discord.ext import commands
 
 from bot.core.models import PACES, VARIANTS, Variant
 from bot.core.policy import DIFFICULTIES, EMOJI_SETS, LANGUAGES, SIZES
+from bot.core.reminders.models import MODES
 from bot.core.tournaments.models import FORMATS
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.games_list_controller import GamesListController
 from bot.discord_ui.moderation_controller import ModerationController
+from bot.discord_ui.notify_controller import NotifyController
 from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
 from bot.discord_ui.responder import server_only
@@ -67,6 +69,9 @@ PACE_CHOICES: list[app_commands.Choice[int]] = [
     *(app_commands.Choice(name=L(f"choice.pace.{days}"), value=days) for days in PACES),
 ]
 """A game's pace: live (0: the server's turn timeout), or days a move (correspondence)."""
+NOTIFY_CHOICES: list[app_commands.Choice[str]] = [
+    app_commands.Choice(name=L(f"choice.notify.{mode}"), value=mode) for mode in MODES
+]
 LEADERBOARD_CHOICES = [*GAME_CHOICES, app_commands.Choice(name=L("choice.game.puzzles"),
                                                           value="puzzles")]  # fmt: skip
 """A leaderboard's game: the games', or the puzzles' (one puzzle rating a member)."""
@@ -96,12 +101,13 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
         self, games: GameController, records: RecordsController, config: ConfigController,
         moderation: ModerationController, tournaments: TournamentController,
         puzzles: PuzzleController, lists: GamesListController,
-        courtesy: CourtesyController,
+        courtesy: CourtesyController, notify: NotifyController,
     ) -> None:  # fmt: skip
         # underscored: the public names are the commands themselves (``config``...)
         self._games = games
         self._lists = lists
         self._courtesy = courtesy
+        self._notify = notify
         self._puzzles = puzzles
         self._records = records
         self._config = config
@@ -394,6 +400,21 @@ class TicTacToe(commands.GroupCog, group_name=name("ttt"), group_description=L("
             mark_empty=mark_empty, reset_marks=reset_marks, turn_ping=turn_ping,
             hints=hints, puzzles=puzzles, correspondence_games=correspondence_games,
         )  # fmt: skip
+
+    @app_commands.command(name=name("notify"), description=L("cmd.notify"))
+    @app_commands.rename(mode=name("mode"), hour=name("hour"), utc_offset=name("utc_offset"),
+                         warnings=name("warnings"))  # fmt: skip
+    @app_commands.describe(mode=L("cmd.notify.mode"), hour=L("cmd.notify.hour"),
+                           utc_offset=L("cmd.notify.utc_offset"),
+                           warnings=L("cmd.notify.warnings"))  # fmt: skip
+    @app_commands.choices(mode=NOTIFY_CHOICES)
+    async def notify(
+        self, interaction: discord.Interaction, mode: app_commands.Choice[str],
+        hour: app_commands.Range[int, 0, 23] | None = None,
+        utc_offset: app_commands.Range[float, -12.0, 14.0] | None = None,
+        warnings: bool | None = None,
+    ) -> None:  # fmt: skip
+        await self._notify.on_notify(interaction, mode.value, hour, utc_offset, warnings)
 
     @app_commands.command(name=name("help"), description=L("cmd.help"))
     async def help(self, interaction: discord.Interaction) -> None:

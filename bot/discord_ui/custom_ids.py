@@ -33,6 +33,10 @@
                                 choices (more time, a draw)
     ttt:k:<game>:<ply>:<t|o|a>  from those choices: give more time (t), offer a draw (o)
                                 or accept one (a) in the game as it stood at <ply> moves
+    ttt:rc:<game>:<ply>:<cell>  a board cell on a "your move" reminder in a DM: played as
+                                ttt:c, and shown on the game's own message as well
+    ttt:n:<user>                turn on every-move reminders (the first correspondence
+                                game's private offer)
 
 :func:`parse` turns a custom_id back into one of the click values below (the router's
 input); the builders are the only way ids are written, by the renderer and the tests
@@ -53,6 +57,22 @@ class CellClick:
     game_id: int
     ply: int
     cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderCellClick:
+    """A cell on a reminder DM's board: the move is played as on the game's message."""
+
+    game_id: int
+    ply: int
+    cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotifyClick:
+    """Every-move reminders turned on from the offer; ``user_id`` is whose offer it is."""
+
+    user_id: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,6 +226,8 @@ Click = (
     | PrivateBoardClick
     | OptionsClick
     | CourtesyClick
+    | ReminderCellClick
+    | NotifyClick
 )
 
 _ID = "[0-9]{1,19}"
@@ -231,6 +253,8 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:g:({_ID}):([0-9]{{1,3}})"), GamesPageClick),
     (re.compile(rf"ttt:gb:({_ID})"), PrivateBoardClick),
     (re.compile(rf"ttt:o:({_ID})"), OptionsClick),
+    (re.compile(rf"ttt:rc:({_ID}):([0-9]{{1,3}}):([0-9]{{1,3}})"), ReminderCellClick),
+    (re.compile(rf"ttt:n:({_ID})"), NotifyClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
 _COURTESY = re.compile(rf"ttt:k:({_ID}):([0-9]{{1,3}}):([toa])")
@@ -344,3 +368,11 @@ def options(game_id: int) -> str:
 def courtesy(game_id: int, ply: int, action: CourtesyAction) -> str:
     """``action``: ``time``, ``offer`` or ``accept``."""
     return f"ttt:k:{game_id}:{ply}:{action[0]}"
+
+
+def reminder_cell(game_id: int, ply: int, cell_index: int) -> str:
+    return f"ttt:rc:{game_id}:{ply}:{cell_index}"
+
+
+def notify_every(user_id: int) -> str:
+    return f"ttt:n:{user_id}"

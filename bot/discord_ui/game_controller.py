@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 
 import discord
 
@@ -36,6 +37,8 @@ from bot.i18n import text
 
 log = logging.getLogger(__name__)
 
+Offer = Callable[[discord.Interaction], Awaitable[None]]
+
 UNKNOWN_MESSAGE = 10008
 IN_FLIGHT = 5.0
 """Seconds after a stored change during which its own answer may still be landing (the
@@ -45,7 +48,7 @@ IN_FLIGHT = 5.0
 class GameController:
     def __init__(
         self, games: GameService, lobby: Lobby, responder: Responder, publisher: Publisher,
-        pinger: TurnPinger, tokens: ReplyTokens,
+        pinger: TurnPinger, tokens: ReplyTokens, *, offer_reminders: Offer | None = None,
     ) -> None:  # fmt: skip
         self.games = games
         self.lobby = lobby
@@ -53,6 +56,9 @@ class GameController:
         self.publisher = publisher
         self.pinger = pinger
         self.tokens = tokens
+        self.offer_reminders = offer_reminders
+        """After a correspondence challenge is made or accepted: the member's first one
+        offers "your move" reminders, privately."""
 
     # --- commands -----------------------------------------------------------------------
 
@@ -109,6 +115,8 @@ class GameController:
                         named = opponent.id if opponent is not None else None
                         challenge = await self.lobby.challenge(**where, opponent_id=named)  # type: ignore[arg-type]
                         await self._send_challenge(interaction, challenge)
+                        if days_per_move and self.offer_reminders is not None:
+                            await self.offer_reminders(interaction)
                     return
                 except Refusal as refusal:
                     # A game whose message a moderator deleted would block the channel
@@ -273,6 +281,8 @@ class GameController:
                 await self.tokens.forget("challenge", click.challenge_id)
             await self.tokens.shown(update.game, interaction)
             await self.pinger.game_changed(update.game, interaction.user.id)
+            if update.game.days_per_move and self.offer_reminders is not None:
+                await self.offer_reminders(interaction)
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
         async with self.responder.answering(interaction):

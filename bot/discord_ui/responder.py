@@ -165,6 +165,9 @@ class Responder:
     ) -> None:  # fmt: skip
         self.observe = observe
         self.answered = answered
+        self.also_answered: list[Answered] = []
+        """Told of every interaction answered too, after :attr:`answered` (the notice
+        that a member's reminders no longer reach them by DM)."""
         self.doubts = Doubts() if doubts is None else doubts
         """Where what a failed interaction stored goes, for the reconciler to show."""
         self.in_flight = 0
@@ -209,6 +212,12 @@ class Responder:
                         await self.answered(interaction)
                     except Exception:  # the answer stands; a page start there shows less
                         log.exception("interaction %s: its token was not kept", interaction.id)
+                for also in self.also_answered if outcome != "failed" else ():
+                    try:
+                        await also(interaction)
+                    except Exception:  # the answer stands
+                        log.exception("interaction %s: what follows its answer failed",
+                                      interaction.id)  # fmt: skip
             finally:  # counted out even if cancelled while keeping its token
                 self.in_flight -= 1
                 if not self.in_flight:

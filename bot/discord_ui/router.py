@@ -28,6 +28,7 @@ from bot.discord_ui.custom_ids import (
     JoinClick,
     LeaveClick,
     LiveClick,
+    NotifyClick,
     OptionsClick,
     PrivateBoardClick,
     PuzzleBoardClick,
@@ -35,6 +36,7 @@ from bot.discord_ui.custom_ids import (
     PuzzleClick,
     ReadyClick,
     RematchClick,
+    ReminderCellClick,
     ResignClick,
     RetryClick,
     ReviewClick,
@@ -42,8 +44,10 @@ from bot.discord_ui.custom_ids import (
 )
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.games_list_controller import GamesListController
+from bot.discord_ui.notify_controller import NotifyController
 from bot.discord_ui.puzzle_controller import PuzzleController
 from bot.discord_ui.records_controller import RecordsController
+from bot.discord_ui.reminder_clicks import ReminderClicks
 from bot.discord_ui.responder import Responder
 from bot.discord_ui.tournament_controller import TournamentController
 from bot.discord_ui.update_answer import on_private_message
@@ -54,11 +58,13 @@ class ComponentRouter:
         self, games: GameController, records: RecordsController, responder: Responder,
         tournaments: TournamentController, choices: BoardChoiceController,
         puzzles: PuzzleController, lists: GamesListController,
-        courtesy: CourtesyController,
+        courtesy: CourtesyController, notify: NotifyController, reminders: ReminderClicks,
     ) -> None:  # fmt: skip
         self.games = games
         self.lists = lists
         self.courtesy = courtesy
+        self.notify = notify
+        self.reminders = reminders
         self.puzzles = puzzles
         self.choices = choices
         self.records = records
@@ -122,6 +128,10 @@ class ComponentRouter:
                 await self.games.on_live(interaction)
             case BoardClick():
                 await self.choices.on_board(interaction, click)
+            case ReminderCellClick():
+                await self.reminders.on_cell(interaction, click)
+            case NotifyClick():
+                await self.notify.on_offer_answer(interaction, click)
             case OptionsClick(game_id):
                 await self.courtesy.on_options(interaction, game_id)
             case CourtesyClick():

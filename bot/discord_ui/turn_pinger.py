@@ -44,21 +44,34 @@ class TurnPinger:
             if stale is not None:
                 await self._delete(game.channel_id, stale)
             member = await self.messages.ping_due(game, actor_id)
-            if member is None:
-                return
-            channel = self.client.get_partial_messageable(game.channel_id)
-            locale = render_game.server_locale(self.client, game)
-            sent = await channel.send(
-                render_game.turn_ping(game, member, locale),
-                allowed_mentions=discord.AllowedMentions(
-                    everyone=False, roles=False, users=[discord.Object(member)],
-                    replied_user=False,
-                ),
-            )  # fmt: skip
-            if not await self.messages.keep_ping(game, sent.id):
-                await self._delete(game.channel_id, sent.id)  # the game moved on meanwhile
+            if member is not None:
+                await self._send(game, member)
         except Exception:
             log.exception("game %s: the turn ping failed", game.id)
+
+    async def ping_instead(self, game: Game, member_id: int) -> None:
+        """Mention ``member_id``, whose reminders do not reach them by DM, in the game's
+        channel: the turn's one ping (none if one was sent for this turn already, as on
+        a server with the turn ping on), deleted as any when the game changes. Where
+        the bot cannot post (a member's own install), nothing. Never raises."""
+        if game.ping_message_id is not None or game.guest or not game.running:
+            return
+        try:
+            await self._send(game, member_id)
+        except Exception as exc:
+            log.info("game %s: no turn ping in its channel instead of a DM (%s)", game.id, exc)
+
+    async def _send(self, game: Game, member: int) -> None:
+        channel = self.client.get_partial_messageable(game.channel_id)
+        locale = render_game.server_locale(self.client, game)
+        sent = await channel.send(
+            render_game.turn_ping(game, member, locale),
+            allowed_mentions=discord.AllowedMentions(
+                everyone=False, roles=False, users=[discord.Object(member)], replied_user=False,
+            ),
+        )  # fmt: skip
+        if not await self.messages.keep_ping(game, sent.id):
+            await self._delete(game.channel_id, sent.id)  # the game moved on meanwhile
 
     async def relink(self, game: Game) -> None:
         """Point the game's ping at its board posted again (an edit: nobody is notified

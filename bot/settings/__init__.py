@@ -77,6 +77,9 @@ class Settings:
     correspondence_games_per_member: int = CORRESPONDENCE_GAMES_PER_MEMBER
     """Running correspondence games (days a move) a member may play at once, everywhere
     together; past it a new one is refused privately."""
+    dm_per_minute: int = 60
+    """"Your move" reminder DMs this process sends a minute at most, spread evenly (one
+    every 60/N seconds): below Discord's limits on DMs, never a burst."""
     sign_ins_overall: int = 120
     """Activity sign-ins a process begins a minute, all members together (up to that many
     at once, then one every 60/N seconds); past it a sign-in is refused at once (429)."""

@@ -169,6 +169,9 @@ SECTIONS = (
                 bounded(1, 1000), "running correspondence games (days a move) one member may "
                 "play at once, in every server and DM together; past it a challenge or an "
                 "accept is refused privately"),
+        Setting("TTT_DM_PER_MINUTE", "dm_per_minute", bounded(1, 600), "\"your move\" "
+                "reminder DMs this process sends a minute at most, spread evenly (one every "
+                "60/N s, never a burst; see Correspondence games under Run)"),
         Setting("TTT_DEV_GUILD_ID", "dev_guild_id", discord_id, "a server id to sync the "
                 "slash commands to at once while developing (a global sync can take an hour "
                 "to show)"),

@@ -6,7 +6,9 @@ from dataclasses import asdict, fields
 from typing import Any
 
 from bot.core.models import Challenge, Game
+from bot.core.reminders.models import due_for
 from bot.core.repository import Conflict
+from bot.storage import outbox_rows
 from bot.storage.game_queries import claim, insert_game
 from bot.storage.sql import Db, Row, insert_returning_id
 
@@ -86,6 +88,12 @@ async def accept_challenge(db: Db, challenge: Challenge, game: Game) -> Game:
             created = await insert_game(db, game)
             await db.run("UPDATE challenges SET game_id = :game WHERE id = :id",
                          {"id": challenge.id, "game": created.id})  # fmt: skip
+            due = due_for(created)  # the first mover's reminders, if they chose them
+            if due is not None:
+                created = created.with_changes(
+                    remind=await outbox_rows.remind_marks(db, created.id)
+                )
+                await outbox_rows.write_due(db, due)
     except db.dialect.integrity_errors as exc:
         raise Conflict(str(exc)) from None
     return created

@@ -10,7 +10,9 @@ from operator import attrgetter
 from typing import Any
 
 from bot.core.models import Ending, Game
+from bot.core.reminders.models import due_for
 from bot.core.repository import Conflict
+from bot.storage import outbox_rows
 from bot.storage.postgres_locks import lock_key
 from bot.storage.record_queries import apply_result, count_bot_game, finished_games_where
 from bot.storage.sql import Db, Params, Row, insert_returning_id
@@ -20,7 +22,7 @@ _GAME_FIELDS = (
     "difficulty", "moves", "ply", "status", "result", "end_reason", "turn_deadline",
     "created_at", "updated_at", "finished_at", "rematch_of", "locale", "hinted",
     "ping_message_id", "stopped_by", "guest", "tournament_match_id", "variant",
-    "days_per_move", "extra_time_ply", "draw_offer_by", "draw_offer_until",
+    "days_per_move", "extra_time_ply", "draw_offer_by", "draw_offer_until", "remind",
 )  # fmt: skip
 GAME_COLUMNS = "id, " + ", ".join(_GAME_FIELDS)
 _INSERT_GAME = insert_returning_id("games", _GAME_FIELDS)
@@ -77,6 +79,7 @@ def game_from_row(row: Row) -> Game:
         tournament_match_id=row["tournament_match_id"], variant=row["variant"],
         days_per_move=row["days_per_move"], extra_time_ply=row["extra_time_ply"],
         draw_offer_by=row["draw_offer_by"], draw_offer_until=row["draw_offer_until"],
+        remind=row["remind"],
     )  # fmt: skip
 
 
@@ -178,7 +181,9 @@ async def save_game(db: Db, game: Game, expected_ply: int, clicked: int | None =
     """Store the changed game: a compare-and-set on the ply (on PostgreSQL the UPDATE locks
     the row, and a writer that waited for another re-reads it, finds the ply moved on and
     changes nothing). Returns it with what others may have changed since it was read: a
-    hint marked, a board posted again, a turn ping sent. The message id is written only
+    hint marked, a board posted again, a turn ping sent. A correspondence game's move
+    writes the reminders it makes due with it (:mod:`bot.storage.outbox_rows`). The
+    message id is written only
     where none is stored yet: the board ``clicked`` is then the game's (a new board is
     stored by its first click, see :mod:`bot.storage.board_writes`). A game that goes
     on is that one statement; a finished one changes the records in the same transaction.
@@ -188,7 +193,18 @@ async def save_game(db: Db, game: Game, expected_ply: int, clicked: int | None =
             is no longer the message ``clicked`` (posted again since).
     """
     if game.running:
-        return await _update_game(db, game, expected_ply, clicked)
+        due = due_for(game)  # a correspondence game's reminders, for whoever chose them
+        if due is None:
+            return await _update_game(db, game, expected_ply, clicked)
+        if db.dialect.writable_with:  # the move and its outbox rows: one statement
+            also = (outbox_rows.AFTER_SAVED, outbox_rows.due_params(due))
+            return await _update_game(db, game, expected_ply, clicked, also=also)
+        if game.board.to_move not in game.remind:  # SQLite: the member to move chose none
+            return await _update_game(db, game, expected_ply, clicked)
+        async with db.atomic():
+            stored = await _update_game(db, game, expected_ply, clicked)
+            await outbox_rows.write_due(db, due)
+        return stored
     if game.bot_side is not None:  # at most one row more: the member's record at the level
         counted = count_bot_game(game, "FROM saved WHERE NOT saved.hinted")
         if counted is None:

@@ -6,6 +6,7 @@ Never edit a released entry; append a new one.
 from __future__ import annotations
 
 from bot.storage.puzzle_migrations import SQLITE_FORGOTTEN, SQLITE_PUZZLES, SQLITE_PUZZLES_2
+from bot.storage.reminder_migrations import SQLITE_REMINDERS
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, challenges and a key-value table for bot state (command sync hash).
@@ -442,4 +443,5 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_running_by_x ON games(player_x) WHERE status = 'running';
     CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
     """,
+    SQLITE_REMINDERS,  # 23: "your move" reminders and their outbox (reminder_migrations.py)
 )

@@ -180,6 +180,9 @@ async def forget_player(db: Db, user_id: int) -> int:
         # the members they blocked; a block of them stays, another member's choice (or
         # forget-me would be the way around a block)
         await db.run("DELETE FROM member_blocks WHERE blocker_id = :user", params)
+        # their reminders' choice and the DMs kept for them (sent or not)
+        await db.run("DELETE FROM outbox WHERE member_id = :user", params)
+        await db.run("DELETE FROM reminder_settings WHERE member_id = :user", params)
         # puzzles: the record, then the attempts: the order a finish locks them in
         # (bot/core/puzzles/finish.py: the member's row, then the attempt), so the two
         # wait for each other on PostgreSQL instead of deadlocking. A puzzle's own

@@ -25,11 +25,12 @@ from bot.storage import token_queries as tokens
 from bot.storage import tournament_queries as tournaments
 from bot.storage.board_writes import BoardWrites
 from bot.storage.puzzle_store import PuzzleSql
+from bot.storage.reminder_store import ReminderSql
 
 T = TypeVar("T")
 
 
-class SqlStore(PuzzleSql):
+class SqlStore(PuzzleSql, ReminderSql):
     _boards: BoardWrites
     """Boards posted and not stored yet, shared by a repository and its transactions."""
 

@@ -57,3 +57,9 @@ def missing_access() -> ApiError:
 def missing_permissions() -> ApiError:
     """The bot lacks a permission the action needs in that channel."""
     return ApiError(403, 50013, "Missing Permissions")
+
+
+def cannot_message_user() -> ApiError:
+    """What Discord answers a message the bot posts in its DM with a user it cannot reach:
+    no server shared, DMs from the server's members closed, or the bot blocked."""
+    return ApiError(403, 50007, "Cannot send messages to this user")

@@ -1,14 +1,13 @@
 """Discord's per-route rate limits, on the routes the emulator limits (the OAuth2 token
-route): ``limit`` calls a ``window`` of seconds from the first call of a window, every
-answer telling the bucket's state in ``X-RateLimit-*`` headers, and a call past the limit
-answered 429 with ``Retry-After`` (topics/rate-limits: the headers, the body
-``{"message", "retry_after", "global"}``, and ``Via`` as Discord's answers come through
-its proxy; discord.py takes a 429 without it for a Cloudflare ban).
+route, and opening a DM): ``limit`` calls a ``window`` of seconds from the first call of
+a window, every answer telling the bucket's state in ``X-RateLimit-*`` headers, and a
+call past the limit answered 429 with ``Retry-After`` (topics/rate-limits: the headers,
+the body ``{"message", "retry_after", "global"}``, and ``Via`` as Discord's answers come
+through its proxy; discord.py takes a 429 without it for a Cloudflare ban).
 
 It counts what a test asserts: the calls made, the 429s drawn, and the calls made while a
 Retry-After it had given (or a 429 injected on the route) was still running, which a
-client obeying Discord never makes.
-"""
+client obeying Discord never makes."""
 
 from __future__ import annotations
 
@@ -26,6 +25,11 @@ TOKEN_LIMIT, TOKEN_WINDOW = 50, 1.0
 """The token route's default bucket: wide enough for the suite's sign-ins one after
 another; a test of limits sets its own (:meth:`RouteLimit.set`). Discord documents no
 figure: a client must read the headers, which is what is tested."""
+
+
+DM_LIMIT, DM_WINDOW = 50, 1.0
+"""``POST /users/@me/channels``'s default bucket (Discord documents none, and answers
+429s there to bots that open many DMs): wide for the suite; a test of it sets its own."""
 
 
 class RouteLimit:
@@ -88,4 +92,6 @@ class RateLimits:
     def __init__(self, emu: DiscordEmulator) -> None:
         self.token = RouteLimit(emu, "oauth2-token", TOKEN_LIMIT, TOKEN_WINDOW)
         """``POST /oauth2/token``."""
-        self.routes = {"oauth_token": self.token}
+        self.dm = RouteLimit(emu, "create-dm", DM_LIMIT, DM_WINDOW)
+        """``POST /users/@me/channels`` (opening a DM)."""
+        self.routes = {"oauth_token": self.token, "create_dm": self.dm}

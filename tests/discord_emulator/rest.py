@@ -12,7 +12,14 @@ from aiohttp import web
 
 from . import interactions as ix
 from .commands import check_command_definitions, command_object, store_commands
-from .errors import ApiError, missing_access, missing_permissions, unknown_channel, unknown_message
+from .errors import (
+    ApiError,
+    cannot_message_user,
+    missing_access,
+    missing_permissions,
+    unknown_channel,
+    unknown_message,
+)
 from .oauth import FormBody, user_for_bearer
 from .state import (
     PERM_ATTACH_FILES,
@@ -55,6 +62,7 @@ Handler = Callable[[Req], Awaitable[Any]]
 ROUTES: list[tuple[str, str, str, bool, str | None]] = [
     ("GET", r"/users/@me", "get_me", True, None),
     ("GET", r"/users/(?P<user_id>\d+)", "get_user", True, None),
+    ("POST", r"/users/@me/channels", "create_dm", True, None),
     ("GET", r"/gateway", "get_gateway", False, None),
     ("GET", r"/gateway/bot", "get_gateway_bot", True, None),
     ("GET", r"/oauth2/applications/@me", "get_application", True, None),
@@ -295,6 +303,16 @@ class RestApi:
             raise ApiError(404, 10013, "Unknown User")
         return user.to_dict()
 
+    async def create_dm(self, req: Req) -> Any:
+        """Discord's Create DM: the DM channel with ``recipient_id`` (type 1, the user in
+        ``recipients``), the same one every time. It is made whoever the user is; whether
+        a message then reaches them is answered by the message (50007)."""
+        body = req.body if isinstance(req.body, dict) else {}
+        user = self.emu.users.get(int(body.get("recipient_id") or 0))
+        if user is None or user.bot:
+            raise ApiError(400, 50033, "Invalid Recipient(s)")
+        return self.emu.dm_channel(user).to_dict()
+
     async def get_gateway(self, req: Req) -> Any:
         return {"url": self.emu.gateway_url.rstrip("/")}
 
@@ -434,8 +452,14 @@ class RestApi:
         channel = self.emu.channels[cid]
         if channel.is_thread and not channel.app_permissions & PERM_SEND_MESSAGES_IN_THREADS:
             raise missing_permissions()
+        if channel.recipient is not None and not self.emu.dm_reachable(channel.recipient):
+            raise cannot_message_user()
         _check_files(channel, req.body)
-        return self.emu.store_message(cid, req.body or {})
+        body = req.body or {}
+        sent = self.emu.sent_with_nonce(cid, body)
+        if sent is not None:  # the same message sent again (a retry): Discord answers the first
+            return sent
+        return self.emu.store_message(cid, body)
 
     # -- threads ------------------------------------------------------------
     def _thread_parent(self, req: Req, private: bool) -> EmuChannel:

@@ -53,6 +53,9 @@ from .validation import (
 
 log = logging.getLogger("discord_emulator")
 
+NONCE_MEMORY = 5 * 60.0
+"""Seconds a message's nonce is remembered for ``enforce_nonce`` ("the past few minutes")."""
+
 
 class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
     def __init__(
@@ -92,6 +95,8 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self._dms: dict[int, EmuChannel] = {}
         """Each user's DM channel with the bot, by user id."""
         self._messages: dict[int, dict[str, Any]] = {}
+        self._nonces: dict[tuple[int, str], tuple[int, float]] = {}
+        """The message each (channel, nonce) made, and when (see :meth:`sent_with_nonce`)."""
         self.files: dict[str, bytes] = {}
         """Every uploaded attachment's bytes, by attachment id (see :meth:`attachment`)."""
         self.uploads: dict[int, list[dict[str, Any]]] = {}
@@ -301,10 +306,29 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         and sends bots no CHANNEL_CREATE for DMs, so none is dispatched."""
         if user.id in self._dms:
             return self._dms[user.id]
-        if user.bot or not any(
-            user.id in g.member_ids and self._bot.id in g.member_ids for g in self.guilds.values()
-        ):
+        if user.bot or not self.shares_server(user):
             raise ValueError(f"{user.name} shares no server with the bot and cannot DM it")
+        return self.dm_channel(user)
+
+    def shares_server(self, user: EmuUser) -> bool:
+        """Whether ``user`` and the bot are members of one server (Discord's condition
+        for the bot's messages to reach their DMs, besides their own settings)."""
+        return any(
+            user.id in g.member_ids and self._bot.id in g.member_ids and g.has_bot
+            for g in self.guilds.values()
+        )
+
+    def dm_reachable(self, user: EmuUser) -> bool:
+        """Whether a message the bot posts in its DM with ``user`` is delivered: a server
+        shared, DMs from server members open, the bot not blocked (else 50007)."""
+        return not user.dms_closed and self.shares_server(user)
+
+    def dm_channel(self, user: EmuUser) -> EmuChannel:
+        """The DM channel between ``user`` and the bot, made if none is (as ``POST
+        /users/@me/channels`` does whoever the user is: whether a message then reaches
+        them is the message's to find out)."""
+        if user.id in self._dms:
+            return self._dms[user.id]
         channel = EmuChannel(
             self.snowflakes.next(), None, "", type=1, app_permissions=DM_APP_PERMISSIONS,
             recipient=user,
@@ -457,6 +481,9 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
         self._resolve_attachment_urls(msg)
         self._record_uploads(mid, set(), msg)
         self._messages[mid] = msg
+        if body.get("nonce") is not None:
+            msg["nonce"] = body["nonce"]
+            self._nonces[(channel_id, str(body["nonce"]))] = (mid, self.now())
         self._channel_order.setdefault(channel_id, []).append(mid)
         if ephemeral_for is not None:
             self._ephemeral_for[mid] = ephemeral_for
@@ -464,6 +491,18 @@ class DiscordEmulator(InteractionActions, ActivityActions, OAuthActions):
             self._gateway_message("MESSAGE_CREATE", msg)
         self._notify(msg)
         return self.message(mid)
+
+    def sent_with_nonce(self, channel_id: int, body: dict[str, Any]) -> dict[str, Any] | None:
+        """The bot's message already created in the channel with this body's ``nonce``
+        within the last few minutes, when the body asks for it (``enforce_nonce``):
+        Discord then creates none and answers that one, so a retried send never doubles."""
+        nonce = body.get("nonce")
+        if nonce is None or not body.get("enforce_nonce"):
+            return None
+        kept = self._nonces.get((channel_id, str(nonce)))
+        if kept is None or self.now() - kept[1] > NONCE_MEMORY or not self.has_message(kept[0]):
+            return None
+        return self.message(kept[0])
 
     def edit_message(
         self,

@@ -95,6 +95,9 @@ class EmuUser:
     installed: bool = False
     """The user installed the app to their account (User Install): its commands then
     work in DMs between users, group DMs and servers that never added the bot."""
+    dms_closed: bool = False
+    """The user does not take DMs from the bot (DMs from server members turned off, or
+    the bot blocked): the bot's messages in its DM with them are refused with 50007."""
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -1,0 +1,1 @@
+""" "Your move" reminders by DM: opt-in, through a stored outbox (see :mod:`.models`)."""

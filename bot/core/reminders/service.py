@@ -1,0 +1,171 @@
+"""Reminders as a service: a member's choice (set privately, validated here), and the
+outbox's rows claimed, checked and marked for the sender (:mod:`bot.discord_ui.reminder_sender`),
+which only draws and sends. Nothing here runs on a click's path: the rows a move makes due
+are written by the move's own write (see :mod:`bot.storage.outbox_rows`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from bot.core.models import GameUpdate
+from bot.core.refusals import Refusal
+from bot.core.reminders.models import (
+    MODES,
+    Mode,
+    Reminder,
+    ReminderSetting,
+    next_digest,
+    waiting_for,
+    waits_for,
+)
+from bot.core.repository import Repository
+from bot.core.service import GameService
+
+Clock = Callable[[], float]
+RETRY_FIRST, RETRY_MAX, RETRY_TRIES = 60.0, 3600.0, 6
+"""A DM Discord failed (a 5xx, 50001, the connection): tried again after a minute,
+doubling to an hour, and dropped after six tries."""
+DIGEST_BATCH, DIGEST_EVERY = 100, 60.0
+"""Members whose digest time came, claimed at once; and seconds between two looks."""
+OFFSETS = range(-12 * 60, 14 * 60 + 1, 15)
+"""UTC offsets, in minutes, a member may give (UTC-12:00 to UTC+14:00, by quarter hours:
+every zone in use is one)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToSend:
+    """A claimed reminder, with what its DM shows: the game for a turn's reminder, the
+    games waiting for the member for a digest."""
+
+    reminder: Reminder
+    games: tuple[GameUpdate, ...]
+
+
+class Reminders:
+    def __init__(self, repo: Repository, games: GameService, *, clock: Clock) -> None:
+        self.repo = repo
+        self.games = games
+        self.clock = clock
+        self.wake = games.reminders_due
+        """Set to wake the sender now (a correspondence move stored here, a member chose
+        reminders, a test moved time)."""
+        self._digests_next = -math.inf
+        """When to look for members whose digest time came again (on :attr:`clock`)."""
+        self._untold: set[int] = set()
+        """Members marked unreachable and not told yet, as last read (by the sender's
+        passes): an interaction of anyone else costs no read."""
+
+    # --- a member's choice ---------------------------------------------------------------
+
+    async def setting(self, member_id: int) -> ReminderSetting:
+        return await self.repo.reminder_setting(member_id) or ReminderSetting(member_id)
+
+    async def choose(
+        self, member_id: int, mode: str, *, hour: int | None = None, utc_offset: int = 0,
+        warnings: bool | None = None,
+    ) -> ReminderSetting:  # fmt: skip
+        """Store the member's choice: ``mode`` off, every (move) or digest (at ``hour`` of
+        their day, ``utc_offset`` minutes east of UTC); ``warnings`` (None: as before) a
+        DM 12 h and 1 h before a deadline. Choosing again makes an unreachable member
+        tried again.
+
+        Raises:
+            Refusal: an unknown mode (``notify.bad_mode``), a digest without an hour or
+                one outside 0–23 (``notify.bad_hour``), an offset outside UTC-12 to
+                UTC+14 (``notify.bad_offset``).
+        """
+        if mode not in MODES:
+            raise Refusal("notify.bad_mode")
+        if utc_offset not in OFFSETS:
+            raise Refusal("notify.bad_offset")
+        before = await self.setting(member_id)
+        minute: int | None = None
+        next_at: float | None = None
+        if mode == "digest":
+            if hour is None or not 0 <= hour <= 23:
+                raise Refusal("notify.bad_hour")
+            minute = (hour * 60 - utc_offset) % 1440
+            next_at = next_digest(self.clock(), minute)
+        chosen: Mode = mode  # one of MODES, checked above
+        setting = replace(
+            before, mode=chosen, digest_minute=minute, utc_offset=utc_offset,
+            warnings=before.warnings if warnings is None else warnings, unreachable=False,
+            told=False, next_digest_at=next_at,
+        )  # fmt: skip
+        await self.repo.set_reminder_setting(setting, self.clock())
+        self.games.forget_games_of(member_id)  # their games' remind marks changed
+        self._untold.discard(member_id)
+        self.wake.set()
+        return setting
+
+    async def offer_once(self, member_id: int) -> bool:
+        """True the first time a member's correspondence game is to offer reminders."""
+        return await self.repo.offer_reminders_once(member_id, self.clock())
+
+    # --- the unreachable, told once ----------------------------------------------------
+
+    async def refresh_untold(self) -> None:
+        self._untold = await self.repo.untold_unreachable()
+
+    async def tell_unreachable(self, member_id: int) -> bool:
+        """Whether to tell ``member_id`` now that their DMs do not reach them: once, by
+        the one process whose mark lands; no read for anyone not in the last list."""
+        if member_id not in self._untold:
+            return False
+        self._untold.discard(member_id)
+        return await self.repo.take_told(member_id)
+
+    # --- the outbox ----------------------------------------------------------------------
+
+    async def next(self) -> ToSend | None:
+        """The next due reminder still worth sending, claimed (``sending``); rows for a
+        game already moved in or ended are dropped on the way. None when none is due."""
+        now = self.clock()
+        if now >= self._digests_next:  # digests fall on the minute: no need to ask more
+            self._digests_next = now + DIGEST_EVERY
+            await self.repo.claim_digests(now, DIGEST_BATCH)
+        while True:
+            claimed = await self.repo.claim_reminders(now, 1)
+            if not claimed:
+                return None
+            (reminder,) = claimed
+            shown = await self._what_to_show(reminder)
+            if shown:
+                return ToSend(reminder, shown)
+            await self.repo.reminder_dropped(reminder.id)
+
+    async def _what_to_show(self, reminder: Reminder) -> tuple[GameUpdate, ...]:
+        member = reminder.member_id
+        if reminder.kind == "digest":
+            games = [g for g in await self.repo.games_waiting_on(member) if waiting_for(g, member)]
+            return tuple([await self.games.update(g) for g in games])
+        update = await self.games.current(reminder.game_id)
+        if update is None or not waits_for(update.game, member, reminder.ply):
+            return ()  # moved in, or ended: nothing to remind
+        return (update,)
+
+    async def sent(self, reminder: Reminder) -> None:
+        await self.repo.reminder_sent(reminder.id)
+
+    async def failed(self, reminder: Reminder) -> float | None:
+        """Discord failed for now: due again after a backoff (when, returned), or dropped
+        after :data:`RETRY_TRIES` tries (None)."""
+        if reminder.attempts >= RETRY_TRIES:
+            await self.repo.reminder_dropped(reminder.id)
+            return None
+        at: float = self.clock() + min(RETRY_FIRST * 2.0 ** (reminder.attempts - 1), RETRY_MAX)
+        await self.repo.reminder_retry(reminder.id, at)
+        return at
+
+    async def unreachable(self, reminder: Reminder) -> None:
+        """Discord answered 50007: the member is marked, this row and theirs dropped."""
+        await self.repo.reminder_dropped(reminder.id)
+        await self.repo.mark_unreachable(reminder.member_id)
+        self.games.forget_games_of(reminder.member_id)
+        self._untold.add(reminder.member_id)
+
+    async def next_due(self) -> float | None:
+        due = await self.repo.next_reminder_due()
+        return None if due is None else float(due)
