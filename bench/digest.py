@@ -193,13 +193,14 @@ async def digest_hour(backend: str, folder: Path, name: str, members: int,
                 bot.reminders.next = timed(bot.reminders.next, nexts)  # type: ignore[method-assign]
                 bot.reminders.sent = timed(bot.reminders.sent, marks)  # type: ignore[method-assign]
                 starts: list[float] = []
-                pace = bot.reminder_sender._pace
+                sender = bot.reminder_sender
+                pace = sender._pace
 
-                async def paced() -> None:  # the sender's turn to send comes here
-                    await pace()
-                    starts.append(asyncio.get_running_loop().time())
+                async def paced() -> None:  # the sender's turn to send: the time it read
+                    await pace()  # (read again here, an OS preemption would shift it)
+                    starts.append(sender._next_send - sender.interval)
 
-                bot.reminder_sender._pace = paced  # type: ignore[method-assign]
+                sender._pace = paced  # type: ignore[method-assign]
                 seen = len(emu.requests)
                 await asyncio.sleep(1.0)  # the bot's start-up passes settle
                 cpu, wall = time.process_time(), time.perf_counter()
@@ -286,8 +287,8 @@ def most_within(times: list[float], window: float) -> int:
 
 def pacing(created: list[float], started: list[float], per_minute: int) -> list[str]:
     """The gaps between DMs as the emulator created them, and between the sender's turns
-    to send (its ``_pace`` returned, before the row is claimed): the pace is kept there,
-    and what reaches Discord moves by the time each claim and request take."""
+    to send (the times its ``_pace`` read, before the row is claimed): the pace is kept
+    there, and what reaches Discord moves by the time each claim and request take."""
     interval = 60.0 / per_minute
     gaps = [b - a for a, b in itertools.pairwise(created)]
     starts = [b - a for a, b in itertools.pairwise(started)]
@@ -295,7 +296,7 @@ def pacing(created: list[float], started: list[float], per_minute: int) -> list[
     return [
         f"gaps between the sender's turns to send: min {min(starts) * 1e3:.1f} ms, median "
         f"{statistics.median(starts) * 1e3:.1f} ms (interval {interval * 1e3:.0f} ms); "
-        f"shorter than the interval: {sum(1 for g in starts if g < interval)}",
+        f"shorter than the interval: {sum(1 for g in starts if g < interval - 1e-6)}",
         f"gaps between DMs as the emulator created them: min {min(gaps) * 1e3:.1f} ms, median "
         f"{statistics.median(gaps) * 1e3:.1f} ms, max {max(gaps) * 1e3:.1f} ms; shorter than "
         f"the interval: {short} (by {max((interval - g for g in gaps), default=0.0) * 1e3:.1f}"
