@@ -7,12 +7,12 @@ told once. The games' clock is the test's; the emulator checks every request."""
 from __future__ import annotations
 
 import pytest
-from test_bot_correspondence import MovableClock, press, stamp
 
 from bot.core.models import DAY
 from bot.discord_ui import custom_ids
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
+from correspondence_harness import MovableClock, press, stamp
 from discord_emulator import DiscordEmulator, buttons
 
 
