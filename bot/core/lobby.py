@@ -138,6 +138,8 @@ class Lobby:
 
     async def attach_challenge_message(self, challenge: Challenge, message_id: int) -> Challenge:
         await self.repo.set_challenge_message(challenge.id, message_id)
+        if challenge.days_per_move is not None and challenge.opponent_id is not None:
+            self.games.reminders_due.set()  # its DM, if they chose one, links here now
         return challenge.with_changes(message_id=message_id)
 
     # --- challenges ---------------------------------------------------------------------
