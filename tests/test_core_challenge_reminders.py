@@ -107,3 +107,14 @@ async def test_a_challenge_not_posted_yet_waits_for_its_message(make_core) -> No
     core.clock.advance(HOUR)
     item = await core.reminders.next()
     assert item is not None and item.challenges[0].message_id == MESSAGE
+
+
+async def test_a_challenge_dm_not_sent_yet_goes_no_more_once_reminders_are_off(
+    make_core,
+) -> None:
+    core: Core = await make_core()
+    await core.reminders.choose(BOB, "every")
+    made = await challenge(core)
+    await core.reminders.choose(BOB, "off")
+    assert await core.reminders.next() is None
+    assert await outbox(core) == [(BOB, made.id, 0, "challenge", "dropped")]

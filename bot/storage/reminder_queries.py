@@ -58,10 +58,10 @@ async def set_reminder_setting(db: Db, setting: ReminderSetting, now: float) -> 
             params,
         )
         await db.run(outbox_rows.REMIND_MEMBER, {"member": setting.member_id})
-        if setting.mode != "every":  # an every-move reminder chosen off goes no more
-            await db.run(
+        if setting.mode != "every":  # an every-move reminder (or challenge's DM) chosen
+            await db.run(  # off goes no more
                 "UPDATE outbox SET status = 'dropped' WHERE member_id = :member"
-                " AND status = 'due' AND kind = 'move'",
+                " AND status = 'due' AND kind IN ('move', 'challenge')",
                 {"member": setting.member_id},
             )
         if not setting.warnings:
