@@ -39,7 +39,7 @@ async def test_an_every_move_member_gets_one_challenge_dm(make_core) -> None:
     assert await outbox(core) == [(BOB, made.id, 0, "challenge", "sent")]
 
 
-async def test_nothing_for_a_member_who_did_not_opt_in_nor_for_an_open_challenge(
+async def test_nothing_for_a_member_who_did_not_opt_in_nor_for_open_or_live_challenges(
     make_core,
 ) -> None:
     core: Core = await make_core()
@@ -47,6 +47,9 @@ async def test_nothing_for_a_member_who_did_not_opt_in_nor_for_an_open_challenge
     await challenge(core, opponent=BOB)
     await core.lobby.challenge(guild_id=GUILD, channel_id=CHANNEL + 1, user_id=ALICE,
                                opponent_id=None, first="me", days_per_move=1)  # fmt: skip
+    await core.lobby.challenge(
+        guild_id=GUILD, channel_id=CHANNEL + 2, user_id=ALICE, opponent_id=CAROL, first="me"
+    )  # live: answered in a minute
     assert await outbox(core) == []
     assert await core.reminders.next() is None
 
