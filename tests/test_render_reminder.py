@@ -12,7 +12,9 @@ from bot.core.reminders.models import Reminder
 from bot.core.reminders.service import ToSend
 from bot.discord_ui import custom_ids
 from bot.discord_ui.custom_ids import ReminderBoardClick, ReminderCellClick
-from bot.discord_ui.render_reminder import MESSAGE_LIMIT, reminder_message
+from bot.discord_ui.render_reminder import MESSAGE_LIMIT, headline, reminder_message
+from bot.discord_ui.render_ultimate import TEXT_LIMIT
+from bot.i18n import catalogs
 from engine import UltimateBoard
 
 BOB = 123456789012345678
@@ -76,3 +78,15 @@ def test_an_ultimate_free_move_reminder_offers_the_small_boards() -> None:
     assert content is None and view is not None
     _, clicks = layout_of(view)
     assert clicks == [ReminderBoardClick(8, 0, board) for board in range(9)]
+
+
+def test_a_reminders_line_fits_beside_the_largest_board_text_in_every_language() -> None:
+    """The layout holds 4,000 characters of text and ultimate's board takes up to
+    TEXT_LIMIT (its marks shown plainer until it fits): the reminder's line, ids and
+    link at their longest, takes the rest with room to spare."""
+    big = 10**19 - 1
+    game = replace(waiting(9), guild_id=big, channel_id=big, message_id=big, player_x=big)
+    for locale in catalogs():
+        for kind in ("move", "warn12", "warn1"):
+            said = headline(kind, game, BOB, locale)
+            assert len(f"{said}\n".encode("utf-16-le")) // 2 <= 4000 - TEXT_LIMIT, (locale, said)
