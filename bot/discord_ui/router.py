@@ -36,6 +36,7 @@ from bot.discord_ui.custom_ids import (
     PuzzleClick,
     ReadyClick,
     RematchClick,
+    ReminderBoardClick,
     ReminderCellClick,
     ResignClick,
     RetryClick,
@@ -130,6 +131,8 @@ class ComponentRouter:
                 await self.choices.on_board(interaction, click)
             case ReminderCellClick():
                 await self.reminders.on_cell(interaction, click)
+            case ReminderBoardClick():
+                await self.reminders.on_board(interaction, click)
             case NotifyClick():
                 await self.notify.on_offer_answer(interaction, click)
             case OptionsClick(game_id):
