@@ -37,6 +37,7 @@ from bot.discord_ui.custom_ids import (
     ReadyClick,
     RematchClick,
     ReminderAcceptClick,
+    ReminderBoardClick,
     ReminderCellClick,
     ReminderDeclineClick,
     ResignClick,
@@ -136,6 +137,8 @@ class ComponentRouter:
                 await self.reminders.on_accept(interaction, click)
             case ReminderDeclineClick():
                 await self.reminders.on_decline(interaction, click)
+            case ReminderBoardClick():
+                await self.reminders.on_board(interaction, click)
             case NotifyClick():
                 await self.notify.on_offer_answer(interaction, click)
             case OptionsClick(game_id):
