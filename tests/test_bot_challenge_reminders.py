@@ -8,13 +8,12 @@ nothing. The games' clock is the test's; the emulator checks every request."""
 from __future__ import annotations
 
 import pytest
-from test_bot_reminders import dms_to, next_dm
 
 from bot.core.models import DAY
 from bot.discord_ui import custom_ids
 
 from bot_harness import board_of, running_bot, settings_for
-from correspondence_harness import MovableClock, press, stamp
+from correspondence_harness import MovableClock, dms_to, next_dm, press, stamp
 from discord_emulator import DiscordEmulator, buttons
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from test_core_reminders import outbox
 
 from bot.core.models import Challenge
-from bot.core.reminders.models import DAY, HOUR
+from bot.core.reminders.models import DAY
 
 from core_harness import CHANNEL, GUILD, Core, refusal_key
 
@@ -107,7 +107,8 @@ async def test_a_challenge_not_posted_yet_waits_for_its_message(make_core) -> No
     assert await core.reminders.next() is None  # no link to give yet: put back a moment
     assert await outbox(core) == [(BOB, made.id, 0, "challenge", "due")]
     await core.lobby.attach_challenge_message(made, MESSAGE)
-    core.clock.advance(HOUR)
+    # due at once once posted, not when the moment it was put back for has passed (the
+    # games' clock has not moved: a row left put back would wait for it)
     item = await core.reminders.next()
     assert item is not None and item.challenges[0].message_id == MESSAGE
 

@@ -114,6 +114,14 @@ async def reminder_retry(db: Db, reminder_id: int, at: float) -> None:
     await _set_status(db, reminder_id, "due", at)
 
 
+async def challenge_posted(db: Db, challenge_id: int, now: float) -> None:
+    await db.run(
+        "UPDATE outbox SET due_at = :now WHERE kind = 'challenge' AND game_id = :challenge"
+        " AND status = 'due' AND due_at > :now",
+        {"challenge": challenge_id, "now": now},
+    )
+
+
 async def next_reminder_due(db: Db) -> float | None:
     value = await db.value(
         "SELECT MIN(t) FROM (SELECT MIN(due_at) AS t FROM outbox WHERE status = 'due'"
