@@ -5,7 +5,13 @@ without buttons once the move is made. Ultimate's free move (``ttt:ru``, ``ttt:r
 the DM shows the chosen small board's squares (or the boards again), through the same
 service call as on the game's message, which changes nothing stored. A click on a
 reminder whose game has moved on since is stale: the DM is redrawn, nothing is played,
-and the member is told why, privately."""
+and the member is told why, privately.
+
+Accept or Decline on a challenge's DM (``ttt:ra``, ``ttt:rd``) answers it as ``/ttt
+games`` does (:class:`~bot.discord_ui.challenge_answers.ChallengeAnswers`): the
+challenge's message shows the game (or the refusal), and the DM is redrawn without its
+buttons, saying what was done. A click after the challenge closed (answered in the
+channel, withdrawn, lapsed) is refused privately with the reason, and nothing changes."""
 
 from __future__ import annotations
 
@@ -18,10 +24,18 @@ from bot.core.refusals import Refusal
 from bot.core.reminders.models import waiting_for
 from bot.core.service import GameService
 from bot.discord_ui import render_reminder
-from bot.discord_ui.custom_ids import ReminderBoardClick, ReminderCellClick
+from bot.discord_ui.challenge_answers import ChallengeAnswers
+from bot.discord_ui.custom_ids import (
+    ReminderAcceptClick,
+    ReminderBoardClick,
+    ReminderCellClick,
+    ReminderDeclineClick,
+)
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.render_common import message_link
 from bot.discord_ui.responder import NO_MENTIONS, Responder, answer_by
 from bot.discord_ui.turn_pinger import TurnPinger
+from bot.i18n import text
 
 STALE = ("move.stale", "move.over", "move.not_your_turn", "move.late")
 """Refusals of a reminder's click that the game's present answers: the DM is redrawn."""
@@ -29,9 +43,11 @@ STALE = ("move.stale", "move.over", "move.not_your_turn", "move.late")
 
 class ReminderClicks:
     def __init__(
-        self, games: GameService, responder: Responder, publisher: Publisher, pinger: TurnPinger
-    ) -> None:
+        self, games: GameService, responder: Responder, publisher: Publisher,
+        pinger: TurnPinger, answers: ChallengeAnswers,
+    ) -> None:  # fmt: skip
         self.games = games
+        self.answers = answers
         self.responder = responder
         self.publisher = publisher
         self.pinger = pinger
@@ -46,6 +62,29 @@ class ReminderClicks:
             await self._redraw(interaction, update)
             await self.publisher.publish(update)  # the game's own message, as after a click
             await self.pinger.game_changed(update.game, interaction.user.id)
+
+    async def on_accept(self, interaction: discord.Interaction, click: ReminderAcceptClick) -> None:
+        async with self.responder.answering(interaction):
+            update = await self.answers.accept(click.challenge_id, interaction.user.id)
+            game = update.game
+            link = message_link(game.guild_id, game.channel_id, game.message_id)
+            await self._answered(interaction, text("reminder.challenge_accepted",
+                                                   interaction.locale, link=link))  # fmt: skip
+
+    async def on_decline(
+        self, interaction: discord.Interaction, click: ReminderDeclineClick
+    ) -> None:
+        async with self.responder.answering(interaction):
+            await self.answers.decline(click.challenge_id, interaction.user.id)
+            await self._answered(interaction, text("reminder.challenge_declined",
+                                                   interaction.locale))  # fmt: skip
+
+    async def _answered(self, interaction: discord.Interaction, note: str) -> None:
+        """The challenge's DM as it was, without its buttons, and what was done."""
+        said = interaction.message.content if interaction.message is not None else ""
+        await interaction.response.edit_message(
+            content=f"{said}\n-# {note}", view=None, allowed_mentions=NO_MENTIONS
+        )
 
     async def on_board(self, interaction: discord.Interaction, click: ReminderBoardClick) -> None:
         """Ultimate's free move: a small board's squares shown on the DM (or the boards)."""
