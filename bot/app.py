@@ -34,6 +34,7 @@ from bot.core.wiring import build_core
 from bot.discord_calls import DiscordPyRest, InvalidAnswers, answers_trace
 from bot.discord_ui.bans import Bans
 from bot.discord_ui.board_choice import BoardChoiceController
+from bot.discord_ui.challenge_answers import ChallengeAnswers
 from bot.discord_ui.commands import TicTacToe
 from bot.discord_ui.config_controller import ConfigController
 from bot.discord_ui.courtesy_controller import CourtesyController
@@ -209,11 +210,11 @@ class TTTBot(commands.Bot):
         tournaments = TournamentController(core.tournaments, responder, shows)
         self.games = games
         choices = BoardChoiceController(games, responder)
-        lists = GamesListController(core.my_games, lobby, responder, publisher, pinger, tokens,
-                                    self)  # fmt: skip
+        answers = ChallengeAnswers(lobby, publisher, pinger, tokens)
+        lists = GamesListController(core.my_games, answers, responder, self)
         self.my_games = core.my_games
         courtesy = CourtesyController(games, lobby, responder, publisher, pinger)
-        reminder_clicks = ReminderClicks(games, responder, publisher, pinger)
+        reminder_clicks = ReminderClicks(games, responder, publisher, pinger, answers)
         self.router = ComponentRouter(game_controller, records, responder, tournaments, choices,
                                       puzzles, lists, courtesy, notify,
                                       reminder_clicks)  # fmt: skip

@@ -4,29 +4,14 @@ later. The games' clock is the test's: it moves days without anybody waiting."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from bot.core.models import DAY
 from bot.web.game_json import game_json
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
-from discord_emulator import DiscordEmulator, find_button
-
-
-class MovableClock:
-    """The games' time: now when the test starts, then still until the test moves it
-    (so a deadline the bot wrote is exactly the one the test expects, to the second)."""
-
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from correspondence_harness import MovableClock, press, stamp
+from discord_emulator import DiscordEmulator
 
 
 @pytest.fixture
@@ -39,16 +24,6 @@ async def bot(emulator: DiscordEmulator, tmp_path, clock: MovableClock):
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3")
     async with running_bot(emulator, settings, game_clock=clock) as bot:
         yield bot
-
-
-def press(message: dict, label: str) -> str:
-    button = find_button(message, label=label)
-    assert button is not None, f"no {label!r} button on {message.get('content')!r}"
-    return str(button["custom_id"])
-
-
-def stamp(at: float) -> str:
-    return f"<t:{int(at)}:R>"
 
 
 async def test_a_three_day_game_is_lost_on_time_days_later(emulator, transport, bot, clock) -> None:

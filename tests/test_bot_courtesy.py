@@ -6,11 +6,11 @@ the test's: it moves days without anybody waiting."""
 from __future__ import annotations
 
 import pytest
-from test_bot_correspondence import MovableClock, press, stamp
 
 from bot.core.models import DAY
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
+from correspondence_harness import MovableClock, press, stamp
 from discord_emulator import DiscordEmulator, find_button
 
 MANAGE_GUILD = 1 << 5

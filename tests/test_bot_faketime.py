@@ -37,7 +37,8 @@ from bot_harness import (
     cell_buttons,
     cell_id,
 )
-from discord_emulator import DiscordEmulator, find_button
+from correspondence_harness import press
+from discord_emulator import DiscordEmulator
 
 
 @functools.cache
@@ -105,12 +106,6 @@ def env_for(emu: DiscordEmulator, tmp_path: Path, **extra: str) -> dict[str, str
         TTT_TURN_TIMEOUT="300", TTT_CHALLENGE_TIMEOUT="300", TTT_LOG_LEVEL="INFO",
         FAKETIME_DONT_FAKE_MONOTONIC="1", **extra,
     )  # fmt: skip
-
-
-def press(message: dict, label: str) -> str:
-    button = find_button(message, label=label)
-    assert button is not None, f"no {label!r} button on {message.get('content')!r}"
-    return str(button["custom_id"])
 
 
 async def correspondence_game(emu: DiscordEmulator, alice, bob, days: int) -> dict:

@@ -5,7 +5,6 @@ member's own install reaches) the board itself. The games' clock is the test's."
 from __future__ import annotations
 
 import re
-import time
 
 import pytest
 from ultimate_harness import boards, ply, squares
@@ -13,18 +12,8 @@ from ultimate_harness import boards, ply, squares
 from bot.core.models import DAY
 
 from bot_harness import board_of, cell_id, eventually, running_bot, settings_for
-from discord_emulator import DiscordEmulator, buttons, find_button
-
-
-class MovableClock:
-    def __init__(self) -> None:
-        self.now = time.time()
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
+from correspondence_harness import MovableClock, press
+from discord_emulator import DiscordEmulator, buttons
 
 
 @pytest.fixture
@@ -37,12 +26,6 @@ async def bot(emulator: DiscordEmulator, tmp_path, clock: MovableClock):
     settings = settings_for(emulator, tmp_path / "ttt.sqlite3")
     async with running_bot(emulator, settings, game_clock=clock) as bot:
         yield bot
-
-
-def press(message: dict, label: str) -> str:
-    found = find_button(message, label=label)
-    assert found is not None, f"no {label!r} button on {message.get('content')!r}"
-    return str(found["custom_id"])
 
 
 def labels(message: dict) -> list[str]:

@@ -7,12 +7,20 @@ told once. The games' clock is the test's; the emulator checks every request."""
 from __future__ import annotations
 
 import pytest
-from test_bot_correspondence import MovableClock, press, stamp
 
 from bot.core.models import DAY
-from bot.discord_ui import custom_ids
 
 from bot_harness import board_of, cell_id, running_bot, settings_for
+from correspondence_harness import (
+    MovableClock,
+    correspondence_board,
+    dm_board,
+    dm_cells,
+    dms_to,
+    next_dm,
+    press,
+    stamp,
+)
 from discord_emulator import DiscordEmulator, buttons
 
 
@@ -28,39 +36,6 @@ async def bot(request, emulator: DiscordEmulator, tmp_path, clock: MovableClock)
                             database_url=url)  # fmt: skip
     async with running_bot(emulator, settings, game_clock=clock) as bot:
         yield bot
-
-
-def dm_cells(message: dict) -> list[dict]:
-    """A reminder's squares (``ttt:rc``), read with the bot's own grammar."""
-    cell = custom_ids.ReminderCellClick
-    return [b for row in buttons(message) for b in row
-            if isinstance(custom_ids.parse(b["custom_id"]), cell)]  # fmt: skip
-
-
-def dm_board(message: dict) -> str:
-    marks = {"❌": "X", "⭕": "O"}
-    return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in dm_cells(message))
-
-
-def dms_to(emulator: DiscordEmulator, user) -> list[dict]:
-    return emulator.channel_messages(emulator.dm_channel(user))
-
-
-async def next_dm(emulator: DiscordEmulator, user, count: int = 1) -> dict:
-    """The ``count``-th DM the bot sent ``user`` (waited for: the sender runs on its own)."""
-    channel = str(emulator.dm_channel(user).id)
-    await emulator.wait_for_message(
-        lambda m: m["channel_id"] == channel and len(dms_to(emulator, user)) >= count,
-        include_existing=True,
-    )
-    return dms_to(emulator, user)[count - 1]
-
-
-async def correspondence_board(emulator: DiscordEmulator, alice, bob, days: int = 1) -> dict:
-    res = await emulator.invoke(alice, "ttt start", {"opponent": bob, "first": "me", "pace": days})
-    res = await emulator.click(bob, res.message, press(res.message, "Accept"))
-    assert res.type == 7
-    return res.message
 
 
 async def test_a_member_who_chose_gets_one_dm_a_turn_and_plays_from_it(

@@ -54,7 +54,10 @@ async def test_each_turn_is_reminded_once_and_a_moved_game_is_dropped(make_core)
     await core.reminders.choose(BOB, "every", warnings=True)
     await core.reminders.choose(ALICE, "every")
     game_id = await correspondence_game(core)  # alice's first move: written at acceptance
-    assert await outbox(core) == [(ALICE, game_id, 0, "move", "due")]
+    challenge_id = 1  # bob's DM of her challenge, written with it, dropped as he accepted
+    assert await outbox(core) == [
+        (ALICE, game_id, 0, "move", "due"), (BOB, challenge_id, 0, "challenge", "dropped")
+    ]  # fmt: skip
     await play(core, game_id, (ALICE, 4))
     rows = await outbox(core)
     assert (BOB, game_id, 1, "move", "due") in rows and (BOB, game_id, 1, "warn12", "due") in rows

@@ -1,16 +1,19 @@
 """The emulator's DMs as a bot opens them (Discord's Create DM, ``POST /users/@me/channels``):
-the same channel for the same user, messages there kept and clickable like a server's,
-50007 for a user the bot cannot reach, the route's rate limit, and a retried message
-with ``enforce_nonce`` answered with the first. Proven against unmodified discord.py."""
+the same channel for the same user, messages there kept and clickable like a server's
+(components-v2 layouts too), 50007 for a user the bot cannot reach, the route's rate
+limit, and a retried message with ``enforce_nonce`` answered with the first. Proven
+against unmodified discord.py."""
 
 from __future__ import annotations
+
+import asyncio
 
 import aiohttp
 import discord
 import pytest
 from test_emulator import Board, EmuBot, running_bot
 
-from discord_emulator import DiscordEmulator
+from discord_emulator import IS_COMPONENTS_V2, DiscordEmulator, buttons, text_of
 
 
 @pytest.fixture
@@ -42,6 +45,39 @@ async def test_a_dm_the_bot_opens_is_one_channel_kept_and_clickable(
     await channel.get_partial_message(sent.id).edit(content="moved")
     assert emulator.message(sent.id)["content"] == "moved"
     assert emulator.violations == []
+
+
+async def test_a_layout_in_a_dm_is_kept_clickable_and_stays_a_layout(
+    emulator: DiscordEmulator, bot: EmuBot
+) -> None:
+    """Discord takes IS_COMPONENTS_V2 on any message a bot creates (Create Message,
+    whatever the channel's type), a DM's too, with the rules of a server's message."""
+    alice = emulator.create_user("alice")
+    channel = bot.get_partial_messageable(emulator.open_dm(alice).id)
+    layout = discord.ui.LayoutView()
+    square = discord.ui.Button[discord.ui.LayoutView](label="1", custom_id="dm:square")
+    layout.add_item(discord.ui.Container(discord.ui.TextDisplay("your move"),
+                                         discord.ui.ActionRow(square)))  # fmt: skip
+    sent = await channel.send(view=layout)
+    stored = emulator.message(sent.id)
+    assert stored["flags"] & IS_COMPONENTS_V2 and stored["content"] == ""
+    assert text_of(stored) == "your move" and buttons(stored)[0][0]["custom_id"] == "dm:square"
+    clicked = asyncio.create_task(emulator.click(alice, stored, "dm:square"))
+    interaction = await bot.wait_for(
+        "interaction", check=lambda i: i.type is discord.InteractionType.component, timeout=5
+    )
+    assert interaction.guild_id is None and interaction.message is not None
+    assert interaction.message.flags.components_v2
+    done = discord.ui.LayoutView()
+    done.add_item(discord.ui.Container(discord.ui.TextDisplay("played")))
+    await interaction.response.edit_message(content=None, view=done)
+    res = await clicked
+    assert res.type == 7 and res.text == "played" and buttons(res.message) == []
+    assert emulator.message(sent.id)["flags"] & IS_COMPONENTS_V2  # the flag stays
+    with pytest.raises(discord.HTTPException):  # and text cannot come back beside it
+        await channel.get_partial_message(sent.id).edit(content="moved")
+    assert "The 'content' field cannot be used" in str(emulator.violations)
+    emulator.violations.clear()
 
 
 async def test_a_user_the_bot_cannot_reach_answers_50007(

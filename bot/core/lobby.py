@@ -138,6 +138,11 @@ class Lobby:
 
     async def attach_challenge_message(self, challenge: Challenge, message_id: int) -> Challenge:
         await self.repo.set_challenge_message(challenge.id, message_id)
+        if challenge.days_per_move is not None and challenge.opponent_id is not None:
+            # its DM, if they chose one, links here now: due at once, even if a sender
+            # had put it back for want of this link
+            await self.repo.reminder_challenge_posted(challenge.id, self.clock())
+            self.games.reminders_due.set()
         return challenge.with_changes(message_id=message_id)
 
     # --- challenges ---------------------------------------------------------------------

@@ -35,6 +35,13 @@
                                 or accept one (a) in the game as it stood at <ply> moves
     ttt:rc:<game>:<ply>:<cell>  a board cell on a "your move" reminder in a DM: played as
                                 ttt:c, and shown on the game's own message as well
+    ttt:ra:<challenge>          accept a correspondence challenge from its reminder DM:
+                                as ttt:a from /ttt games (the game starts on the
+                                challenge's message), and the DM redrawn without buttons
+    ttt:rd:<challenge>          decline it from the DM, likewise
+    ttt:ru:<game>:<ply>:<board> ultimate, a free move on a reminder in a DM: show small
+                                board <board>'s squares there (as ttt:u, on the DM)
+    ttt:rb:<game>:<ply>         back from it to the choice of boards (as ttt:ub, on the DM)
     ttt:n:<user>                turn on every-move reminders (the first correspondence
                                 game's private offer)
 
@@ -66,6 +73,30 @@ class ReminderCellClick:
     game_id: int
     ply: int
     cell: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderAcceptClick:
+    """Accept on a challenge's reminder DM: answered as Accept from ``/ttt games``."""
+
+    challenge_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderDeclineClick:
+    """Decline on a challenge's reminder DM."""
+
+    challenge_id: int
+
+
+@dataclass(frozen=True, slots=True)
+class ReminderBoardClick:
+    """Ultimate, a free move on a reminder DM: look into small board ``board`` there
+    (None: back to the choice of boards), as :class:`BoardClick` on the game's message."""
+
+    game_id: int
+    ply: int
+    board: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,6 +258,9 @@ Click = (
     | OptionsClick
     | CourtesyClick
     | ReminderCellClick
+    | ReminderAcceptClick
+    | ReminderDeclineClick
+    | ReminderBoardClick
     | NotifyClick
 )
 
@@ -254,6 +288,10 @@ _GRAMMAR: tuple[tuple[re.Pattern[str], type[Click]], ...] = (
     (re.compile(rf"ttt:gb:({_ID})"), PrivateBoardClick),
     (re.compile(rf"ttt:o:({_ID})"), OptionsClick),
     (re.compile(rf"ttt:rc:({_ID}):([0-9]{{1,3}}):([0-9]{{1,3}})"), ReminderCellClick),
+    (re.compile(rf"ttt:ra:({_ID})"), ReminderAcceptClick),
+    (re.compile(rf"ttt:rd:({_ID})"), ReminderDeclineClick),
+    (re.compile(rf"ttt:ru:({_ID}):([0-9]{{1,3}}):([0-8])"), ReminderBoardClick),
+    (re.compile(rf"ttt:rb:({_ID}):([0-9]{{1,3}})"), ReminderBoardClick),
     (re.compile(rf"ttt:n:({_ID})"), NotifyClick),
 )
 _FORGET = re.compile(r"ttt:f:([0-9]{1,20}):(yes|no)")
@@ -372,6 +410,22 @@ def courtesy(game_id: int, ply: int, action: CourtesyAction) -> str:
 
 def reminder_cell(game_id: int, ply: int, cell_index: int) -> str:
     return f"ttt:rc:{game_id}:{ply}:{cell_index}"
+
+
+def reminder_accept(challenge_id: int) -> str:
+    return f"ttt:ra:{challenge_id}"
+
+
+def reminder_decline(challenge_id: int) -> str:
+    return f"ttt:rd:{challenge_id}"
+
+
+def reminder_board(game_id: int, ply: int, board_index: int) -> str:
+    return f"ttt:ru:{game_id}:{ply}:{board_index}"
+
+
+def reminder_back(game_id: int, ply: int) -> str:
+    return f"ttt:rb:{game_id}:{ply}"
 
 
 def notify_every(user_id: int) -> str:

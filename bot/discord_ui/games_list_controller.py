@@ -1,37 +1,32 @@
 """``/ttt games`` in Discord: the member's list, privately, and what its buttons do: turn
 a page, show a game's board privately (its clicks then go through the game controller as
 any board's), accept or decline a challenge through the lobby as the challenge's own
-buttons do, and show the change on the challenge's message."""
+buttons do, and show the change on the challenge's message (both through
+:class:`~bot.discord_ui.challenge_answers.ChallengeAnswers`, as a reminder DM's)."""
 
 from __future__ import annotations
 
 import discord
 
-from bot.core.lobby import Lobby
 from bot.core.my_games import MyGames
 from bot.core.refusals import Refusal
 from bot.discord_ui import render_game
+from bot.discord_ui.challenge_answers import ChallengeAnswers
 from bot.discord_ui.custom_ids import AcceptClick, DeclineClick, GamesPageClick, PrivateBoardClick
-from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.render_common import message_link
 from bot.discord_ui.render_games_list import ListMessage, games_list
-from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import NO_MENTIONS, Responder
-from bot.discord_ui.turn_pinger import TurnPinger
 from bot.i18n import text
 
 
 class GamesListController:
     def __init__(
-        self, my_games: MyGames, lobby: Lobby, responder: Responder, publisher: Publisher,
-        pinger: TurnPinger, tokens: ReplyTokens, client: discord.Client,
+        self, my_games: MyGames, answers: ChallengeAnswers, responder: Responder,
+        client: discord.Client,
     ) -> None:  # fmt: skip
         self.my_games = my_games
-        self.lobby = lobby
+        self.answers = answers
         self.responder = responder
-        self.publisher = publisher
-        self.pinger = pinger
-        self.tokens = tokens
         self.client = client
 
     def _guild_name(self, guild_id: int) -> str | None:
@@ -95,18 +90,14 @@ class GamesListController:
         (over REST, or through the challenge's token where only an install reaches);
         the list says where, and is read again."""
         async with self.responder.answering(interaction):
-            update = await self.lobby.accept_elsewhere(click.challenge_id, interaction.user.id)
+            update = await self.answers.accept(click.challenge_id, interaction.user.id)
             game = update.game
-            await self.tokens.carry(click.challenge_id, game)
-            await self.publisher.publish(update)
-            await self.pinger.game_changed(game, interaction.user.id)
             link = message_link(game.guild_id, game.channel_id, game.message_id)
             note = text("games.accepted", interaction.locale, link=link)
             await self._show(interaction, await self._list(interaction, 0, note))
 
     async def on_decline(self, interaction: discord.Interaction, click: DeclineClick) -> None:
         async with self.responder.answering(interaction):
-            challenge = await self.lobby.decline(click.challenge_id, interaction.user.id)
-            await self.publisher.publish(challenge)  # its message says so; its tokens go
+            await self.answers.decline(click.challenge_id, interaction.user.id)
             note = text("games.declined", interaction.locale)
             await self._show(interaction, await self._list(interaction, 0, note))

@@ -113,7 +113,9 @@ class ReminderSender(BackgroundCog):
                 channel_id, type=discord.ChannelType.private
             )
             mentions = discord.AllowedMentions.none()
-            if view is None:
+            if isinstance(view, discord.ui.LayoutView):  # a 5×5 or ultimate board: its text
+                await channel.send(view=view, allowed_mentions=mentions, nonce=reminder.id)
+            elif view is None:
                 await channel.send(content, allowed_mentions=mentions, nonce=reminder.id)
             else:
                 await channel.send(content, view=view, allowed_mentions=mentions,

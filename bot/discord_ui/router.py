@@ -36,7 +36,10 @@ from bot.discord_ui.custom_ids import (
     PuzzleClick,
     ReadyClick,
     RematchClick,
+    ReminderAcceptClick,
+    ReminderBoardClick,
     ReminderCellClick,
+    ReminderDeclineClick,
     ResignClick,
     RetryClick,
     ReviewClick,
@@ -130,6 +133,12 @@ class ComponentRouter:
                 await self.choices.on_board(interaction, click)
             case ReminderCellClick():
                 await self.reminders.on_cell(interaction, click)
+            case ReminderAcceptClick():
+                await self.reminders.on_accept(interaction, click)
+            case ReminderDeclineClick():
+                await self.reminders.on_decline(interaction, click)
+            case ReminderBoardClick():
+                await self.reminders.on_board(interaction, click)
             case NotifyClick():
                 await self.notify.on_offer_answer(interaction, click)
             case OptionsClick(game_id):

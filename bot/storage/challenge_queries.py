@@ -28,10 +28,18 @@ async def _challenges_where(db: Db, where: str, params: dict[str, Any]) -> list[
 
 
 async def create_challenge(db: Db, challenge: Challenge) -> Challenge:
-    """Raises: Conflict: the channel already has a pending challenge."""
+    """A correspondence challenge naming a member writes their DM's outbox row with it,
+    in its transaction, if they chose every-move reminders (:data:`outbox_rows.CHALLENGE_ROW`).
+
+    Raises: Conflict: the channel already has a pending challenge."""
     try:
         async with db.atomic():  # a savepoint: the unit of work survives a Conflict
             challenge_id = await db.value(_INSERT_CHALLENGE, asdict(challenge))
+            if challenge.days_per_move is not None and challenge.opponent_id is not None:
+                await db.run(outbox_rows.CHALLENGE_ROW, {
+                    "challenge": challenge_id, "opponent": challenge.opponent_id,
+                    "challenger": challenge.challenger_id, "now": challenge.created_at,
+                })  # fmt: skip
     except db.dialect.integrity_errors as exc:
         raise Conflict(str(exc)) from None
     return challenge.with_changes(id=challenge_id)
@@ -75,6 +83,12 @@ async def close_challenge(
     )
     if changed != 1:
         raise Conflict(f"challenge {challenge.id} is no longer pending")
+    if challenge.days_per_move is not None and challenge.opponent_id is not None:
+        await db.run(  # its DM, not sent yet, goes no more (the sender checks it as well)
+            "UPDATE outbox SET status = 'dropped' WHERE member_id = :member AND game_id = :id"
+            " AND ply = 0 AND kind = 'challenge' AND status = 'due'",
+            {"member": challenge.opponent_id, "id": challenge.id},
+        )
 
 
 async def accept_challenge(db: Db, challenge: Challenge, game: Game) -> Game:

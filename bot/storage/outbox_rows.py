@@ -6,6 +6,12 @@ member to move chose some (else the move is its one statement, as a live game's)
 is an INSERT … SELECT conditioned on the member's setting: nothing is written for a
 member who did not opt in, and the unique key keeps one row per member, game, ply and
 kind. A live game writes none and pays nothing.
+
+A correspondence challenge naming a member writes its ``challenge`` row the same way,
+with the challenge (``challenge_queries.create_challenge``): for an every-move member
+only (a digest member finds it in their digest), never for one who blocked the
+challenger (the lobby refuses that challenge before this; the condition keeps the row
+honest on its own).
 """
 
 from __future__ import annotations
@@ -55,6 +61,19 @@ REMIND_MEMBER = (
 """A member's choice changed: their running correspondence games' ``remind`` marks
 again (at most ``TTT_CORRESPONDENCE_GAMES_PER_MEMBER`` rows)."""
 _REMIND_GAME = f"UPDATE games SET remind = {_MARKS} WHERE id = :id RETURNING remind"
+
+
+CHALLENGE_ROW = (
+    "INSERT INTO outbox (member_id, game_id, ply, kind, due_at)"
+    " SELECT r.member_id, CAST(:challenge AS BIGINT), 0, 'challenge',"
+    " CAST(:now AS DOUBLE PRECISION) FROM reminder_settings r"
+    " WHERE r.member_id = :opponent AND r.mode = 'every' AND NOT r.unreachable"
+    " AND NOT EXISTS (SELECT 1 FROM member_blocks b WHERE b.blocker_id = :opponent"
+    " AND b.blocked_id = :challenger) ON CONFLICT DO NOTHING"
+)
+"""A correspondence challenge's DM to the member it names, if they chose every move (the
+row's ``game_id`` is the challenge's id, its ``ply`` 0: see
+:mod:`bot.storage.reminder_migrations`)."""
 
 
 async def remind_marks(db: Db, game_id: int) -> str:

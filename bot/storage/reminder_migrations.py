@@ -17,6 +17,11 @@ transaction as it. A row is sent once: claimed ``due`` → ``sending`` (committe
 the DM goes), then ``sent``; a process killed mid-send leaves its row ``sending``, never
 sent again (at most that one lost, never doubled). The unique key makes one reminder of
 each kind per member, game and ply (a digest's ``game_id`` is 0 and its ``ply`` the day).
+A ``challenge`` row (a correspondence challenge naming a member who chose every-move
+reminders, written in the challenge's own transaction) holds the challenge's id in
+``game_id`` and 0 in ``ply``: challenges and games are numbered apart, but ``kind`` is in
+the key, so the key stays one row per member and challenge (a challenge is DMed once)
+and never meets a game's rows; no column is added for it.
 """
 
 from __future__ import annotations
@@ -41,7 +46,7 @@ _SETTINGS = """
         member_id {id} NOT NULL,
         game_id {id} NOT NULL,
         ply INTEGER NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('move', 'warn12', 'warn1', 'digest')),
+        kind TEXT NOT NULL CHECK (kind IN ('move', 'warn12', 'warn1', 'digest', 'challenge')),
         due_at {time} NOT NULL,
         status TEXT NOT NULL DEFAULT 'due'
             CHECK (status IN ('due', 'sending', 'sent', 'dropped')),

@@ -58,10 +58,10 @@ async def set_reminder_setting(db: Db, setting: ReminderSetting, now: float) -> 
             params,
         )
         await db.run(outbox_rows.REMIND_MEMBER, {"member": setting.member_id})
-        if setting.mode != "every":  # an every-move reminder chosen off goes no more
-            await db.run(
+        if setting.mode != "every":  # an every-move reminder (or challenge's DM) chosen
+            await db.run(  # off goes no more
                 "UPDATE outbox SET status = 'dropped' WHERE member_id = :member"
-                " AND status = 'due' AND kind = 'move'",
+                " AND status = 'due' AND kind IN ('move', 'challenge')",
                 {"member": setting.member_id},
             )
         if not setting.warnings:
@@ -112,6 +112,14 @@ async def reminder_dropped(db: Db, reminder_id: int) -> None:
 
 async def reminder_retry(db: Db, reminder_id: int, at: float) -> None:
     await _set_status(db, reminder_id, "due", at)
+
+
+async def challenge_posted(db: Db, challenge_id: int, now: float) -> None:
+    await db.run(
+        "UPDATE outbox SET due_at = :now WHERE kind = 'challenge' AND game_id = :challenge"
+        " AND status = 'due' AND due_at > :now",
+        {"challenge": challenge_id, "now": now},
+    )
 
 
 async def next_reminder_due(db: Db) -> float | None:

@@ -42,6 +42,9 @@ class ReminderSql:
     async def reminder_retry(self, reminder_id: int, at: float) -> None:
         await self._call(q.reminder_retry, reminder_id, at)
 
+    async def reminder_challenge_posted(self, challenge_id: int, now: float) -> None:
+        await self._call(q.challenge_posted, challenge_id, now)
+
     async def next_reminder_due(self) -> float | None:
         return await self._call(q.next_reminder_due)
 

@@ -5,6 +5,12 @@
 Deadline warnings go 12 hours and 1 hour before a turn's deadline: 12 hours leaves a
 member on a 1-day pace half their time (a night's sleep) to answer, 1 hour is the last
 call; both are dropped once the move is made (the sender checks the game still waits).
+
+A correspondence challenge naming a member is a reminder too (kind ``challenge``): an
+every-move member gets it as a DM at once, with Accept and Decline; a digest member
+finds it listed in their next digest instead (one message a day, as they chose). It is
+dropped unsent once the challenge is answered, withdrawn or lapsed, or the member
+blocked the challenger (:func:`challenge_waits_for`).
 """
 
 from __future__ import annotations
@@ -12,11 +18,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from bot.core.models import Game
+from bot.core.models import Challenge, Game
 
 Mode = Literal["off", "every", "digest"]
 MODES: tuple[Mode, ...] = ("off", "every", "digest")
-Kind = Literal["move", "warn12", "warn1", "digest"]
+Kind = Literal["move", "warn12", "warn1", "digest", "challenge"]
 HOUR = 3600.0
 DAY = 24 * HOUR
 WARNINGS: tuple[tuple[Kind, float], ...] = (("warn12", 12 * HOUR), ("warn1", 1 * HOUR))
@@ -53,9 +59,9 @@ class Reminder:
     id: int
     member_id: int
     game_id: int
-    """0 for a digest."""
+    """0 for a digest; the challenge's id for a ``challenge``."""
     ply: int
-    """The ply the game stood at when it became due (a digest: its day)."""
+    """The ply the game stood at when it became due (a digest: its day; a challenge: 0)."""
     kind: Kind
     due_at: float
     attempts: int = 0
@@ -97,6 +103,18 @@ def waits_for(game: Game | None, member_id: int, ply: int) -> bool:
         and game.ply == ply
         and game.bot_side != game.board.to_move
         and game.player(game.board.to_move) == member_id
+    )
+
+
+def challenge_waits_for(challenge: Challenge | None, member_id: int, now: float) -> bool:
+    """Whether ``challenge`` still waits for ``member_id``'s answer at ``now`` (else its
+    reminder is dropped: answered, withdrawn or lapsed)."""
+    return (
+        challenge is not None
+        and challenge.pending
+        and challenge.expires_at > now
+        and challenge.opponent_id == member_id
+        and challenge.days_per_move is not None
     )
 
 

@@ -9,13 +9,14 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.core.models import GameUpdate
+from bot.core.models import Challenge, GameUpdate
 from bot.core.refusals import Refusal
 from bot.core.reminders.models import (
     MODES,
     Mode,
     Reminder,
     ReminderSetting,
+    challenge_waits_for,
     next_digest,
     waiting_for,
     waits_for,
@@ -34,13 +35,20 @@ OFFSETS = range(-12 * 60, 14 * 60 + 1, 15)
 every zone in use is one)."""
 
 
+CHALLENGE_UNPOSTED_RETRY = 10.0
+"""Seconds before a challenge's DM is looked at again when its message is not posted yet
+(another process claimed the row between the challenge's transaction and its post)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ToSend:
-    """A claimed reminder, with what its DM shows: the game for a turn's reminder, the
-    games waiting for the member for a digest."""
+    """A claimed reminder, with what its DM shows: the game for a turn's reminder; the
+    games waiting for the member, and the challenges waiting for their answer, for a
+    digest; the challenge for a ``challenge``."""
 
     reminder: Reminder
     games: tuple[GameUpdate, ...]
+    challenges: tuple[Challenge, ...] = ()
 
 
 class Reminders:
@@ -134,11 +142,44 @@ class Reminders:
                     continue
                 return None
             (reminder,) = claimed
+            if reminder.kind == "challenge":
+                item = await self._challenge(reminder, now)
+                if item is not None:
+                    return item
+                continue
             shown = await self._what_to_show(reminder)
-            if shown:
-                return ToSend(reminder, shown)
+            challenges = await self._challenges_of(reminder.member_id, now, reminder.kind)
+            if shown or challenges:
+                return ToSend(reminder, shown, challenges)
             await self.repo.reminder_dropped(reminder.id)
 
+    async def _challenge(self, reminder: Reminder, now: float) -> ToSend | None:
+        """A challenge's DM, if it still waits for the member and they have not blocked
+        the challenger since (else dropped; None); one whose message is not posted yet
+        is put back for a few seconds (None)."""
+        member = reminder.member_id
+        challenge = await self.repo.get_challenge(reminder.game_id)
+        if (
+            challenge is not None
+            and challenge_waits_for(challenge, member, now)
+            and not await self.repo.blockers_between(member, challenge.challenger_id)
+        ):
+            if challenge.message_id is not None:
+                return ToSend(reminder, (), (challenge,))
+            await self.repo.reminder_retry(reminder.id, now + CHALLENGE_UNPOSTED_RETRY)
+            return None
+        await self.repo.reminder_dropped(reminder.id)
+        return None
+
+    async def _challenges_of(self, member: int, now: float, kind: str) -> tuple[Challenge, ...]:
+        """For a digest: the correspondence challenges waiting for the member's answer,
+        soonest to lapse first, without a blocked challenger's."""
+        if kind != "digest":
+            return ()
+        _, challenges = await self.repo.games_list_of(member, now)
+        waiting = [c for c in challenges if challenge_waits_for(c, member, now)
+                   and not await self.repo.blockers_between(member, c.challenger_id)]  # fmt: skip
+        return tuple(sorted(waiting, key=lambda c: (c.expires_at, c.id)))
     async def _claim_digests(self, now: float) -> int:
         """A batch of members whose digest time came, written as due rows. A full batch
         may leave more: the next is claimed as soon as the outbox has nothing due, so a
