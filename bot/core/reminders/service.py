@@ -180,6 +180,7 @@ class Reminders:
         waiting = [c for c in challenges if challenge_waits_for(c, member, now)
                    and not await self.repo.blockers_between(member, c.challenger_id)]  # fmt: skip
         return tuple(sorted(waiting, key=lambda c: (c.expires_at, c.id)))
+
     async def _claim_digests(self, now: float) -> int:
         """A batch of members whose digest time came, written as due rows. A full batch
         may leave more: the next is claimed as soon as the outbox has nothing due, so a
