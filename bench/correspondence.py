@@ -28,10 +28,11 @@ Discord: 3×3 member games between 1,000 members, each member in 20 (the most a 
 may play at once), 10 % without a first move, the paces 1, 3 and 7 days, each game's
 last move placed so that its deadline falls at a random second of the week.
 
-To add a figure (a digest to 5,000 members): write
-``async def figure(filled: Filled) -> list[str]`` (the lines it prints) and add it to
-:data:`FIGURES`: it runs on each backend's filled database, before the sweeps settle the
-games, with the members and games in ``filled``.
+To add a figure: write ``async def figure(filled: Filled) -> list[str]`` (the lines it
+prints) and add it to :data:`FIGURES`: it runs on each backend's filled database, before
+the sweeps settle the games, with the members and games in ``filled``. The digest to
+5,000 members is bench/digest.py's: it needs more members than these games have, the
+bot and the emulator running, and a database of its own (sending changes the outbox).
 """
 
 from __future__ import annotations

@@ -11,6 +11,7 @@ from test_core_click_cost import services_over, watch_statements
 
 from bot.core.models import DAY
 from bot.core.reminders.models import HOUR, next_digest
+from bot.core.reminders.service import DIGEST_BATCH
 from bot.storage import SqliteRepository
 
 from core_harness import CHANNEL, GUILD, Core, FakeClock, open_repo, play, refusal_key
@@ -225,6 +226,41 @@ async def test_a_digest_lists_every_game_waiting_once_a_day(make_core) -> None:
     await core.reminders.sent(digest.reminder)
     assert await core.reminders.next() is None  # once that day
     assert await core.reminders.next_due() == due + DAY
+
+
+async def test_a_digest_hour_of_many_members_goes_at_the_senders_pace_moves_first(
+    make_core,
+) -> None:
+    """More members than one batch at one hour: the next batch is claimed as soon as the
+    outbox runs dry, not a minute later (which capped a digest hour at 100 a minute,
+    whatever TTT_DM_PER_MINUTE said), and a move's reminder due meanwhile goes first."""
+    core: Core = await make_core()
+    members = [1000 + i for i in range(DIGEST_BATCH * 2 + 10)]
+    for member in members:
+        await core.reminders.choose(member, "digest", hour=9)
+        challenge = await core.lobby.challenge(
+            guild_id=GUILD, channel_id=CHANNEL, user_id=member, opponent_id=member + 10_000,
+            first="me", days_per_move=1,
+        )  # fmt: skip
+        await core.lobby.accept(challenge.id, member + 10_000, message_id=None)
+    await core.reminders.choose(BOB, "every")
+    core.clock.now = next_digest(core.clock(), 9 * 60)  # the clock stands still from here
+    sent: list[int] = []
+    while len(sent) < DIGEST_BATCH:
+        item = await core.reminders.next()
+        assert item is not None and item.reminder.kind == "digest"
+        sent.append(item.reminder.member_id)
+        await core.reminders.sent(item.reminder)
+    game_id = await correspondence_game(core)
+    await play(core, game_id, (ALICE, 4))  # bob's move: due now, after the first batch
+    item = await core.reminders.next()
+    assert item is not None and (item.reminder.kind, item.reminder.member_id) == ("move", BOB)
+    await core.reminders.sent(item.reminder)
+    while (item := await core.reminders.next()) is not None:
+        assert item.reminder.kind == "digest"
+        sent.append(item.reminder.member_id)
+        await core.reminders.sent(item.reminder)
+    assert sorted(sent) == members  # every one, once, at the same minute
 
 
 async def test_bad_choices_are_refused(make_core) -> None:

@@ -77,7 +77,7 @@ class Settings:
     correspondence_games_per_member: int = CORRESPONDENCE_GAMES_PER_MEMBER
     """Running correspondence games (days a move) a member may play at once, everywhere
     together; past it a new one is refused privately."""
-    dm_per_minute: int = 60
+    dm_per_minute: int = 120
     """"Your move" reminder DMs this process sends a minute at most, spread evenly (one
     every 60/N seconds): below Discord's limits on DMs, never a burst."""
     sign_ins_overall: int = 120

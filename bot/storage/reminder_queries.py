@@ -181,11 +181,18 @@ async def claim_digests(db: Db, now: float, limit: int) -> int:
     return len(rows)
 
 
+_CORRESPONDENCE_OF = (
+    f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'running' AND player_x = :member"
+    " AND days_per_move IS NOT NULL UNION ALL"
+    f" SELECT {GAME_COLUMNS} FROM games WHERE status = 'running' AND player_o = :member"
+    " AND days_per_move IS NOT NULL"
+)
+"""A member's running correspondence games, each side read in its partial index
+(``games_running_by_x``, ``games_running_by_o``), as ``/ttt games`` reads them: with the
+OR of the two sides SQLite read every running game in deadline order instead (4 ms a
+digest among 10,000 games in bench/digest.py, against 0.5 ms on PostgreSQL)."""
+
+
 async def games_waiting_on(db: Db, member_id: int) -> list[Game]:
-    rows = await db.rows(
-        f"SELECT {GAME_COLUMNS} FROM games WHERE status = 'running'"
-        " AND days_per_move IS NOT NULL AND (player_x = :member OR player_o = :member)"
-        " ORDER BY turn_deadline, id",
-        {"member": member_id},
-    )
+    rows = await db.rows(f"{_CORRESPONDENCE_OF} ORDER BY turn_deadline, id", {"member": member_id})
     return [game_from_row(row) for row in rows]

@@ -61,6 +61,8 @@ class Reminders:
         reminders, a test moved time)."""
         self._digests_next = -math.inf
         """When to look for members whose digest time came again (on :attr:`clock`)."""
+        self._digests_more = False
+        """Whether the last look took a full batch (more may be due at once)."""
         self._untold: set[int] = set()
         """Members marked unreachable and not told yet, as last read (by the sender's
         passes): an interaction of anyone else costs no read."""
@@ -132,11 +134,12 @@ class Reminders:
         game already moved in or ended are dropped on the way. None when none is due."""
         now = self.clock()
         if now >= self._digests_next:  # digests fall on the minute: no need to ask more
-            self._digests_next = now + DIGEST_EVERY
-            await self.repo.claim_digests(now, DIGEST_BATCH)
+            await self._claim_digests(now)
         while True:
             claimed = await self.repo.claim_reminders(now, 1)
             if not claimed:
+                if self._digests_more and await self._claim_digests(now):
+                    continue
                 return None
             (reminder,) = claimed
             if reminder.kind == "challenge":
@@ -177,6 +180,17 @@ class Reminders:
         waiting = [c for c in challenges if challenge_waits_for(c, member, now)
                    and not await self.repo.blockers_between(member, c.challenger_id)]  # fmt: skip
         return tuple(sorted(waiting, key=lambda c: (c.expires_at, c.id)))
+
+    async def _claim_digests(self, now: float) -> int:
+        """A batch of members whose digest time came, written as due rows. A full batch
+        may leave more: the next is claimed as soon as the outbox has nothing due, so a
+        digest hour of thousands goes at the DM rate (a batch a minute would cap it at
+        :data:`DIGEST_BATCH` a minute), and a move's reminder made due meanwhile goes
+        before the next batch, never behind thousands of digests."""
+        self._digests_next = now + DIGEST_EVERY
+        claimed = await self.repo.claim_digests(now, DIGEST_BATCH)
+        self._digests_more = claimed >= DIGEST_BATCH
+        return claimed
 
     async def _what_to_show(self, reminder: Reminder) -> tuple[GameUpdate, ...]:
         member = reminder.member_id
