@@ -54,18 +54,33 @@ def dm_board(message: dict) -> str:
     return "".join(marks.get((b.get("emoji") or {}).get("name"), ".") for b in dm_cells(message))
 
 
-def dms_to(emulator: DiscordEmulator, user: Any) -> list[dict]:
-    return emulator.channel_messages(emulator.dm_channel(user))
+CHALLENGE_DM = "challenges you to a correspondence game"
+"""Words of a correspondence challenge's DM (in English, the tests' language)."""
 
 
-async def next_dm(emulator: DiscordEmulator, user: Any, count: int = 1) -> dict:
-    """The ``count``-th DM the bot sent ``user`` (waited for: the sender runs on its own)."""
+def dms_to(emulator: DiscordEmulator, user: Any, *, challenges: bool = False) -> list[dict]:
+    """The DMs the bot sent ``user``: its reminders of games and its digests, or, with
+    ``challenges``, its DMs of correspondence challenges alone. Counted apart: a member
+    who chose every-move reminders before a test's challenge is DMed that challenge or
+    not, as the sender gets to it before or after the test accepts it (both right)."""
+    sent = emulator.channel_messages(emulator.dm_channel(user))
+    return [m for m in sent if (CHALLENGE_DM in (m.get("content") or "")) == challenges]
+
+
+async def next_dm(
+    emulator: DiscordEmulator, user: Any, count: int = 1, *, challenges: bool = False
+) -> dict:
+    """The ``count``-th DM of its kind (see :func:`dms_to`) the bot sent ``user``
+    (waited for: the sender runs on its own)."""
     channel = str(emulator.dm_channel(user).id)
     await emulator.wait_for_message(
-        lambda m: m["channel_id"] == channel and len(dms_to(emulator, user)) >= count,
+        lambda m: (
+            m["channel_id"] == channel
+            and len(dms_to(emulator, user, challenges=challenges)) >= count
+        ),
         include_existing=True,
     )
-    return dms_to(emulator, user)[count - 1]
+    return dms_to(emulator, user, challenges=challenges)[count - 1]
 
 
 async def correspondence_board(

@@ -58,7 +58,7 @@ async def test_an_opted_in_member_gets_one_dm_and_accepts_from_it(
     other = emulator.create_channel(emulator.guild, "other")
     emulator.channel = other
     message = await challenge(emulator, alice, bob)
-    dm = await next_dm(emulator, bob)
+    dm = await next_dm(emulator, bob, challenges=True)
     link = f"https://discord.com/channels/{emulator.guild.id}/{other.id}/{message['id']}"
     assert dm["content"] == (
         f"<@{alice.id}> challenges you to a correspondence game: 3×3, three in a row"
@@ -68,7 +68,8 @@ async def test_an_opted_in_member_gets_one_dm_and_accepts_from_it(
     challenge_id = int(press(message, "Accept").split(":")[2])
     assert clicks(dm) == [custom_ids.ReminderAcceptClick(challenge_id),
                           custom_ids.ReminderDeclineClick(challenge_id)]  # fmt: skip
-    assert await bot.reminder_sender.send_due() == 0 and len(dms_to(emulator, bob)) == 1
+    assert await bot.reminder_sender.send_due() == 0
+    assert len(dms_to(emulator, bob, challenges=True)) == 1
     assert dm_channel_opened(emulator, bob)  # as the helper sees it: bob's, not carol's
     assert not dm_channel_opened(emulator, carol) and not dm_channel_opened(emulator, alice)
     assert "challenges you" in emulator.message(to_carol["id"])["content"]
@@ -91,7 +92,7 @@ async def test_a_dm_click_after_the_challenge_closed_is_refused_and_changes_noth
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     await emulator.invoke(bob, "ttt notify", {"mode": "every"})
     message = await challenge(emulator, alice, bob)
-    dm = await next_dm(emulator, bob)
+    dm = await next_dm(emulator, bob, challenges=True)
     res = await emulator.click(bob, message, press(message, "Decline"))  # in the channel
     declined = emulator.message(message["id"])
     assert "declined" in declined["content"] and buttons(declined) == []
@@ -109,7 +110,7 @@ async def test_declined_from_the_dm(emulator, bot) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     await emulator.invoke(bob, "ttt notify", {"mode": "every"})
     message = await challenge(emulator, alice, bob, days=1)
-    dm = await next_dm(emulator, bob)
+    dm = await next_dm(emulator, bob, challenges=True)
     res = await emulator.click(bob, dm, press(dm, "Decline"))
     assert res.type == 7 and not res.message["components"]
     assert res.message["content"].endswith("-# Declined: the challenge's message says so.")

@@ -54,12 +54,15 @@ _MARKS = (
     f"(CASE WHEN {_WANTS.format(m='x')} THEN 'X' ELSE '' END)"
     f" || (CASE WHEN {_WANTS.format(m='o')} THEN 'O' ELSE '' END)"
 )
-REMIND_MEMBER = (
+REMIND_MEMBER = tuple(
     f"UPDATE games SET remind = {_MARKS} WHERE status = 'running'"
-    " AND days_per_move IS NOT NULL AND (player_x = :member OR player_o = :member)"
+    f" AND days_per_move IS NOT NULL AND player_{mark} = :member"
+    for mark in ("x", "o")
 )
 """A member's choice changed: their running correspondence games' ``remind`` marks
-again (at most ``TTT_CORRESPONDENCE_GAMES_PER_MEMBER`` rows)."""
+again (at most ``TTT_CORRESPONDENCE_GAMES_PER_MEMBER`` rows), as X then as O: each side
+apart, so SQLite reads the running-by-player partial indexes (``player_x = :member OR
+player_o = :member`` read every running game: 3.6 ms a choice among 10,000 games)."""
 _REMIND_GAME = f"UPDATE games SET remind = {_MARKS} WHERE id = :id RETURNING remind"
 
 

@@ -57,7 +57,8 @@ async def set_reminder_setting(db: Db, setting: ReminderSetting, now: float) -> 
             " unreachable = FALSE, told = FALSE, updated_at = excluded.updated_at",
             params,
         )
-        await db.run(outbox_rows.REMIND_MEMBER, {"member": setting.member_id})
+        for statement in outbox_rows.REMIND_MEMBER:
+            await db.run(statement, {"member": setting.member_id})
         if setting.mode != "every":  # an every-move reminder (or challenge's DM) chosen
             await db.run(  # off goes no more
                 "UPDATE outbox SET status = 'dropped' WHERE member_id = :member"
@@ -142,7 +143,8 @@ async def mark_unreachable(db: Db, member_id: int) -> None:
             "UPDATE outbox SET status = 'dropped' WHERE member_id = :member AND status = 'due'",
             {"member": member_id},
         )
-        await db.run(outbox_rows.REMIND_MEMBER, {"member": member_id})
+        for statement in outbox_rows.REMIND_MEMBER:
+            await db.run(statement, {"member": member_id})
 
 
 async def untold_unreachable(db: Db) -> set[int]:
