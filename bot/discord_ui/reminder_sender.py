@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
+import aiohttp
 import discord
 
 from bot.core.reminders.service import Reminders, ToSend
@@ -130,7 +131,7 @@ class ReminderSender(BackgroundCog):
             for update in item.games:
                 await self.pinger.ping_instead(update.game, reminder.member_id)
             return
-        except (discord.HTTPException, OSError, TimeoutError) as exc:
+        except (discord.HTTPException, aiohttp.ClientError, OSError, TimeoutError) as exc:
             await self._failed(item, exc)
             return
         await self.reminders.sent(reminder)

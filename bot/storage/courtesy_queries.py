@@ -36,6 +36,16 @@ async def save_courtesy(db: Db, game: Game, before: Game) -> None:
     })  # fmt: skip
     if changed != 1:
         raise Conflict(f"game {game.id} changed before its courtesy was stored")
+    if game.turn_deadline is not None and before.turn_deadline is not None:
+        # more time: the mover's deadline warnings not sent yet move with the deadline
+        # (else "1 hour left" would come a day early, and no last call before the real one)
+        await db.run(
+            "UPDATE outbox SET due_at = due_at + CAST(:shift AS DOUBLE PRECISION)"
+            " WHERE game_id = :id AND ply = :ply AND kind IN ('warn12', 'warn1')"
+            " AND status = 'due'",
+            {"id": game.id, "ply": game.ply,
+             "shift": game.turn_deadline - before.turn_deadline},
+        )  # fmt: skip
 
 
 async def block(db: Db, blocker_id: int, blocked_id: int, now: float) -> bool:

@@ -77,9 +77,9 @@ class Reminders:
         warnings: bool | None = None,
     ) -> ReminderSetting:  # fmt: skip
         """Store the member's choice: ``mode`` off, every (move) or digest (at ``hour`` of
-        their day, ``utc_offset`` minutes east of UTC); ``warnings`` (None: as before) a
-        DM 12 h and 1 h before a deadline. Choosing again makes an unreachable member
-        tried again.
+        their day, ``utc_offset`` minutes east of UTC); ``warnings`` a DM 12 h and 1 h
+        before a deadline (None: as before, but off with ``mode`` off: "off" means no DM).
+        Choosing again makes an unreachable member tried again.
 
         Raises:
             Refusal: an unknown mode (``notify.bad_mode``), a digest without an hour or
@@ -101,7 +101,7 @@ class Reminders:
         chosen: Mode = mode  # one of MODES, checked above
         setting = replace(
             before, mode=chosen, digest_minute=minute, utc_offset=utc_offset,
-            warnings=before.warnings if warnings is None else warnings, unreachable=False,
+            warnings=_warnings(mode, before.warnings, warnings), unreachable=False,
             told=False, next_digest_at=next_at,
         )  # fmt: skip
         await self.repo.set_reminder_setting(setting, self.clock())
@@ -225,3 +225,11 @@ class Reminders:
     async def next_due(self) -> float | None:
         due = await self.repo.next_reminder_due()
         return None if due is None else float(due)
+
+
+def _warnings(mode: str, before: bool, asked: bool | None) -> bool:
+    """Deadline warnings after a choice: as asked; not asked, as before, except that
+    turning reminders off turns them off too (the reply says no DM will come)."""
+    if asked is not None:
+        return asked
+    return False if mode == "off" else before
