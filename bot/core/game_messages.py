@@ -77,26 +77,13 @@ class GameMessages:
     async def ping_due(self, game: Game, actor_id: int | None = None) -> int | None:
         """The member to mention now that the turn passed to them: in a running game
         between members, on a server with the turn ping on, unless they are the one who
-        just acted (who accepted a challenge and moves first is watching already). In a
-        correspondence game, also where the ping is off if the member asked for
-        reminders that Discord will not deliver (50007: the mention stands in for the
-        DM, every turn until they choose again)."""
+        just acted (who accepted a challenge and moves first is watching already)."""
         if not game.running or game.bot_side is not None or game.guest:
             return None  # the bot answers at once; a guest can post nothing of its own
         mover = game.player(game.board.to_move)
-        if mover == actor_id:
+        if mover == actor_id or not (await self.policies.policy(game.settings_guild)).turn_ping:
             return None
-        if (await self.policies.policy(game.settings_guild)).turn_ping:
-            return mover
-        if game.days_per_move is not None:
-            setting = await self.repo.reminder_setting(mover)
-            if (
-                setting is not None
-                and setting.unreachable
-                and (setting.mode != "off" or setting.warnings)
-            ):
-                return mover
-        return None
+        return mover
 
     async def keep_ping(self, game: Game, message_id: int) -> bool:
         """Store the ping just sent for ``game`` as it is now; False if the game moved on
