@@ -61,3 +61,16 @@ async def test_turning_reminders_off_stops_every_dm_warnings_too(make_core) -> N
     assert await due_now(core) == []
     kept = await core.reminders.choose(BOB, "every", warnings=True)
     assert kept.warnings and (await core.reminders.choose(BOB, "off", warnings=True)).warnings
+
+
+async def test_a_late_sender_sends_only_the_warnings_still_true(make_core) -> None:
+    core: Core = await make_core(QUICK)
+    await core.reminders.choose(BOB, "digest", hour=9, warnings=True)
+    first = await correspondence_game(core, 1)
+    await play(core, first, (ALICE, 4))
+    core.clock.advance(DAY - HOUR / 2)  # the sender away since the move: both are due
+    assert await due_now(core) == [("warn1", 0)]  # the last call, not "12 hours left" too
+    second = await correspondence_game(core, 1)
+    await play(core, second, (ALICE, 4))
+    core.clock.advance(DAY + 60)  # away past the deadline (not settled yet): no warning
+    assert await due_now(core) == []

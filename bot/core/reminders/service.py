@@ -9,10 +9,11 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-from bot.core.models import Challenge, GameUpdate
+from bot.core.models import Challenge, Game, GameUpdate
 from bot.core.refusals import Refusal
 from bot.core.reminders.models import (
     MODES,
+    WARNINGS,
     Mode,
     Reminder,
     ReminderSetting,
@@ -200,6 +201,9 @@ class Reminders:
         update = await self.games.current(reminder.game_id)
         if update is None or not waits_for(update.game, member, reminder.ply):
             return ()  # moved in, or ended: nothing to remind
+        if reminder.kind in WARNING_KINDS and not _warning_fits(reminder.kind, update.game,
+                                                                 self.clock()):  # fmt: skip
+            return ()  # a sender late (a backlog, a process down): a warning out of date
         return (update,)
 
     async def sent(self, reminder: Reminder) -> None:
@@ -233,3 +237,16 @@ def _warnings(mode: str, before: bool, asked: bool | None) -> bool:
     if asked is not None:
         return asked
     return False if mode == "off" else before
+
+
+WARNING_KINDS = frozenset(kind for kind, _ in WARNINGS)
+
+
+def _warning_fits(kind: str, game: Game, now: float) -> bool:
+    """Whether a deadline warning still says the truth when it goes: not once the
+    deadline has passed, and a 12-hour warning not once the 1-hour one is due (a late
+    sender would send both at once)."""
+    deadline = game.turn_deadline
+    if deadline is None or deadline <= now:
+        return False
+    return kind != "warn12" or deadline - now > dict(WARNINGS)["warn1"]
