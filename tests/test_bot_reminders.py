@@ -204,3 +204,30 @@ async def test_discords_refusals_are_retried_later_and_its_limits_obeyed(
     bot.reminders.wake.set()
     dm = await next_dm(emulator, bob)
     assert "Your move against" in dm["content"] and len(dms_to(emulator, bob)) == 1
+
+
+async def test_dm_channels_kept_are_bounded_the_least_recent_opened_again(
+    emulator, bot, monkeypatch
+) -> None:
+    from bot.discord_ui import reminder_sender
+
+    monkeypatch.setattr(reminder_sender, "KNOWN_DMS", 1)  # a process keeps one DM channel
+    alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
+    for member in (bob, carol):
+        await emulator.invoke(member, "ttt notify", {"mode": "every"})
+
+    def opened(user) -> int:
+        return sum(1 for r in emulator.requests if r.method == "POST"
+                   and r.path == "/users/@me/channels"
+                   and str((r.body or {}).get("recipient_id")) == str(user.id))  # fmt: skip
+
+    with_bob = await correspondence_board(emulator, alice, bob)
+    with_bob = (await emulator.click(alice, with_bob, cell_id(with_bob, 4))).message
+    await next_dm(emulator, bob)
+    with_carol = await correspondence_board(emulator, alice, carol)
+    await emulator.click(alice, with_carol, cell_id(with_carol, 4))
+    await next_dm(emulator, carol)  # carol's channel kept: bob's forgotten
+    with_bob = (await emulator.click(bob, with_bob, cell_id(with_bob, 0))).message
+    await emulator.click(alice, with_bob, cell_id(with_bob, 8))
+    await next_dm(emulator, bob, 2)  # his next turn's DM, in the same channel
+    assert (opened(bob), opened(carol)) == (2, 1)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 
 import aiohttp
 import discord
@@ -34,6 +35,9 @@ reminded within a minute (one made in this one wakes the loop at once)."""
 RETRY_FIRST, RETRY_MAX = 1.0, 60.0
 """Seconds before a failed pass is tried again (the database away), doubling."""
 CANNOT_MESSAGE = 50007
+KNOWN_DMS = 10_000
+"""Members' DM channels kept per process, the least recently used forgotten first (a
+forgotten one is opened again: Discord answers the same channel)."""
 DM_PER_MINUTE = 120
 """The default of ``TTT_DM_PER_MINUTE``: two DMs a second (four requests with the DM
 channel's opening) against Discord's 50 requests a second for a bot's every call, and a
@@ -54,9 +58,9 @@ class ReminderSender(BackgroundCog):
         """Seconds between two DMs, at least (on the event loop's clock: Discord's
         limits run in real time, whatever the games' clock says)."""
         self._next_send = 0.0
-        self._dms: dict[int, int] = {}
-        """Each member's DM channel, once opened (Discord answers the same one every
-        time; opening one is a call of its own, rate limited)."""
+        self._dms: OrderedDict[int, int] = OrderedDict()
+        """Members' DM channels, once opened (Discord answers the same one every time;
+        opening one is a call of its own, rate limited), at most :data:`KNOWN_DMS`."""
 
     async def _run(self) -> None:
         failures = 0
@@ -147,4 +151,8 @@ class ReminderSender(BackgroundCog):
         if channel_id is None:
             data = await self.client.http.start_private_message(member_id)
             channel_id = self._dms[member_id] = int(data["id"])
+            if len(self._dms) > KNOWN_DMS:
+                self._dms.popitem(last=False)
+        else:
+            self._dms.move_to_end(member_id)
         return channel_id
