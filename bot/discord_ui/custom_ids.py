@@ -45,223 +45,49 @@
     ttt:n:<user>                turn on every-move reminders (the first correspondence
                                 game's private offer)
 
-:func:`parse` turns a custom_id back into one of the click values below (the router's
-input); the builders are the only way ids are written, by the renderer and the tests
-alike. Ids are numbers, so every custom_id stays far below Discord's 100 characters.
+:func:`parse` turns a custom_id back into one of the click values of
+:mod:`bot.discord_ui.clicks` (the router's input); the builders are the only way ids are
+written, by the renderer and the tests alike. Ids are numbers, so every custom_id stays
+far below Discord's 100 characters.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import cast
 
 from bot.core.courtesy import CourtesyAction
-
-
-@dataclass(frozen=True, slots=True)
-class CellClick:
-    game_id: int
-    ply: int
-    cell: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReminderCellClick:
-    """A cell on a reminder DM's board: the move is played as on the game's message."""
-
-    game_id: int
-    ply: int
-    cell: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReminderAcceptClick:
-    """Accept on a challenge's reminder DM: answered as Accept from ``/ttt games``."""
-
-    challenge_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReminderDeclineClick:
-    """Decline on a challenge's reminder DM."""
-
-    challenge_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReminderBoardClick:
-    """Ultimate, a free move on a reminder DM: look into small board ``board`` there
-    (None: back to the choice of boards), as :class:`BoardClick` on the game's message."""
-
-    game_id: int
-    ply: int
-    board: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class NotifyClick:
-    """Every-move reminders turned on from the offer; ``user_id`` is whose offer it is."""
-
-    user_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ResignClick:
-    game_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class RematchClick:
-    game_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class AcceptClick:
-    challenge_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class DeclineClick:
-    challenge_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReviewClick:
-    game_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class HintClick:
-    game_id: int
-    ply: int
-
-
-@dataclass(frozen=True, slots=True)
-class ForgetClick:
-    user_id: int
-    confirmed: bool
-
-
-@dataclass(frozen=True, slots=True)
-class JoinClick:
-    tournament_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class LeaveClick:
-    tournament_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ReadyClick:
-    match_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class LiveClick:
-    game_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class BoardClick:
-    """Ultimate, a free move: the member to move looks into small board ``board``
-    (None: back to the choice of boards)."""
-
-    game_id: int
-    ply: int
-    board: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class PuzzleCellClick:
-    """A square of a puzzle attempt's board, as it stood at ``ply`` moves."""
-
-    attempt_id: int
-    ply: int
-    cell: int
-
-
-@dataclass(frozen=True, slots=True)
-class PuzzleBoardClick:
-    """An ultimate puzzle's free move: look into small board ``board`` (None: back)."""
-
-    attempt_id: int
-    ply: int
-    board: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class RetryClick:
-    attempt_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class ShareClick:
-    attempt_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class GamesPageClick:
-    """A page of a member's ``/ttt games`` list (its owner's id: only they may turn it)."""
-
-    user_id: int
-    page: int
-
-
-@dataclass(frozen=True, slots=True)
-class PrivateBoardClick:
-    """Show one of the member's games privately, from their ``/ttt games`` list."""
-
-    game_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class OptionsClick:
-    """A correspondence game's Options button: the player's private choices."""
-
-    game_id: int
-
-
-@dataclass(frozen=True, slots=True)
-class CourtesyClick:
-    """A courtesy choice: ``action`` is the core's (``time``, ``offer``, ``accept``)."""
-
-    game_id: int
-    ply: int
-    action: CourtesyAction
-
-
-PuzzleClick = PuzzleCellClick | PuzzleBoardClick | RetryClick | ShareClick
-"""The clicks on a puzzle's message, each answered by the puzzle controller."""
-
-Click = (
-    CellClick
-    | ResignClick
-    | RematchClick
-    | AcceptClick
-    | DeclineClick
-    | ReviewClick
-    | HintClick
-    | ForgetClick
-    | JoinClick
-    | LeaveClick
-    | ReadyClick
-    | LiveClick
-    | BoardClick
-    | PuzzleCellClick
-    | PuzzleBoardClick
-    | RetryClick
-    | ShareClick
-    | GamesPageClick
-    | PrivateBoardClick
-    | OptionsClick
-    | CourtesyClick
-    | ReminderCellClick
-    | ReminderAcceptClick
-    | ReminderDeclineClick
-    | ReminderBoardClick
-    | NotifyClick
+from bot.discord_ui.clicks import (
+    AcceptClick,
+    BoardClick,
+    CellClick,
+    Click,
+    CourtesyClick,
+    DeclineClick,
+    ForgetClick,
+    GamesPageClick,
+    HintClick,
+    JoinClick,
+    LeaveClick,
+    LiveClick,
+    NotifyClick,
+    OptionsClick,
+    PrivateBoardClick,
+    PuzzleBoardClick,
+    PuzzleCellClick,
+    ReadyClick,
+    RematchClick,
+    ReminderAcceptClick,
+    ReminderBoardClick,
+    ReminderCellClick,
+    ReminderDeclineClick,
+    ResignClick,
+    RetryClick,
+    ReviewClick,
+    ShareClick,
+)
+from bot.discord_ui.clicks import (
+    PuzzleClick as PuzzleClick,  # re-exported: the router names it from here
 )
 
 _ID = "[0-9]{1,19}"

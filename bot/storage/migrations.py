@@ -5,8 +5,14 @@ Never edit a released entry; append a new one.
 
 from __future__ import annotations
 
+from bot.storage.correspondence_migrations import (
+    SQLITE_CORRESPONDENCE,
+    SQLITE_COURTESY,
+    SQLITE_GAMES_BY_PLAYER,
+)
 from bot.storage.puzzle_migrations import SQLITE_FORGOTTEN, SQLITE_PUZZLES, SQLITE_PUZZLES_2
 from bot.storage.reminder_migrations import SQLITE_REMINDERS
+from bot.storage.ultimate_migrations import SQLITE_ULTIMATE
 
 MIGRATIONS: tuple[str, ...] = (
     # 1: games, challenges and a key-value table for bot state (command sync hash).
@@ -335,52 +341,7 @@ MIGRATIONS: tuple[str, ...] = (
     ALTER TABLE reply_tokens_new RENAME TO reply_tokens;
     CREATE INDEX reply_tokens_expiry ON reply_tokens(expires_at);
     """,
-    # 13: ultimate tic-tac-toe. Games, challenges and tournaments say which game they
-    # play; ratings and records against the bot are kept apart per game (the key grows,
-    # so SQLite makes those two tables again).
-    """
-    ALTER TABLE games ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic'
-        CHECK (variant IN ('classic', 'ultimate'));
-    ALTER TABLE challenges ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic'
-        CHECK (variant IN ('classic', 'ultimate'));
-    ALTER TABLE tournaments ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic'
-        CHECK (variant IN ('classic', 'ultimate'));
-    ALTER TABLE rating_history ADD COLUMN variant TEXT NOT NULL DEFAULT 'classic';
-    CREATE TABLE ratings_new (
-        guild_id INTEGER NOT NULL,
-        variant TEXT NOT NULL,
-        user_id INTEGER NOT NULL,
-        rating REAL NOT NULL,
-        wins INTEGER NOT NULL DEFAULT 0,
-        losses INTEGER NOT NULL DEFAULT 0,
-        draws INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (guild_id, variant, user_id)
-    );
-    INSERT INTO ratings_new (guild_id, variant, user_id, rating, wins, losses, draws)
-        SELECT guild_id, 'classic', user_id, rating, wins, losses, draws FROM ratings;
-    DROP TABLE ratings;
-    ALTER TABLE ratings_new RENAME TO ratings;
-    CREATE INDEX ratings_by_rating ON ratings(guild_id, variant, rating DESC);
-    CREATE TABLE bot_records_new (
-        guild_id INTEGER NOT NULL,
-        variant TEXT NOT NULL,
-        user_id INTEGER NOT NULL,
-        difficulty TEXT NOT NULL,
-        wins INTEGER NOT NULL DEFAULT 0,
-        losses INTEGER NOT NULL DEFAULT 0,
-        draws INTEGER NOT NULL DEFAULT 0,
-        points INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (guild_id, variant, difficulty, user_id)
-    );
-    INSERT INTO bot_records_new
-        (guild_id, variant, user_id, difficulty, wins, losses, draws, points)
-        SELECT guild_id, 'classic', user_id, difficulty, wins, losses, draws, points
-        FROM bot_records;
-    DROP TABLE bot_records;
-    ALTER TABLE bot_records_new RENAME TO bot_records;
-    CREATE INDEX bot_records_best
-        ON bot_records(guild_id, variant, difficulty, points DESC, losses);
-    """,
+    SQLITE_ULTIMATE,  # 13: ultimate tic-tac-toe (ultimate_migrations.py)
     # 14: the interactions that came over HTTP, each claimed by the first process it
     # reached, so that a replayed request is answered by none (bot/web/replays.py). The
     # id is the rowid: a claim is one insert into one b-tree, and old claims (the
@@ -408,40 +369,8 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     SQLITE_PUZZLES_2,  # 18: puzzles' time away, 'withdrawn' and Share once (the same file)
     SQLITE_FORGOTTEN,  # 19: the puzzles a forgotten member tried, as keyed hashes (the same)
-    # 20: correspondence games: a game's (and a challenge's) pace in days a move; NULL
-    # for a live game, on its server's turn timeout. Deadlines stay where they were. A
-    # correspondence challenge waits days: it holds no channel (one live one pending at
-    # most, as before).
-    """
-    ALTER TABLE games ADD COLUMN days_per_move INTEGER CHECK (days_per_move IN (1, 3, 7));
-    ALTER TABLE challenges ADD COLUMN days_per_move INTEGER
-        CHECK (days_per_move IN (1, 3, 7));
-    DROP INDEX challenges_one_pending_per_channel;
-    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
-        WHERE status = 'pending' AND days_per_move IS NULL;
-    """,
-    # 21: courtesy. A correspondence game's more time (the ply it was given at; the
-    # deadline holds it) and its draw offer (by whom, lapsing at which ply); the members
-    # each member blocked (their challenges declined), found from either side.
-    """
-    ALTER TABLE games ADD COLUMN extra_time_ply INTEGER;
-    ALTER TABLE games ADD COLUMN draw_offer_by INTEGER;
-    ALTER TABLE games ADD COLUMN draw_offer_until INTEGER;
-    CREATE TABLE member_blocks (
-        blocker_id INTEGER NOT NULL,
-        blocked_id INTEGER NOT NULL,
-        created_at REAL NOT NULL,
-        PRIMARY KEY (blocker_id, blocked_id)
-    ) WITHOUT ROWID;
-    CREATE INDEX member_blocks_blocked ON member_blocks(blocked_id, blocker_id);
-    """,
-    # 22: a member's running games, in every
-    # place (/ttt games), found by player among every server's: SQLite reads a partial
-    # index only for a plain equality, so the query asks each side apart (UNION ALL). A
-    # move sets neither column nor the status: it leaves these indexes alone.
-    """
-    CREATE INDEX games_running_by_x ON games(player_x) WHERE status = 'running';
-    CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
-    """,
+    SQLITE_CORRESPONDENCE,  # 20: a game's pace in days (correspondence_migrations.py)
+    SQLITE_COURTESY,  # 21: more time, draw offers, blocks (the same file)
+    SQLITE_GAMES_BY_PLAYER,  # 22: running games by player, for /ttt games (the same)
     SQLITE_REMINDERS,  # 23: "your move" reminders and their outbox (reminder_migrations.py)
 )
