@@ -41,6 +41,7 @@ from bot.discord_ui.courtesy_controller import CourtesyController
 from bot.discord_ui.entry_point import ENTRY_POINT, entry_point
 from bot.discord_ui.game_controller import GameController
 from bot.discord_ui.games_list_controller import GamesListController
+from bot.discord_ui.gateway_guard import guard_gateway_parsers
 from bot.discord_ui.http_answers import HttpAnswers
 from bot.discord_ui.moderation_controller import ModerationController
 from bot.discord_ui.notify_controller import NotifyController
@@ -72,28 +73,6 @@ T = TypeVar("T")
 
 SHUTDOWN_GRACE = 15.0
 """Seconds a shutdown waits for moves in flight (a 5×5 search takes up to 2)."""
-
-
-def guard_gateway_parsers(parsers: dict[str, Callable[[Any], None]]) -> None:
-    """Make every gateway event parser log a malformed payload instead of raising.
-
-    discord.py calls them bare in ``DiscordWebSocket.received_message``: one
-    INTERACTION_CREATE without ``data`` (a KeyError inside the library) would end the
-    connection's task and with it the process. ``parsers`` is the client's
-    ``_connection.parsers``, the table the gateway looks events up in.
-    """
-    for event, parse in list(parsers.items()):
-        parsers[event] = _guarded(event, parse)
-
-
-def _guarded(event: str, parse: Callable[[Any], None]) -> Callable[[Any], None]:
-    def run(data: Any) -> None:
-        try:
-            parse(data)
-        except Exception:
-            log.exception("ignored a malformed %s event from the gateway", event)
-
-    return run
 
 
 def engine_workers() -> int:
