@@ -16,6 +16,8 @@ from bot.core.service import First, GameService
 from bot.discord_ui import render_game
 from bot.discord_ui.custom_ids import AcceptClick, CellClick, DeclineClick, HintClick
 from bot.discord_ui.publisher import Publisher
+from bot.discord_ui.render_common import challenge_mentions
+from bot.discord_ui.render_help import help_messages
 from bot.discord_ui.renderers import renderer_of
 from bot.discord_ui.reply_tokens import ReplyTokens
 from bot.discord_ui.responder import (
@@ -139,25 +141,12 @@ class GameController:
     async def on_help(self, interaction: discord.Interaction) -> None:
         async with self.responder.answering(interaction):
             rules = await self.games.policies.policy(settings_guild(interaction))
-            locale = interaction.locale
-            default = text(f"choice.difficulty.{rules.default_difficulty}", locale)
-            timeouts = {"challenge": int(rules.challenge_timeout), "turn": int(rules.turn_timeout)}
-            message = text("help", locale, default=default, **timeouts)
             guest = is_guest(interaction)
             dm = interaction.guild_id is None and not guest
-            more = [] if dm else ["help.open"]
-            more += ["help.hint"] if rules.hints else []
-            # what works here, then where each command works
-            more += ["help.dm"] if dm else ["help.guest"] if guest else ["help.moderation"]
-            more += ["help.where"]
-            message += "".join("\n\n" + text(key, locale) for key in more)
-            await interaction.response.send_message(message, ephemeral=True)
-            # more messages (one holds 2,000 characters): ultimate and tournaments, puzzles
-            second = ["help.ultimate"] if dm or guest else ["help.ultimate", "help.tournament"]
-            for keys in [second, ["help.puzzle"]] if rules.puzzles else [second]:
-                await interaction.followup.send(
-                    "\n\n".join(text(key, locale) for key in keys), ephemeral=True
-                )
+            first, *more = help_messages(rules, interaction.locale, dm=dm, guest=guest)
+            await interaction.response.send_message(first, ephemeral=True)
+            for message in more:  # one message holds 2,000 characters
+                await interaction.followup.send(message, ephemeral=True)
 
     # --- buttons ------------------------------------------------------------------------
 
@@ -409,9 +398,3 @@ class GameController:
         ended = await self.games.abandon(game_id)
         if ended is not None:
             await self.pinger.game_changed(ended)
-
-
-def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
-    """A named challenge pings the member named; an open one pings nobody."""
-    named = [discord.Object(challenge.opponent_id)] if challenge.opponent_id else []
-    return discord.AllowedMentions(users=named, everyone=False, roles=False)

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 import discord
 
 from bot.core.courtesy import agreed_draw, standing_offer, time_given
-from bot.core.models import Game, other
+from bot.core.models import Challenge, Game, other
 from bot.core.policy import Marks
 from bot.core.review import reviewable
 from bot.core.rules import lapsed_unplayed
@@ -254,3 +254,9 @@ def square_payload(
 def _emoji(mark: str) -> dict[str, Any]:
     """A mark's emoji as discord.py encodes it (a server's custom emoji too)."""
     return discord.PartialEmoji.from_str(mark).to_dict()  # type: ignore[return-value]
+
+
+def challenge_mentions(challenge: Challenge) -> discord.AllowedMentions:
+    """A named challenge pings the member named; an open one pings nobody."""
+    named = [discord.Object(challenge.opponent_id)] if challenge.opponent_id else []
+    return discord.AllowedMentions(users=named, everyone=False, roles=False)
