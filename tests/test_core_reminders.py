@@ -228,6 +228,23 @@ async def test_a_digest_lists_every_game_waiting_once_a_day(make_core) -> None:
     assert await core.reminders.next_due() == due + DAY
 
 
+async def test_a_look_seconds_before_the_hour_does_not_hold_the_digest_back(make_core) -> None:
+    """Looks for digests fall on whole minutes: one made 30 s before the member's minute
+    leaves their digest claimable at that minute. (A look a minute after the last one held
+    it back 30 s, while next_due said it was due: the sender woke again and again at once,
+    and with a clock standing still, for ever.)"""
+    core: Core = await make_core()
+    await core.reminders.choose(ALICE, "digest", hour=9, utc_offset=120)
+    await correspondence_game(core)  # alice to move
+    due = next_digest(core.clock(), 7 * 60)
+    core.clock.now = due - 30
+    assert await core.reminders.next() is None  # a look, half a minute early
+    core.clock.now = due
+    assert await core.reminders.next_due() == due
+    digest = await core.reminders.next()
+    assert digest is not None and digest.reminder.kind == "digest"
+
+
 async def test_a_digest_hour_of_many_members_goes_at_the_senders_pace_moves_first(
     make_core,
 ) -> None:

@@ -30,7 +30,10 @@ RETRY_FIRST, RETRY_MAX, RETRY_TRIES = 60.0, 3600.0, 6
 """A DM Discord failed (a 5xx, 50001, the connection): tried again after a minute,
 doubling to an hour, and dropped after six tries."""
 DIGEST_BATCH, DIGEST_EVERY = 100, 60.0
-"""Members whose digest time came, claimed at once; and seconds between two looks."""
+"""Members whose digest time came, claimed at once; and seconds between two looks, which
+fall on whole minutes as digest times do (a look made seconds before a member's minute
+must not hold their digest back: the sender, told by :meth:`Reminders.next_due` that it
+is due, would find nothing to claim and wake again at once until the next look)."""
 OFFSETS = range(-12 * 60, 14 * 60 + 1, 15)
 """UTC offsets, in minutes, a member may give (UTC-12:00 to UTC+14:00, by quarter hours:
 every zone in use is one)."""
@@ -188,7 +191,7 @@ class Reminders:
         digest hour of thousands goes at the DM rate (a batch a minute would cap it at
         :data:`DIGEST_BATCH` a minute), and a move's reminder made due meanwhile goes
         before the next batch, never behind thousands of digests."""
-        self._digests_next = now + DIGEST_EVERY
+        self._digests_next = now - now % DIGEST_EVERY + DIGEST_EVERY
         claimed = await self.repo.claim_digests(now, DIGEST_BATCH)
         self._digests_more = claimed >= DIGEST_BATCH
         return claimed
