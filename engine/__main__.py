@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         "--progress", default=None, help="append searched positions here; take them up again"
     )
     puzzles = sub.add_parser("puzzles", help="the puzzle set (engine/data): generate it")
-    puzzles.add_argument("action", choices=["generate"])
+    puzzles.add_argument("action", choices=["generate", "refute"])
     puzzles.add_argument("rest", nargs=argparse.REMAINDER, help="see: puzzles generate -h")
     args = parser.parse_args(argv)
 
@@ -88,7 +88,8 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "puzzles":
             from engine.puzzles import regenerate
 
-            return regenerate.main(args.rest)
+            run = regenerate.main if args.action == "generate" else regenerate.refute
+            return run(args.rest)
         elif args.command == "ladder":
             print(_ladder(args.games, args.seed, args.size, args.think))
         else:

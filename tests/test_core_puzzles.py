@@ -11,13 +11,13 @@ from pathlib import Path
 import pytest
 
 from bot.core.policy import ServerPolicy
-from bot.core.puzzles.engine_calls import Judged, PuzzleEngine, Searching
+from bot.core.puzzles.engine_calls import Judged, PuzzleEngine, Searching, judge_move
 from bot.core.puzzles.glicko2 import MEMBER_START, duel, puzzle_start
 from bot.core.puzzles.models import EXPIRY, Attempt, PuzzleBoard
 from bot.core.puzzles.service import PuzzleService
 from bot.core.refusals import Refusal
 from engine import EnginePool
-from engine.puzzles import reply
+from engine.puzzles import Puzzle, reply
 from engine.puzzles.records import PuzzleBoard as Position
 
 from core_harness import CHANNEL, GUILD, Core, open_core, refusal_key
@@ -69,6 +69,27 @@ async def test_a_wrong_move_fails_with_the_refutation_and_the_solution(make_core
     assert view.solution == puzzle.line
     assert done.rating_after is not None and done.rating_after < 1500
     assert view.player is not None and view.player.tried == 1 and view.player.solved == 0
+
+
+async def test_a_wrong_5x5_move_along_the_line_is_answered_from_the_set(make_core) -> None:  # type: ignore[no-untyped-def]
+    """Daily #1 is a 5×5: a move off its line, made on it, is judged from the set's stored
+    refutations (no search: the exact solver cost a wrong 5×5 click 2.1× a game click)
+    and answered exactly as the search answers it."""
+    core: Core = await make_core(clock=day_clock(1))
+    puzzle = puzzle_of(1)
+    assert puzzle.kind == "5x5" and puzzle.refutations
+    attempt = (await core.puzzles.open(ALICE, GUILD)).attempt
+    await core.puzzles.move(ALICE, attempt.id, 0, puzzle.line[0])
+    board = puzzle.board().play(puzzle.line[0]).play(puzzle.line[1])
+    searched = {
+        cell: judge_move("5x5", puzzle.position, puzzle.line[:2], cell, puzzle.n, puzzle.line)
+        for cell in board.legal_moves() if cell != puzzle.line[2]
+    }  # fmt: skip
+    cell = next(c for c, judged in searched.items() if judged.verdict in ("wrong", "slow"))
+    view = await core.puzzles.move(ALICE, attempt.id, 2, cell)
+    assert core.puzzles.engine.searches == 0
+    assert view.attempt.outcome == searched[cell].verdict and view.attempt.status == "failed"
+    assert view.refutation == searched[cell].reply and view.solution == puzzle.line
 
 
 async def test_a_slow_move_fails_as_slow(make_core) -> None:  # type: ignore[no-untyped-def]
@@ -143,14 +164,14 @@ class PairedEngine(PuzzleEngine):
         self.calls = 0
 
     async def judge(
-        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None,
+        self, attempt: Attempt, cell: int, puzzle: Puzzle | None, searching: Searching = None,
         board: Position | None = None,
     ) -> Judged:  # fmt: skip
         self.calls += 1
         if self.calls == 2:
             self.both.set()
         await self.both.wait()
-        return await super().judge(attempt, cell, line, searching, board)
+        return await super().judge(attempt, cell, puzzle, searching, board)
 
 
 async def test_a_double_move_counts_once(make_core) -> None:  # type: ignore[no-untyped-def]

@@ -8,6 +8,7 @@ The engine's half of ttt's puzzles (the bot stores attempts, ratings and streaks
   (``engine/data/puzzles.jsonl``): :func:`load`, :func:`by_id`;
 - :mod:`engine.puzzles.schedule`: the daily puzzle, :func:`daily` and :func:`number_of`;
 - :mod:`engine.puzzles.play`: judging a member's move and the defender's reply;
+- :mod:`engine.puzzles.refutations`: those judgements along a 5×5 puzzle's line, stored;
 - :mod:`engine.puzzles.generate`: ``python -m engine puzzles generate`` makes the set.
 
 >>> from engine import Board

@@ -18,7 +18,9 @@ see :mod:`engine.puzzles.generate`), then one puzzle a line, sorted by board kin
 - ``choices``: the solver's legal first moves; ``solved_by``: the agents of the ladder
   (``easy``, ``medium``, seeded as the generator seeds them) that solve it against the
   longest defence; ``rating``: a starting puzzle rating from those facts
-  (:func:`seed_rating`), for the bot's Glicko-2 to move from.
+  (:func:`seed_rating`), for the bot's Glicko-2 to move from;
+- ``refutations`` (5×5 only; absent elsewhere): the stored verdict and refutation of
+  every other move of the solver along the line (:mod:`engine.puzzles.refutations`).
 """
 
 from __future__ import annotations
@@ -144,6 +146,7 @@ class Puzzle:
     choices: int
     solved_by: tuple[str, ...]
     rating: int
+    refutations: tuple[str, ...] = ()
 
     def board(self) -> PuzzleBoard:
         """The puzzle's position (the solver to move)."""
@@ -154,6 +157,10 @@ class Puzzle:
         fields = {name: getattr(self, name) for name in self.__slots__}
         fields["line"] = list(self.line)
         fields["solved_by"] = list(self.solved_by)
+        if self.refutations:
+            fields["refutations"] = list(self.refutations)
+        else:  # the kinds without them: their lines as they were
+            del fields["refutations"]
         return json.dumps(fields, sort_keys=True, separators=(",", ":"))
 
     @classmethod
@@ -176,12 +183,18 @@ class Puzzle:
                 choices=int(raw["choices"]),
                 solved_by=tuple(str(a) for a in raw["solved_by"]),
                 rating=int(raw["rating"]),
+                refutations=tuple(str(r) for r in raw.get("refutations", ())),
             )
             board = puzzle.board()
         except (ValueError, KeyError, TypeError) as exc:
             raise BadPuzzleFile(f"bad puzzle line {text[:80]!r}: {exc}") from None
         if board.to_move != puzzle.to_move or len(puzzle.line) != 2 * puzzle.n - 1:
             raise BadPuzzleFile(f"puzzle {puzzle.id}: the side to move or the line is wrong")
+        if puzzle.refutations and (
+            len(puzzle.refutations) != puzzle.n
+            or any(len(row) != board.cell_count for row in puzzle.refutations)
+        ):
+            raise BadPuzzleFile(f"puzzle {puzzle.id}: its refutations do not fit its line")
         return puzzle
 
 

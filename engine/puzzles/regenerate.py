@@ -5,6 +5,9 @@
 puzzles are kept line for line and its header keeps their counts, so a board's filter
 can change without re-running the others (5×5 alone takes most of the budget).
 ``--again --boards 4x4`` replays that board's count from the header, the same bytes.
+The 5×5 puzzles' refutations (:mod:`engine.puzzles.refutations`) are worked out last,
+in ``--workers`` processes; ``python -m engine puzzles refute`` gives them to a set that
+lacks them, changing nothing else (ids, order, the schedule).
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ from engine.puzzles import generate as generate_module
 from engine.puzzles import schedule
 from engine.puzzles.generate import DEFAULT_BUDGET, SEED, SHARES, examine, generate
 from engine.puzzles.records import PUZZLES_PATH, Puzzle, kind_of, read, write
+from engine.puzzles.refutations import with_refutations
+
+WORKERS = 2
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -33,6 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=PUZZLES_PATH)
     parser.add_argument("--schedule", type=Path, default=schedule.SCHEDULE_PATH)
     parser.add_argument("--days", type=int, default=schedule.DAYS, help="dailies scheduled")
+    parser.add_argument("--workers", type=int, default=WORKERS, help="for the refutations")
     args = parser.parse_args(argv)
     boards = tuple(b for b in args.boards.split(",") if b)
     if not boards or not set(boards) <= set(SHARES):
@@ -62,7 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         header, puzzles = merged(old_header, old, header, puzzles, boards)
     lines = schedule.read_schedule(args.schedule) if args.schedule.exists() else []
     puzzles += kept_for_schedule(lines, old, puzzles)
-    write(args.out, header, puzzles)
+    write(args.out, header, with_refutations(puzzles, args.workers))
     # Through the runtime's own continuation (rounds of the set once it is used up), so
     # writing days into the file changes none of them. Days past the file follow the
     # set: a new set should be written with --days past today (the docs say so).
@@ -71,6 +78,24 @@ def main(argv: list[str] | None = None) -> int:
     counts = {k: sum(p.kind == k for p in puzzles) for k in SHARES}
     print(f"{len(puzzles)} puzzles {counts}, {len(extended) - len(lines)} dailies added, "
           f"{time.process_time() - began:.0f} CPU s", file=sys.stderr)  # fmt: skip
+    return 0
+
+
+def refute(argv: list[str] | None = None) -> int:
+    """``python -m engine puzzles refute``: the set's missing refutations worked out and
+    written in, the rest of the file unchanged."""
+    parser = argparse.ArgumentParser(
+        prog="python -m engine puzzles refute", description=refute.__doc__
+    )
+    parser.add_argument("--out", type=Path, default=PUZZLES_PATH)
+    parser.add_argument("--workers", type=int, default=WORKERS)
+    args = parser.parse_args(argv)
+    began = time.time()
+    header, puzzles = read(args.out)
+    done = with_refutations(puzzles, args.workers)
+    write(args.out, header, done)
+    given = sum(a.refutations != b.refutations for a, b in zip(puzzles, done, strict=True))
+    print(f"{given} puzzles given refutations in {time.time() - began:.0f} s", file=sys.stderr)
     return 0
 
 

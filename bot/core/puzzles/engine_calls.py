@@ -2,11 +2,13 @@
 
 A member's move is judged, and the defender's reply chosen, by :func:`judge_move`. While
 the member's moves follow the puzzle's stored main line, the line says both (no search:
-the generator proved it). Past the line (another winning move, a mistake, an own-game
-puzzle with no stored line) the proof search answers: in the engine pool on 4×4, 5×5
-and ultimate, where a judgement may take seconds (a 5×5 wrong move asks the exact
-solver whether it still wins), inline on 3×3 (microseconds) and in a process without a
-pool (tests, a poolless run), as :mod:`bot.core.opponent` decides for the bot's moves.
+the generator proved it); a 5×5 puzzle's other moves along the line are answered by its
+stored refutations (:func:`stored_judgement`). Past those (another winning move, a
+mistake off the line, an own-game puzzle with no stored line) the proof search answers:
+in the engine pool on 4×4, 5×5 and ultimate, where a judgement may take seconds (a 5×5
+wrong move asks the exact solver whether it still wins), inline on 3×3 (microseconds)
+and in a process without a pool (tests, a poolless run), as :mod:`bot.core.opponent`
+decides for the bot's moves.
 
 Every function the pool runs is module-level and takes plain values.
 """
@@ -25,7 +27,8 @@ from bot.core.refusals import Refusal
 from engine import Board, EnginePool, PoolClosed
 from engine.puzzles import Verdict, judge, main_line, move_wins, parse_board, reply, winning_moves
 from engine.puzzles.proof import distance
-from engine.puzzles.records import MAX_N, PuzzleBoard
+from engine.puzzles.records import MAX_N, Puzzle, PuzzleBoard
+from engine.puzzles.refutations import stored
 
 T = TypeVar("T")
 Searching = Callable[[], Awaitable[None]] | None
@@ -96,6 +99,16 @@ def judge_move(
     refutation = None if after.is_over() else reply(after, left - 1)
     solution = line or tuple(main_line(parse_board(kind, position), n))
     return Judged("wrong" if verdict is Verdict.WRONG else "slow", refutation, solution)
+
+
+def stored_judgement(puzzle: Puzzle | None, moves: Sequence[int], cell: int) -> Judged | None:
+    """The judgement of ``cell`` after ``moves`` that the set stores (a move off a 5×5
+    puzzle's line, made while on it: wrong or slow, and its refutation); None where the
+    set stores none (a search must answer)."""
+    if puzzle is None or (found := stored(puzzle, moves, cell)) is None:
+        return None
+    verdict, refutation = found
+    return Judged("wrong" if verdict is Verdict.WRONG else "slow", refutation, puzzle.line)
 
 
 def solution_of(kind: str, position: str, n: int) -> tuple[int, ...]:
@@ -175,19 +188,24 @@ class PuzzleEngine:
             raise Refusal("puzzle.busy") from None
 
     async def judge(
-        self, attempt: Attempt, cell: int, line: tuple[int, ...], searching: Searching = None,
+        self, attempt: Attempt, cell: int, puzzle: Puzzle | None, searching: Searching = None,
         board: PuzzleBoard | None = None,
     ) -> Judged:  # fmt: skip
-        """Judge the member's ``cell`` on the attempt (a legal move); ``board``, the
-        attempt's board as it stands, saves parsing it again where the judgement runs
-        in this process.
+        """Judge the member's ``cell`` on the attempt (a legal move) at the set's
+        ``puzzle`` (None: an own-game puzzle, or one the set no longer holds); ``board``,
+        the attempt's board as it stands, saves parsing it again where the judgement
+        runs in this process.
 
         Raises:
             Refusal: ``puzzle.busy``.
         """
+        line = () if puzzle is None else puzzle.line
         args = (attempt.kind, attempt.position, attempt.moves, cell, attempt.n, line)
         if follows_line(attempt.moves, cell, line):
             return judge_move(*args)  # the stored proof answers: no search
+        known = stored_judgement(puzzle, attempt.moves, cell)
+        if known is not None:
+            return known  # the stored refutations answer: no search
         if attempt.kind == "3x3" or self.pool is None:  # here: the board needs no pickling
             return await self._run(True, searching, judge_move, *args, board)
         return await self._run(False, searching, judge_move, *args)

@@ -38,7 +38,7 @@ from bot.core.puzzles.models import (
 )
 from bot.core.puzzles.recent import OpenAttempts
 from bot.core.puzzles.streaks import day_number, utc_day
-from bot.core.puzzles.views import Solutions, read_set, set_line, view_of
+from bot.core.puzzles.views import Solutions, read_set, set_puzzle, view_of
 from bot.core.refusals import Refusal
 from bot.core.repository import Conflict, Repository
 from engine.puzzles import NoDailyPuzzle, Puzzle, daily
@@ -175,7 +175,7 @@ class PuzzleService:
             board = board_after(attempt.kind, attempt.position, attempt.moves)
             if cell not in board.legal_moves():
                 raise Refusal("puzzle.bad_cell")
-            judged = await self.engine.judge(attempt, cell, set_line(attempt), searching, board)
+            judged = await self.engine.judge(attempt, cell, set_puzzle(attempt), searching, board)
             played = (cell,) if judged.reply is None else (cell, judged.reply)
             moves = attempt.moves + played
             for move in played:

@@ -7,15 +7,22 @@ from __future__ import annotations
 from bot.core.puzzles.engine_calls import PuzzleEngine, board_after
 from bot.core.puzzles.finish import in_set
 from bot.core.puzzles.models import Attempt, PuzzlePlayer, PuzzleView
-from engine.puzzles import by_id, load
+from engine.puzzles import Puzzle, by_id, load
 from engine.puzzles.records import PuzzleBoard
 from engine.puzzles.schedule import schedule
+
+
+def set_puzzle(attempt: Attempt) -> Puzzle | None:
+    """The set's puzzle of an attempt (None: an own-game puzzle, or one the set no
+    longer holds)."""
+    return by_id(attempt.puzzle_id) if attempt.mode != "own" and in_set(attempt) else None
 
 
 def set_line(attempt: Attempt) -> tuple[int, ...]:
     """The stored main line of a set puzzle (an own-game puzzle, or one the set no
     longer holds, has none)."""
-    return by_id(attempt.puzzle_id).line if attempt.mode != "own" and in_set(attempt) else ()
+    puzzle = set_puzzle(attempt)
+    return () if puzzle is None else puzzle.line
 
 
 class Solutions:
