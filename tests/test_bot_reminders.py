@@ -102,8 +102,10 @@ async def test_closed_dms_mark_the_member_unreachable_ping_in_the_channel_and_te
 ) -> None:
     alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
     bob.dms_closed = True
-    await emulator.invoke(bob, "ttt notify", {"mode": "every", "warnings": True})
     board = await correspondence_board(emulator, alice, bob)
+    # chosen once the game runs: a DM of the challenge would race his Accept, whose
+    # answer would then tell him (his "next interaction" below would not)
+    await emulator.invoke(bob, "ttt notify", {"mode": "every", "warnings": True})
     board = (await emulator.click(alice, board, cell_id(board, 4))).message
     ping = await emulator.wait_for_message(
         lambda m: m["channel_id"] == str(emulator.channel.id) and f"<@{bob.id}>" in m["content"]
@@ -123,6 +125,11 @@ async def test_closed_dms_mark_the_member_unreachable_ping_in_the_channel_and_te
     assert len(told) == 1 and emulator.is_ephemeral(told[0]["id"])
     board = res.message
     res = await emulator.click(alice, board, cell_id(board, 8))
+    await emulator.wait_for_message(  # his next turn: mentioned again (the ping is off here)
+        lambda m: m["channel_id"] == str(emulator.channel.id) and m["id"] != ping["id"]
+        and m["content"].startswith(f"<@{bob.id}>"),
+        include_existing=True,
+    )  # fmt: skip
     res = await emulator.invoke(bob, "ttt help")
     await bot.responder.idle.wait()  # whatever follows its answer has been sent
     told_all = [m for m in emulator._messages.values() if "can't reach you by DM" in m["content"]]

@@ -183,7 +183,11 @@ async def test_unreachable_members_are_skipped_until_they_choose_again(make_core
     game_id = await correspondence_game(core)
     item = await core.reminders.next()
     assert item is not None
+    assert (await core.repo.get_game(game_id)).remind == "XO"  # type: ignore[union-attr]
     await core.reminders.unreachable(item.reminder)  # Discord answered 50007
+    game = await core.repo.get_game(game_id)
+    assert game is not None and game.remind == "xO"  # mentioned in the channel instead
+    assert game.mentioned_instead("X") and not game.mentioned_instead("O")
     await play(core, game_id, (ALICE, 4), (BOB, 0))
     assert [r for r in await outbox(core) if r[0] == ALICE and r[4] == "due"] == []
     assert await core.reminders.tell_unreachable(ALICE) is True  # told once
@@ -191,6 +195,7 @@ async def test_unreachable_members_are_skipped_until_they_choose_again(make_core
     await core.reminders.refresh_untold()
     assert await core.reminders.tell_unreachable(ALICE) is False
     await core.reminders.choose(ALICE, "every")  # chosen again: tried again
+    assert (await core.repo.get_game(game_id)).remind == "XO"  # type: ignore[union-attr]
     await play(core, game_id, (ALICE, 1))
     await play(core, game_id, (BOB, 2))
     assert (ALICE, game_id, 4, "move", "due") in await outbox(core)

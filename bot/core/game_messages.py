@@ -77,13 +77,19 @@ class GameMessages:
     async def ping_due(self, game: Game, actor_id: int | None = None) -> int | None:
         """The member to mention now that the turn passed to them: in a running game
         between members, on a server with the turn ping on, unless they are the one who
-        just acted (who accepted a challenge and moves first is watching already)."""
+        just acted (who accepted a challenge and moves first is watching already). In a
+        correspondence game, also where the ping is off, a member who chose reminders
+        that Discord does not deliver (50007): the mention stands in for the DM, every
+        turn until they choose again (read from the game's marks: no query)."""
         if not game.running or game.bot_side is not None or game.guest:
             return None  # the bot answers at once; a guest can post nothing of its own
-        mover = game.player(game.board.to_move)
-        if mover == actor_id or not (await self.policies.policy(game.settings_guild)).turn_ping:
+        mark = game.board.to_move
+        mover = game.player(mark)
+        if mover == actor_id:
             return None
-        return mover
+        if game.mentioned_instead(mark):
+            return mover
+        return mover if (await self.policies.policy(game.settings_guild)).turn_ping else None
 
     async def keep_ping(self, game: Game, message_id: int) -> bool:
         """Store the ping just sent for ``game`` as it is now; False if the game moved on

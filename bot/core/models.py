@@ -118,7 +118,14 @@ class Game:
     """The marks ("", "X", "O" or "XO") whose players take reminders of their moves in
     this correspondence game (every move, or deadline warnings), as stored: kept by
     storage as members choose, so a move that passes the turn to a player who chose
-    none writes nothing for reminders (see :mod:`bot.storage.outbox_rows`)."""
+    none writes nothing for reminders (see :mod:`bot.storage.outbox_rows`). A lowercase
+    mark ("x", "o"): that player chose reminders but Discord does not deliver their DMs
+    (50007): they are mentioned in the game's channel each turn instead."""
+
+    def mentioned_instead(self, mark: Mark) -> bool:
+        """Whether the player of ``mark`` is mentioned in the channel at each turn in
+        place of the DMs that do not reach them (see :attr:`remind`)."""
+        return mark.lower() in self.remind
 
     _board: GameBoard | None = field(default=None, init=False, repr=False, compare=False)
     """The position, built from the moves on first use and kept with this value (a

@@ -50,10 +50,18 @@ _WANTS = (
     "EXISTS (SELECT 1 FROM reminder_settings r WHERE r.member_id = games.player_{m}"
     " AND NOT r.unreachable AND (r.mode = 'every' OR r.warnings))"
 )
-_MARKS = (
-    f"(CASE WHEN {_WANTS.format(m='x')} THEN 'X' ELSE '' END)"
-    f" || (CASE WHEN {_WANTS.format(m='o')} THEN 'O' ELSE '' END)"
+_MENTIONED = (
+    "EXISTS (SELECT 1 FROM reminder_settings r WHERE r.member_id = games.player_{m}"
+    " AND r.unreachable AND (r.mode <> 'off' OR r.warnings))"
 )
+_MARKS = " || ".join(
+    f"(CASE WHEN {_WANTS.format(m=m)} THEN '{m.upper()}'"
+    f" WHEN {_MENTIONED.format(m=m)} THEN '{m}' ELSE '' END)"
+    for m in ("x", "o")
+)
+"""A game's ``remind`` marks (see :attr:`bot.core.models.Game.remind`): ``X`` for the
+player of X who takes reminders, ``x`` for one who chose them but whom DMs do not reach
+(mentioned in the channel each turn instead), the same for O."""
 REMIND_MEMBER = tuple(
     f"UPDATE games SET remind = {_MARKS} WHERE status = 'running'"
     f" AND days_per_move IS NOT NULL AND player_{mark} = :member"
