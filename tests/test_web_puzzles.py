@@ -27,7 +27,8 @@ from engine.puzzles import by_id
 from core_harness import GUILD, FakeClock
 from puzzle_harness import day_clock, puzzle_of
 
-DAILY_5X5, DAILY_3X3 = 1, 7
+DAILY_5X5, DAILY_ULTIMATE, DAILY_3X3 = 1, 2, 7
+"""Dailies by board (an ultimate puzzle stores no refutations: a wrong move searches)."""
 """Daily #1 (2026-12-01) is a 5×5 win in 4 (X to move); #7 a 3×3 win in 2 (O to move)."""
 
 
@@ -259,21 +260,22 @@ async def test_refusals_say_why_and_change_nothing(service: Service) -> None:
     assert (status, body["error"], body["reason"]) == (403, "off", plain(text("puzzle.off")))
 
 
-async def test_a_busy_engine_is_a_429_with_the_wait(service: Service) -> None:
-    _, body = await service.call("POST", "/api/puzzles", ALICE, {"mode": "daily"})
-    attempt = body["puzzle"]["id"]
-    pool = EnginePool(1)
-    pool.close()  # as while the process stops: the pool refuses work
-    service.core.puzzles.engine.pool = pool
-    before = rows(service)
-    async with service.http.post(f"{service.base}/api/puzzles/{attempt}/move",
-                                 json={"ply": 0, "cell": 6},  # off the line: a search
-                                 headers=service.headers(ALICE)) as res:  # fmt: skip
-        body = await res.json()
-        assert (res.status, body["error"], body["retry_after"]) == (429, "busy", 1), body
-        assert res.headers["Retry-After"] == "1"
-    assert body["reason"] == plain(text("puzzle.busy"))
-    assert rows(service) == before
+async def test_a_busy_engine_is_a_429_with_the_wait(tmp_path: Path) -> None:
+    async with core_service(tmp_path, direct, day_clock(DAILY_ULTIMATE)) as service:
+        _, body = await service.call("POST", "/api/puzzles", ALICE, {"mode": "daily"})
+        attempt = body["puzzle"]["id"]
+        pool = EnginePool(1)
+        pool.close()  # as while the process stops: the pool refuses work
+        service.core.puzzles.engine.pool = pool
+        before = rows(service)
+        async with service.http.post(f"{service.base}/api/puzzles/{attempt}/move",
+                                     json={"ply": 0, "cell": 27},  # off the line: a search
+                                     headers=service.headers(ALICE)) as res:  # fmt: skip
+            body = await res.json()
+            assert (res.status, body["error"], body["retry_after"]) == (429, "busy", 1), body
+            assert res.headers["Retry-After"] == "1"
+        assert body["reason"] == plain(text("puzzle.busy"))
+        assert rows(service) == before
 
 
 async def test_a_members_puzzle_budget_is_refused_at_once(tmp_path: Path) -> None:
