@@ -78,6 +78,21 @@ async def test_a_member_who_chose_gets_one_dm_a_turn_and_plays_from_it(
     assert emulator.violations == []
 
 
+async def test_a_dm_is_written_in_the_language_the_member_chose_in(emulator, bot) -> None:
+    """The server speaks English; bob chose reminders from a French client: his DMs are
+    French. (A DM has no locale: the choice's interaction is where his language is known.)"""
+    alice, bob = emulator.create_user("alice"), emulator.create_user("bob")
+    board = await correspondence_board(emulator, alice, bob)  # then chosen: no challenge DM
+    res = await emulator.invoke(bob, "ttt notify", {"mode": "every"}, locale="fr")
+    assert res.ephemeral and not res.content.startswith("I'll DM you")  # answered in French
+    board = (await emulator.click(alice, board, cell_id(board, 4))).message
+    assert f"<@{bob.id}> to move" in board["content"]  # the channel: the server's English
+    dm = await next_dm(emulator, bob)
+    assert dm["content"].startswith(f"À toi de jouer contre <@{alice.id}>"), dm["content"]
+    stored = await bot.repo.reminder_setting(bob.id)
+    assert stored is not None and stored.locale == "fr"
+
+
 async def test_a_dm_click_on_a_game_moved_since_is_redrawn_and_changes_nothing(
     emulator, bot
 ) -> None:
@@ -194,15 +209,15 @@ async def test_discords_refusals_are_retried_later_and_its_limits_obeyed(
     emulator, bot, clock
 ) -> None:
     alice, bob, carol = (emulator.create_user(n) for n in ("alice", "bob", "carol"))
-    for member in (bob, carol):
+    boards = [await correspondence_board(emulator, alice, member) for member in (bob, carol)]
+    for member in (bob, carol):  # chosen once the games run: no challenge DM takes a fault
         await emulator.invoke(member, "ttt notify", {"mode": "every"})
     limit = emulator.rate_limits.dm
     limit.set(1, 0.3)  # one DM opened in 0.3 s: the second waits (discord.py reads the headers)
     emulator.faults.add("POST", rf"/channels/{emulator.dm_channel(bob).id}/messages", 403,
                         code=50001, times=1)  # fmt: skip
     emulator.faults.add("POST", r"^/users/@me/channels$", 429, retry_after=0.2)  # waited out
-    for member in (bob, carol):
-        board = await correspondence_board(emulator, alice, member)
+    for board in boards:
         await emulator.click(alice, board, cell_id(board, 4))
     await next_dm(emulator, carol)
     assert dms_to(emulator, bob) == []  # refused once: due again after a minute

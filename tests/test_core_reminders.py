@@ -11,7 +11,7 @@ from test_core_click_cost import services_over, watch_statements
 
 from bot.core.models import DAY
 from bot.core.reminders.models import HOUR, next_digest
-from bot.core.reminders.service import DIGEST_BATCH
+from bot.core.reminders.service import DIGEST_BATCH, KEPT_DONE, PRUNE_EVERY
 from bot.storage import SqliteRepository
 
 from core_harness import CHANNEL, GUILD, Core, FakeClock, open_repo, play, refusal_key
@@ -199,6 +199,26 @@ async def test_unreachable_members_are_skipped_until_they_choose_again(make_core
     await play(core, game_id, (ALICE, 1))
     await play(core, game_id, (BOB, 2))
     assert (ALICE, game_id, 4, "move", "due") in await outbox(core)
+
+
+async def test_rows_done_with_are_forgotten_after_eight_days_once_an_hour(make_core) -> None:
+    core: Core = await make_core()
+    await core.reminders.choose(ALICE, "every")
+    await core.reminders.choose(BOB, "every")
+    game_id = await correspondence_game(core)
+    item = await core.reminders.next()
+    assert item is not None and item.reminder.member_id == ALICE
+    await core.reminders.sent(item.reminder)
+    await play(core, game_id, (ALICE, 4))  # bob's turn: due, and left due
+    done = [(ALICE, game_id, 0, "move", "sent"), (BOB, 1, 0, "challenge", "dropped")]
+    assert await core.reminders.prune() == 0  # nothing that old
+    core.clock.advance(KEPT_DONE - 60)
+    assert await core.reminders.prune() == 0 and set(done) <= set(await outbox(core))
+    core.clock.advance(120)
+    assert await core.reminders.prune() == 0  # an hour had not passed since the last
+    core.clock.advance(PRUNE_EVERY)
+    assert await core.reminders.prune() == 2
+    assert await outbox(core) == [(BOB, game_id, 1, "move", "due")]  # never a due row
 
 
 async def test_a_retry_backs_off_and_gives_up(make_core) -> None:

@@ -21,6 +21,12 @@ from bot.i18n import text
 log = logging.getLogger(__name__)
 
 
+def locale_code(interaction: discord.Interaction) -> str | None:
+    """The member's own language (Discord's code, e.g. ``fr``), kept with their choice:
+    the DMs they asked for are written in it."""
+    return str(interaction.locale.value) if interaction.locale else None
+
+
 def describe(setting: ReminderSetting, locale: object) -> str:
     """The member's choice, said back to them."""
     if setting.mode == "digest":
@@ -48,7 +54,12 @@ class NotifyController:
             if utc_offset is not None and abs(minutes - utc_offset * 60) > 1e-6:
                 raise Refusal("notify.bad_offset")
             setting = await self.reminders.choose(
-                interaction.user.id, mode, hour=hour, utc_offset=minutes, warnings=warnings
+                interaction.user.id,
+                mode,
+                hour=hour,
+                utc_offset=minutes,
+                warnings=warnings,
+                locale=locale_code(interaction),
             )
             await interaction.response.send_message(
                 describe(setting, interaction.locale), ephemeral=True
@@ -58,7 +69,9 @@ class NotifyController:
         async with self.responder.answering(interaction):
             if click.user_id != interaction.user.id:  # an offer is only ever shown to its member
                 raise Refusal("move.stale")
-            setting = await self.reminders.choose(interaction.user.id, "every")
+            setting = await self.reminders.choose(
+                interaction.user.id, "every", locale=locale_code(interaction)
+            )
             await interaction.response.edit_message(
                 content=describe(setting, interaction.locale), view=None
             )

@@ -70,6 +70,7 @@ class ReminderSender(BackgroundCog):
             try:
                 await reminders.refresh_untold()
                 await self.send_due()
+                await reminders.prune()
                 soonest = await reminders.next_due()
                 failures = 0
             except Exception as exc:

@@ -61,10 +61,11 @@ def headline(kind: str, game: Game, member_id: int, locale: object) -> str:
 
 
 def locale_of(item: ToSend) -> object:
-    """The language of a reminder: its game's (or challenge's) server's, as stored with it
-    (a DM has no server, and the member's own language is known only in an interaction)."""
+    """The language of a reminder: the member's, as they chose reminders in; else (chosen
+    before it was kept) its game's (or challenge's) server's, as stored with it (a DM has
+    no locale of its own)."""
     locales = [u.game.locale for u in item.games] + [c.locale for c in item.challenges]
-    return next((locale for locale in locales if locale), None)
+    return item.locale or next((locale for locale in locales if locale), None)
 
 
 def reminder_message(item: ToSend, locale: object = None) -> Shown:

@@ -11,7 +11,7 @@ from bot.storage.correspondence_migrations import (
     SQLITE_GAMES_BY_PLAYER,
 )
 from bot.storage.puzzle_migrations import SQLITE_FORGOTTEN, SQLITE_PUZZLES, SQLITE_PUZZLES_2
-from bot.storage.reminder_migrations import SQLITE_REMINDERS
+from bot.storage.reminder_migrations import REMINDERS_LOCALE, SQLITE_REMINDERS
 from bot.storage.ultimate_migrations import SQLITE_ULTIMATE
 
 MIGRATIONS: tuple[str, ...] = (
@@ -373,4 +373,5 @@ MIGRATIONS: tuple[str, ...] = (
     SQLITE_COURTESY,  # 21: more time, draw offers, blocks (the same file)
     SQLITE_GAMES_BY_PLAYER,  # 22: running games by player, for /ttt games (the same)
     SQLITE_REMINDERS,  # 23: "your move" reminders and their outbox (reminder_migrations.py)
+    REMINDERS_LOCALE,  # 24: the language a member chose reminders in (the same file)
 )

@@ -20,7 +20,7 @@ from bot.storage.puzzle_migrations import (
     POSTGRES_PUZZLES,
     POSTGRES_PUZZLES_2,
 )
-from bot.storage.reminder_migrations import POSTGRES_REMINDERS
+from bot.storage.reminder_migrations import POSTGRES_REMINDERS, REMINDERS_LOCALE
 
 FUNCTIONS = (ROOM_AFTER_LOCKS,)
 MIGRATION_LOCK = 0x7474_745F_6D69_6772  # "ttt_migr": the advisory lock key for migrating
@@ -324,6 +324,7 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
     """,
     POSTGRES_REMINDERS,  # 20: "your move" reminders and their outbox (reminder_migrations.py)
+    REMINDERS_LOCALE,  # 21: as SQLite's 24, the language a member chose reminders in
 )
 
 

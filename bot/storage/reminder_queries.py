@@ -14,7 +14,7 @@ from bot.storage.sql import Db, Params, Row
 
 _SETTING_COLUMNS = (
     "member_id, mode, digest_minute, utc_offset, warnings, unreachable, told, offered,"
-    " next_digest_at"
+    " next_digest_at, locale"
 )
 _OUTBOX_COLUMNS = "id, member_id, game_id, ply, kind, due_at, attempts"
 
@@ -25,6 +25,7 @@ def setting_from_row(row: Row) -> ReminderSetting:
         utc_offset=row["utc_offset"], warnings=bool(row["warnings"]),
         unreachable=bool(row["unreachable"]), told=bool(row["told"]),
         offered=bool(row["offered"]), next_digest_at=row["next_digest_at"],
+        locale=row["locale"],
     )  # fmt: skip
 
 
@@ -45,15 +46,16 @@ async def set_reminder_setting(db: Db, setting: ReminderSetting, now: float) -> 
     params: Params = {
         "member": setting.member_id, "mode": setting.mode, "minute": setting.digest_minute,
         "offset": setting.utc_offset, "warnings": setting.warnings,
-        "next": setting.next_digest_at, "now": now,
+        "next": setting.next_digest_at, "now": now, "locale": setting.locale,
     }  # fmt: skip
     async with db.atomic():
         await db.run(
             "INSERT INTO reminder_settings (member_id, mode, digest_minute, utc_offset, warnings,"
-            " next_digest_at, updated_at) VALUES (:member, :mode, :minute, :offset, :warnings,"
-            " :next, :now) ON CONFLICT (member_id) DO UPDATE SET mode = excluded.mode,"
-            " digest_minute = excluded.digest_minute, utc_offset = excluded.utc_offset,"
-            " warnings = excluded.warnings, next_digest_at = excluded.next_digest_at,"
+            " next_digest_at, locale, updated_at) VALUES (:member, :mode, :minute, :offset,"
+            " :warnings, :next, :locale, :now) ON CONFLICT (member_id) DO UPDATE SET"
+            " mode = excluded.mode, digest_minute = excluded.digest_minute,"
+            " utc_offset = excluded.utc_offset, warnings = excluded.warnings,"
+            " next_digest_at = excluded.next_digest_at, locale = excluded.locale,"
             " unreachable = FALSE, told = FALSE, updated_at = excluded.updated_at",
             params,
         )
@@ -113,6 +115,13 @@ async def reminder_dropped(db: Db, reminder_id: int) -> None:
 
 async def reminder_retry(db: Db, reminder_id: int, at: float) -> None:
     await _set_status(db, reminder_id, "due", at)
+
+
+async def prune_outbox(db: Db, before: float) -> int:
+    return await db.run(
+        "DELETE FROM outbox WHERE status <> 'due' AND COALESCE(claimed_at, due_at) < :before",
+        {"before": before},
+    )
 
 
 async def challenge_posted(db: Db, challenge_id: int, now: float) -> None:

@@ -42,6 +42,9 @@ class ReminderSql:
     async def reminder_retry(self, reminder_id: int, at: float) -> None:
         await self._call(q.reminder_retry, reminder_id, at)
 
+    async def prune_outbox(self, before: float) -> int:
+        return await self._call(q.prune_outbox, before)
+
     async def reminder_challenge_posted(self, challenge_id: int, now: float) -> None:
         await self._call(q.challenge_posted, challenge_id, now)
 

@@ -43,6 +43,9 @@ class ReminderSetting:
     told: bool = False
     offered: bool = False
     next_digest_at: float | None = None
+    locale: str | None = None
+    """The language of the interaction where they last chose (Discord's locale code):
+    their DMs' language (None: their game's server's, as a DM has no locale of its own)."""
 
     @property
     def digest_hour(self) -> int | None:

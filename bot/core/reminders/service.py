@@ -39,6 +39,13 @@ OFFSETS = range(-12 * 60, 14 * 60 + 1, 15)
 every zone in use is one)."""
 
 
+KEPT_DONE, PRUNE_EVERY = 8 * 86400.0, 3600.0
+"""Seconds an outbox row is kept once done with (sent, dropped), and between two prunes.
+Its unique key (member, game, ply, kind) is what keeps a turn reminded once; a row is
+written again only by the move, challenge or digest day that wrote it, all past within
+a pace's longest (7 days): a day more, and the outbox holds about a week of reminders,
+not all of them ever."""
+
 CHALLENGE_UNPOSTED_RETRY = 10.0
 """Seconds before a challenge's DM is looked at again when its message is not posted yet
 (another process claimed the row between the challenge's transaction and its post)."""
@@ -53,6 +60,8 @@ class ToSend:
     reminder: Reminder
     games: tuple[GameUpdate, ...]
     challenges: tuple[Challenge, ...] = ()
+    locale: str | None = None
+    """The member's language, as they last chose reminders in (None: not known)."""
 
 
 class Reminders:
@@ -67,6 +76,8 @@ class Reminders:
         """When to look for members whose digest time came again (on :attr:`clock`)."""
         self._digests_more = False
         """Whether the last look took a full batch (more may be due at once)."""
+        self._prune_next = -math.inf
+        """When to forget the outbox's old rows next (on :attr:`clock`)."""
         self._untold: set[int] = set()
         """Members marked unreachable and not told yet, as last read (by the sender's
         passes): an interaction of anyone else costs no read."""
@@ -78,11 +89,12 @@ class Reminders:
 
     async def choose(
         self, member_id: int, mode: str, *, hour: int | None = None, utc_offset: int = 0,
-        warnings: bool | None = None,
+        warnings: bool | None = None, locale: str | None = None,
     ) -> ReminderSetting:  # fmt: skip
         """Store the member's choice: ``mode`` off, every (move) or digest (at ``hour`` of
         their day, ``utc_offset`` minutes east of UTC); ``warnings`` a DM 12 h and 1 h
-        before a deadline (None: as before, but off with ``mode`` off: "off" means no DM).
+        before a deadline (None: as before, but off with ``mode`` off: "off" means no DM);
+        ``locale``, the language they chose in, that of their DMs (None: as before).
         Choosing again makes an unreachable member tried again.
 
         Raises:
@@ -106,7 +118,7 @@ class Reminders:
         setting = replace(
             before, mode=chosen, digest_minute=minute, utc_offset=utc_offset,
             warnings=_warnings(mode, before.warnings, warnings), unreachable=False,
-            told=False, next_digest_at=next_at,
+            told=False, next_digest_at=next_at, locale=locale or before.locale,
         )  # fmt: skip
         await self.repo.set_reminder_setting(setting, self.clock())
         self.games.forget_games_of(member_id)  # their games' remind marks changed
@@ -134,8 +146,16 @@ class Reminders:
     # --- the outbox ----------------------------------------------------------------------
 
     async def next(self) -> ToSend | None:
-        """The next due reminder still worth sending, claimed (``sending``); rows for a
-        game already moved in or ended are dropped on the way. None when none is due."""
+        """The next due reminder still worth sending, claimed (``sending``), in the
+        member's language; rows for a game already moved in or ended are dropped on the
+        way. None when none is due."""
+        item = await self._next()
+        if item is None:
+            return None
+        setting = await self.repo.reminder_setting(item.reminder.member_id)
+        return item if setting is None else replace(item, locale=setting.locale)
+
+    async def _next(self) -> ToSend | None:
         now = self.clock()
         if now >= self._digests_next:  # digests fall on the minute: no need to ask more
             await self._claim_digests(now)
@@ -228,6 +248,15 @@ class Reminders:
         await self.repo.mark_unreachable(reminder.member_id)
         self.games.forget_games_of(reminder.member_id)
         self._untold.add(reminder.member_id)
+
+    async def prune(self) -> int:
+        """Forget the outbox rows done with for :data:`KEPT_DONE` (at most once in
+        :data:`PRUNE_EVERY`; every process may: the delete is the same); how many."""
+        now = self.clock()
+        if now < self._prune_next:
+            return 0
+        self._prune_next = now + PRUNE_EVERY
+        return await self.repo.prune_outbox(now - KEPT_DONE)
 
     async def next_due(self) -> float | None:
         due = await self.repo.next_reminder_due()

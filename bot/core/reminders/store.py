@@ -37,6 +37,10 @@ class ReminderStore(Protocol):
     async def reminder_retry(self, reminder_id: int, at: float) -> None:
         """Due again at ``at`` (Discord failed for a while)."""
 
+    async def prune_outbox(self, before: float) -> int:
+        """Forget the rows done with (sent, dropped, or left ``sending`` by a process
+        killed mid-send) since before ``before``; how many."""
+
     async def reminder_challenge_posted(self, challenge_id: int, now: float) -> None:
         """The challenge's message is posted: its DM, put back while it had no link to
         give, is due now."""
