@@ -1,7 +1,9 @@
 """Starting games: against the bot, by challenge (accept, decline, expiry), and rematches.
 
 The server's start rules are checked with the insert, under the channel's and the
-member's locks (:mod:`bot.core.start_rules`), so two starts cannot both pass them.
+member's locks (:mod:`bot.core.start_rules`), so two starts cannot both pass them. An
+accepted correspondence challenge counts both players' games under both members' locks:
+two accepts of one member's challenges in two channels take turns.
 """
 
 from __future__ import annotations
@@ -182,10 +184,12 @@ class Lobby:
         taker = challenge.opponent_id is None
         if taker:
             check_role(policy, role_ids)
+        locks = [("channel", challenge.channel_id), ("member", user_id)]
+        if challenge.days_per_move is not None:  # both players' counts: the challenger's too
+            locks.append(("member", challenge.challenger_id))
         try:
             async with self.repo.atomic() as tx:
-                await tx.serialize(*sorted([("channel", challenge.channel_id),
-                                            ("member", user_id)]))  # fmt: skip
+                await tx.serialize(*sorted(locks))  # the start rules' order: channel, members
                 if taker and policy.one_game_per_member:
                     running = await tx.running_game_of(challenge.guild_id, user_id)
                     if running is not None:
@@ -294,7 +298,9 @@ class Lobby:
     ) -> None:
         """Raises: Refusal: the member plays as many correspondence games as allowed,
         everywhere together (the process's limit), or in the server (``guild_id``: its
-        own limit, ``server_limit``, where it set one; the smaller holds)."""
+        own limit, ``server_limit``, where it set one; the smaller holds). It holds only
+        under the member's lock, in the unit of work that stores the game (an accept's);
+        a challenge's check is the quick refusal, as the game starts only when accepted."""
         if await store.correspondence_games_of(user_id) >= self.correspondence_limit:
             raise Refusal("start.correspondence_limit", member=f"<@{user_id}>",
                           limit=self.correspondence_limit)  # fmt: skip
