@@ -9,6 +9,7 @@ from test_core_reminders import outbox
 
 from bot.core.models import Challenge
 from bot.core.reminders.models import DAY
+from bot.core.reminders.service import CHALLENGE_UNPOSTED_RETRY, CHALLENGE_UNPOSTED_TRIES
 
 from core_harness import CHANNEL, GUILD, Core, refusal_key
 
@@ -111,6 +112,22 @@ async def test_a_challenge_not_posted_yet_waits_for_its_message(make_core) -> No
     # games' clock has not moved: a row left put back would wait for it)
     item = await core.reminders.next()
     assert item is not None and item.challenges[0].message_id == MESSAGE
+
+
+async def test_a_challenge_never_posted_is_dropped_after_five_minutes_of_looks(
+    make_core,
+) -> None:
+    core: Core = await make_core()
+    await core.reminders.choose(BOB, "every")
+    made = await core.lobby.challenge(guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE,
+                                      opponent_id=BOB, first="me", days_per_move=7)  # fmt: skip
+    for _ in range(CHALLENGE_UNPOSTED_TRIES):  # its process died before posting it
+        assert await core.reminders.next() is None
+        assert await outbox(core) == [(BOB, made.id, 0, "challenge", "due")]
+        core.clock.advance(CHALLENGE_UNPOSTED_RETRY)
+    assert await core.reminders.next() is None
+    assert await outbox(core) == [(BOB, made.id, 0, "challenge", "dropped")]
+    assert await core.reminders.next_due() is None  # nothing more to look at
 
 
 async def test_a_challenge_dm_not_sent_yet_goes_no_more_once_reminders_are_off(

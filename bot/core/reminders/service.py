@@ -46,9 +46,13 @@ written again only by the move, challenge or digest day that wrote it, all past 
 a pace's longest (7 days): a day more, and the outbox holds about a week of reminders,
 not all of them ever."""
 
-CHALLENGE_UNPOSTED_RETRY = 10.0
+CHALLENGE_UNPOSTED_RETRY, CHALLENGE_UNPOSTED_TRIES = 10.0, 30
 """Seconds before a challenge's DM is looked at again when its message is not posted yet
-(another process claimed the row between the challenge's transaction and its post)."""
+(another process claimed the row between the challenge's transaction and its post), and
+the looks before it is dropped: five minutes, far past a post's time. (A challenge whose
+post never came, its process killed in between, would otherwise be looked at every ten
+seconds for up to the week it stays open; its challenger is told by the challenge's
+lapse, and the member can still find it in ``/ttt games``.)"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -190,8 +194,9 @@ class Reminders:
         ):
             if challenge.message_id is not None:
                 return ToSend(reminder, (), (challenge,))
-            await self.repo.reminder_retry(reminder.id, now + CHALLENGE_UNPOSTED_RETRY)
-            return None
+            if reminder.attempts <= CHALLENGE_UNPOSTED_TRIES:  # counted from its first claim
+                await self.repo.reminder_retry(reminder.id, now + CHALLENGE_UNPOSTED_RETRY)
+                return None
         await self.repo.reminder_dropped(reminder.id)
         return None
 
