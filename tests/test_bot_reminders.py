@@ -78,6 +78,9 @@ async def test_a_member_who_chose_gets_one_dm_a_turn_and_plays_from_it(
     assert emulator.violations == []
 
 
+FRENCH_TURN = "À <@{alice}> de jouer"
+
+
 async def test_a_dm_is_written_in_the_language_the_member_chose_in(emulator, bot) -> None:
     """The server speaks English; bob chose reminders from a French client: his DMs are
     French. (A DM has no locale: the choice's interaction is where his language is known.)"""
@@ -91,6 +94,9 @@ async def test_a_dm_is_written_in_the_language_the_member_chose_in(emulator, bot
     assert dm["content"].startswith(f"À toi de jouer contre <@{alice.id}>"), dm["content"]
     stored = await bot.repo.reminder_setting(bob.id)
     assert stored is not None and stored.locale == "fr"
+    res = await emulator.click(bob, dm, dm_cells(dm)[0]["custom_id"], locale="fr")
+    assert res.type == 7 and FRENCH_TURN.format(alice=alice.id) in res.message["content"]
+    assert "to move" not in res.message["content"]  # redrawn in his language, as sent
 
 
 async def test_a_dm_click_on_a_game_moved_since_is_redrawn_and_changes_nothing(

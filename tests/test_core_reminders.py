@@ -221,6 +221,27 @@ async def test_rows_done_with_are_forgotten_after_eight_days_once_an_hour(make_c
     assert await outbox(core) == [(BOB, game_id, 1, "move", "due")]  # never a due row
 
 
+async def test_a_mark_another_process_changed_reaches_this_ones_next_save(make_core) -> None:
+    """Another process's sender gets the 50007 and marks bob; this process, which keeps the
+    game from its own clicks, mentions bob at his next turn all the same (the save reads
+    the marks back), and stops once he chooses again elsewhere."""
+    core: Core = await make_core()
+    other = await services_over(core.repo, core.clock)  # a second process, one database
+    await core.reminders.choose(BOB, "every")
+    game_id = await correspondence_game(core)
+    await play(core, game_id, (ALICE, 4))  # kept here, marked "O"
+    item = await other.reminders.next()
+    assert item is not None and item.reminder.member_id == BOB
+    await other.reminders.unreachable(item.reminder)  # there: Discord answered 50007
+    await play(core, game_id, (BOB, 0))
+    game = (await core.games.play_turn(game_id, 2, 8, ALICE)).game
+    assert game.remind == "o" and await core.messages.ping_due(game, ALICE) == BOB
+    await other.reminders.choose(BOB, "every")  # chosen again, there
+    await play(core, game_id, (BOB, 1))
+    game = (await core.games.play_turn(game_id, 4, 7, ALICE)).game
+    assert game.remind == "O" and await core.messages.ping_due(game, ALICE) is None
+
+
 async def test_a_retry_backs_off_and_gives_up(make_core) -> None:
     core: Core = await make_core()
     await core.reminders.choose(ALICE, "every")

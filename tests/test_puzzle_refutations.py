@@ -125,7 +125,7 @@ def test_a_set_gains_refutations_without_any_other_change(tmp_path: Path) -> Non
 def test_refutations_that_do_not_fit_the_line_are_refused() -> None:
     puzzle = next(p for p in load() if p.kind == "5x5")
     first, *rest = puzzle.refutations
-    for damaged in (tuple(rest), (first[:-1], *rest)):
+    for damaged in (tuple(rest), (first[:-1], *rest), (first[:-1] + "?", *rest)):
         with pytest.raises(BadPuzzleFile, match="refutations"):
             Puzzle.from_json(replace(puzzle, refutations=damaged).to_json())
     assert Puzzle.from_json(puzzle.to_json()) == puzzle

@@ -28,8 +28,8 @@ from core_harness import GUILD, FakeClock
 from puzzle_harness import day_clock, puzzle_of
 
 DAILY_5X5, DAILY_ULTIMATE, DAILY_3X3 = 1, 2, 7
-"""Dailies by board (an ultimate puzzle stores no refutations: a wrong move searches)."""
-"""Daily #1 (2026-12-01) is a 5×5 win in 4 (X to move); #7 a 3×3 win in 2 (O to move)."""
+"""Daily #1 (2026-12-01) is a 5×5 win in 4 (X to move); #2 an ultimate puzzle (which
+stores no refutations: a wrong move searches); #7 a 3×3 win in 2 (O to move)."""
 
 
 async def direct(work: Callable[..., Any], *args: Any) -> Any:

@@ -110,11 +110,12 @@ class ReminderClicks:
 
     async def _redraw(self, interaction: discord.Interaction, update: GameUpdate) -> None:
         """The DM as the game stands: its squares playable only while it waits for the
-        member's move (a layout stays one: Discord keeps its IS_COMPONENTS_V2 flag)."""
+        member's move (a layout stays one: Discord keeps its IS_COMPONENTS_V2 flag), in
+        the member's language, as the DM was sent (only they read it)."""
         game, member = update.game, interaction.user.id
         said = render_reminder.jump_link(game)
         content, view = render_reminder.reminder_board(
-            update, said, game.locale, playable=waiting_for(game, member)
+            update, said, interaction.locale, playable=waiting_for(game, member)
         )
         await interaction.response.edit_message(
             content=content, view=view, allowed_mentions=NO_MENTIONS

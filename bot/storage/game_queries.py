@@ -154,10 +154,11 @@ _MOVED = (
     " claimed_until = NULL, message_id = COALESCE(message_id, CAST(:clicked AS BIGINT))"
 )
 _OTHERS_CHANGE = ("hinted", "message_id", "ping_message_id", "draw_offer_by",
-                  "draw_offer_until", "extra_time_ply")  # fmt: skip
+                  "draw_offer_until", "extra_time_ply", "remind")  # fmt: skip
 """What others may change in a running game beside its moves (a hint marked, a board
-posted again, a turn ping, courtesy: see :mod:`bot.storage.courtesy_queries`): read
-back by a save, as the write leaves them."""
+posted again, a turn ping, courtesy: see :mod:`bot.storage.courtesy_queries`; a
+player's reminders chosen, or found unreachable, in any process): read back by a save,
+as the write leaves them."""
 _OTHERS = ", ".join(_OTHERS_CHANGE)
 _others_of = attrgetter(*_OTHERS_CHANGE)
 _ENDED = (

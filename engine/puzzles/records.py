@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import string
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -78,6 +79,10 @@ STARTS: dict[str, PuzzleBoard] = {
 """The empty board of each kind (where the generator's games start)."""
 _KIND_OF = {("classic", 3): "3x3", ("classic", 4): "4x4", ("classic", 5): "5x5"}
 _KIND_OF[("ultimate", UltimateBoard.size)] = "ultimate"
+
+
+_REFUTATION_CHARS = frozenset(".#" + string.ascii_letters)
+"""What a stored refutation is written with (:mod:`engine.puzzles.refutations`)."""
 
 
 class UnknownPuzzle(LookupError):
@@ -193,6 +198,7 @@ class Puzzle:
         if puzzle.refutations and (
             len(puzzle.refutations) != puzzle.n
             or any(len(row) != board.cell_count for row in puzzle.refutations)
+            or not set("".join(puzzle.refutations)) <= _REFUTATION_CHARS
         ):
             raise BadPuzzleFile(f"puzzle {puzzle.id}: its refutations do not fit its line")
         return puzzle
