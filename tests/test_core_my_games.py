@@ -85,6 +85,27 @@ async def test_the_list_orders_by_whose_move_then_deadline_then_age(make_core) -
     ]
 
 
+async def test_courtesy_leaves_the_order_of_games_waiting_for_the_opponent(make_core) -> None:
+    """ "Waiting for the opponent" goes oldest turn first: giving the opponent more time,
+    or offering a draw, is no move and makes no turn younger."""
+    core: Core = await make_core()
+    first = await accepted(core, 11, ALICE, BOB, 1)
+    second = await accepted(core, 12, ALICE, CAROL, 1)
+    await play(core, first, (ALICE, 4))
+    core.clock.advance(HOUR)
+    await play(core, second, (ALICE, 4))  # both wait for the opponent; first's turn older
+    core.clock.advance(HOUR)
+    await core.games.courtesy(first, 1, ALICE, "time")
+    await play(core, first, (BOB, 0), (ALICE, 8))
+    await play(core, second, (CAROL, 0))
+    core.clock.advance(HOUR)
+    await play(core, second, (ALICE, 8))  # second's turn younger again
+    core.clock.advance(HOUR)
+    await core.games.courtesy(first, 3, ALICE, "offer")
+    order = [e.item.id for e in await core.my_games.of(ALICE) if e.waiting == "opponent"]
+    assert order == [first, second]
+
+
 async def test_a_move_moves_the_game_to_the_other_half(make_core) -> None:
     core: Core = await make_core(QUICK)
     game_id = await accepted(core, 11, ALICE, BOB, 1)

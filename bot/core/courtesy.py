@@ -116,18 +116,19 @@ def check_courtesy(game: Game, ply: int, user_id: int, action: CourtesyAction, n
         raise Refusal("courtesy.draw_early")
 
 
-def with_more_time(game: Game, now: float) -> Game:
-    """``game`` with the mover's deadline one pace period later, given at this ply."""
+def with_more_time(game: Game) -> Game:
+    """``game`` with the mover's deadline one pace period later, given at this ply (its
+    ``updated_at`` left: the turn began at the last move, as ``/ttt games`` orders it)."""
     assert game.days_per_move is not None and game.turn_deadline is not None
     deadline = game.turn_deadline + game.days_per_move * DAY
-    return game.with_changes(turn_deadline=deadline, extra_time_ply=game.ply, updated_at=now)
+    return game.with_changes(turn_deadline=deadline, extra_time_ply=game.ply)
 
 
-def with_offer(game: Game, user_id: int, now: float) -> Game:
+def with_offer(game: Game, user_id: int) -> Game:
     """``game`` with ``user_id``'s draw offer, standing until the other player moves."""
     moves_first = game.player(game.board.to_move) == user_id
     until = game.ply + (2 if moves_first else 1)
-    return game.with_changes(draw_offer_by=user_id, draw_offer_until=until, updated_at=now)
+    return game.with_changes(draw_offer_by=user_id, draw_offer_until=until)
 
 
 class GameCourtesy:
@@ -182,13 +183,13 @@ class GameCourtesy:
             done: Done
             try:
                 if action == "time":
-                    changed, done = with_more_time(game, now), "time"
+                    changed, done = with_more_time(game), "time"
                 elif standing_offer(game) is not None:  # the opponent's: accepted
                     ended = rules.finish(game, Ending("draw"), now)
                     return CourtesyDone(await self.update(await self._save(game, ended)),
                                         "accepted")  # fmt: skip
                 else:
-                    changed, done = with_offer(game, user_id, now), "offered"
+                    changed, done = with_offer(game, user_id), "offered"
                 await self.repo.save_courtesy(changed, game)
             except Conflict:
                 raise Refusal("move.stale") from None

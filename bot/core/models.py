@@ -81,6 +81,8 @@ class Game:
     turn_deadline: float | None
     created_at: float
     updated_at: float
+    """When the game last moved or ended (its start before that): the turn in play began
+    then. Courtesy (more time, a draw offer) leaves it."""
     ending: Ending | None = None
     """None while the game runs."""
     finished_at: float | None = None

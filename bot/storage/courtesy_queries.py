@@ -9,8 +9,7 @@ from bot.storage.sql import Db
 
 _SAVE_COURTESY = (
     "UPDATE games SET turn_deadline = :turn_deadline, extra_time_ply = :extra_time_ply,"
-    " draw_offer_by = :draw_offer_by, draw_offer_until = :draw_offer_until,"
-    " updated_at = :updated_at"
+    " draw_offer_by = :draw_offer_by, draw_offer_until = :draw_offer_until"
     " WHERE id = :id AND status = 'running' AND ply = :ply"
     " AND turn_deadline IS NOT DISTINCT FROM :was_deadline"
     " AND extra_time_ply IS NOT DISTINCT FROM :was_extra"
@@ -30,7 +29,7 @@ async def save_courtesy(db: Db, game: Game, before: Game) -> None:
     changed = await db.run(_SAVE_COURTESY, {
         "id": game.id, "ply": game.ply, "turn_deadline": game.turn_deadline,
         "extra_time_ply": game.extra_time_ply, "draw_offer_by": game.draw_offer_by,
-        "draw_offer_until": game.draw_offer_until, "updated_at": game.updated_at,
+        "draw_offer_until": game.draw_offer_until,
         "was_deadline": before.turn_deadline, "was_extra": before.extra_time_ply,
         "was_offer_by": before.draw_offer_by, "was_offer_until": before.draw_offer_until,
     })  # fmt: skip
