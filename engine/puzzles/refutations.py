@@ -6,7 +6,7 @@ puzzle goes on), wins too slowly (SLOW) or gives the win up (WRONG), and the def
 refutation. On 5×5 that asks the exact solver, about 4 ms of a core a move, in the
 engine pool: a wrong 5×5 click cost the bot 2.1× a game click (bench/puzzle_clicks.py).
 Along the main line there are few such moves (the solver's ``n`` positions, about twenty
-moves each: 64 a puzzle on average), so the generator judges each once.
+moves each: 63 a puzzle on average), so the generator judges each once.
 
 ``refutations[i]`` answers the position after ``line[:2 * i]`` (the solver to move),
 one character per cell:
@@ -17,9 +17,9 @@ one character per cell:
 - ``A``, ``B``, …: SLOW (it still wins, not in time), refuted on that cell;
 - ``#``: WRONG, and the move ended the game (a draw): nothing to reply.
 
-Stored for :data:`REFUTED_KINDS` only: on 3×3 and 4×4 a search costs less than reading a
-game's click (the bench's table), and ultimate's 81 cells times its positions would
-double the file for a click already cheaper than a game's.
+Stored for :data:`REFUTED_KINDS` only: on 3×3 and 4×4 a wrong click searched already
+costs no more than a game click (the bench's table), and ultimate's 81 cells times its
+positions would double the file for a click at a quarter of a game click's cost.
 """
 
 from __future__ import annotations
