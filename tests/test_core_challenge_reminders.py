@@ -114,6 +114,28 @@ async def test_a_challenge_not_posted_yet_waits_for_its_message(make_core) -> No
     assert item is not None and item.challenges[0].message_id == MESSAGE
 
 
+async def test_a_challenge_posted_while_its_dm_is_claimed_goes_at_once(make_core) -> None:
+    """The post lands between the sender's read of the challenge (no message yet) and its
+    putting the row back: the posted mark found the row claimed, not due, and changed
+    nothing. The sender looks again once the row is back: due at once, not in ten
+    seconds (never, on a clock that stands still)."""
+    core: Core = await make_core()
+    await core.reminders.choose(BOB, "every")
+    made = await core.lobby.challenge(guild_id=GUILD, channel_id=CHANNEL, user_id=ALICE,
+                                      opponent_id=BOB, first="me", days_per_move=1)  # fmt: skip
+    read = core.repo.get_challenge
+
+    async def read_then_posted(challenge_id: int) -> Challenge | None:
+        seen = await read(challenge_id)
+        if seen is not None and seen.message_id is None:
+            await core.lobby.attach_challenge_message(made, MESSAGE)  # lands right after
+        return seen
+
+    core.repo.get_challenge = read_then_posted  # type: ignore[method-assign]
+    item = await core.reminders.next()
+    assert item is not None and item.challenges[0].message_id == MESSAGE
+
+
 async def test_a_challenge_never_posted_is_dropped_after_five_minutes_of_looks(
     make_core,
 ) -> None:

@@ -184,7 +184,9 @@ class Reminders:
     async def _challenge(self, reminder: Reminder, now: float) -> ToSend | None:
         """A challenge's DM, if it still waits for the member and they have not blocked
         the challenger since (else dropped; None); one whose message is not posted yet
-        is put back for a few seconds (None)."""
+        is put back for a few seconds (None), or made due at once if the post landed
+        while the row was claimed (the post's mark, :meth:`Repository.reminder_challenge_posted`,
+        changes only a due row)."""
         member = reminder.member_id
         challenge = await self.repo.get_challenge(reminder.game_id)
         if (
@@ -196,6 +198,10 @@ class Reminders:
                 return ToSend(reminder, (), (challenge,))
             if reminder.attempts <= CHALLENGE_UNPOSTED_TRIES:  # counted from its first claim
                 await self.repo.reminder_retry(reminder.id, now + CHALLENGE_UNPOSTED_RETRY)
+                again = await self.repo.get_challenge(challenge.id)
+                if again is not None and again.message_id is not None:
+                    # posted since the read: its mark found the row claimed, not due
+                    await self.repo.reminder_challenge_posted(challenge.id, now)
                 return None
         await self.repo.reminder_dropped(reminder.id)
         return None
