@@ -24,7 +24,7 @@ import discord
 
 from bot.core.reminders.service import Reminders, ToSend
 from bot.discord_ui import render_reminder
-from bot.discord_ui.background import BackgroundCog
+from bot.discord_ui.background import BackgroundCog, FailedPasses
 from bot.discord_ui.turn_pinger import TurnPinger
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ class ReminderSender(BackgroundCog):
         opening one is a call of its own, rate limited), at most :data:`KNOWN_DMS`."""
 
     async def _run(self) -> None:
-        failures = 0
+        failures = FailedPasses(log, "reminders", RETRY_FIRST, RETRY_MAX)
         reminders = self.reminders
         while True:
             reminders.wake.clear()
@@ -72,15 +72,9 @@ class ReminderSender(BackgroundCog):
                 await self.send_due()
                 await reminders.prune()
                 soonest = await reminders.next_due()
-                failures = 0
+                failures.worked()
             except Exception as exc:
-                failures += 1
-                retry = min(RETRY_FIRST * 2 ** (failures - 1), RETRY_MAX)
-                if failures == 1:
-                    log.exception("reminders pass failed; retrying in %g s", retry)
-                else:
-                    log.warning("reminders pass failed again (%s); retrying in %g s", exc, retry)
-                soonest = reminders.clock() + retry
+                soonest = reminders.clock() + failures.failed(exc)
             delay = MAX_SLEEP if soonest is None else max(0.0, soonest - reminders.clock())
             try:
                 async with asyncio.timeout(min(delay, MAX_SLEEP)):

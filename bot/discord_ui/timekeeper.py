@@ -13,7 +13,7 @@ import logging
 from bot.core.deadlines import Deadlines
 from bot.core.models import GameUpdate
 from bot.core.tournaments.service import TournamentService
-from bot.discord_ui.background import BackgroundCog
+from bot.discord_ui.background import BackgroundCog, FailedPasses
 from bot.discord_ui.publisher import Publisher
 from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.discord_ui.turn_pinger import TurnPinger
@@ -56,7 +56,7 @@ class Timekeeper(BackgroundCog):
                 await self.shows.show(view)
         except Exception:
             log.exception("could not catch up the running tournaments")
-        failures = 0
+        failures = FailedPasses(log, "timekeeper", RETRY_FIRST, RETRY_MAX)
         while True:
             try:
                 alarm.begin_pass()
@@ -74,17 +74,10 @@ class Timekeeper(BackgroundCog):
                     log.info("tournament %s: showing what was not shown", view.tournament.id)
                     await self.shows.show(view)
                 soonest = await deadlines.next_wake()
-                if failures:
-                    log.info("timekeeper passes work again after %d failed", failures)
-                failures = 0
+                if failed := failures.worked():
+                    log.info("timekeeper passes work again after %d failed", failed)
             except Exception as exc:
-                failures += 1
-                retry = min(RETRY_FIRST * 2 ** (failures - 1), RETRY_MAX)
-                if failures == 1:
-                    log.exception("timekeeper pass failed; retrying in %g s", retry)
-                else:  # the same outage: one line, no traceback
-                    log.warning("timekeeper pass failed again (%s); retrying in %g s", exc, retry)
-                soonest = deadlines.clock() + retry
+                soonest = deadlines.clock() + failures.failed(exc)
             now = deadlines.clock()
             delay = MAX_SLEEP if soonest is None else max(0.0, soonest - now)
             await alarm.sleep_until(now + min(delay, MAX_SLEEP), min(delay, MAX_SLEEP))
