@@ -1,6 +1,8 @@
 """SQLite's migrations 20 to 22, for correspondence games: the pace, courtesy and the
 running games by player (``/ttt games``). Listed in order in
-:data:`bot.storage.migrations.MIGRATIONS`; never edit a released one."""
+:data:`bot.storage.migrations.MIGRATIONS`; the pace and the running games by player are
+PostgreSQL's 17 and 19 word for word (courtesy differs in its types and the live
+pages' trigger). Never edit a released one."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from __future__ import annotations
 # for a live game, on its server's turn timeout. Deadlines stay where they were. A
 # correspondence challenge waits days: it holds no channel (one live one pending at
 # most, as before).
-SQLITE_CORRESPONDENCE = """
+CORRESPONDENCE = """
     ALTER TABLE games ADD COLUMN days_per_move INTEGER CHECK (days_per_move IN (1, 3, 7));
     ALTER TABLE challenges ADD COLUMN days_per_move INTEGER
         CHECK (days_per_move IN (1, 3, 7));
@@ -39,7 +41,7 @@ SQLITE_COURTESY = """
 # place (/ttt games), found by player among every server's: SQLite reads a partial
 # index only for a plain equality, so the query asks each side apart (UNION ALL). A
 # move sets neither column nor the status: it leaves these indexes alone.
-SQLITE_GAMES_BY_PLAYER = """
+GAMES_BY_PLAYER = """
     CREATE INDEX games_running_by_x ON games(player_x) WHERE status = 'running';
     CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
     """

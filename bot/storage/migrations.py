@@ -6,9 +6,9 @@ Never edit a released entry; append a new one.
 from __future__ import annotations
 
 from bot.storage.correspondence_migrations import (
-    SQLITE_CORRESPONDENCE,
+    CORRESPONDENCE,
+    GAMES_BY_PLAYER,
     SQLITE_COURTESY,
-    SQLITE_GAMES_BY_PLAYER,
 )
 from bot.storage.puzzle_migrations import SQLITE_FORGOTTEN, SQLITE_PUZZLES, SQLITE_PUZZLES_2
 from bot.storage.reminder_migrations import REMINDERS_LOCALE, SQLITE_REMINDERS
@@ -369,9 +369,9 @@ MIGRATIONS: tuple[str, ...] = (
     """,
     SQLITE_PUZZLES_2,  # 18: puzzles' time away, 'withdrawn' and Share once (the same file)
     SQLITE_FORGOTTEN,  # 19: the puzzles a forgotten member tried, as keyed hashes (the same)
-    SQLITE_CORRESPONDENCE,  # 20: a game's pace in days (correspondence_migrations.py)
+    CORRESPONDENCE,  # 20: a game's pace in days (correspondence_migrations.py)
     SQLITE_COURTESY,  # 21: more time, draw offers, blocks (the same file)
-    SQLITE_GAMES_BY_PLAYER,  # 22: running games by player, for /ttt games (the same)
+    GAMES_BY_PLAYER,  # 22: running games by player, for /ttt games (the same)
     SQLITE_REMINDERS,  # 23: "your move" reminders and their outbox (reminder_migrations.py)
     REMINDERS_LOCALE,  # 24: the language a member chose reminders in (the same file)
 )

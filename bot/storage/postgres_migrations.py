@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from bot.storage.correspondence_migrations import CORRESPONDENCE, GAMES_BY_PLAYER
 from bot.storage.game_queries import ROOM_AFTER_LOCKS
 from bot.storage.puzzle_migrations import (
     POSTGRES_FORGOTTEN,
@@ -285,14 +286,7 @@ MIGRATIONS: tuple[str, ...] = (
     POSTGRES_FORGOTTEN,
     # 17: as SQLite's 20: correspondence games' pace, days a move (NULL: live); a
     # correspondence challenge holds no channel.
-    """
-    ALTER TABLE games ADD COLUMN days_per_move INTEGER CHECK (days_per_move IN (1, 3, 7));
-    ALTER TABLE challenges ADD COLUMN days_per_move INTEGER
-        CHECK (days_per_move IN (1, 3, 7));
-    DROP INDEX challenges_one_pending_per_channel;
-    CREATE UNIQUE INDEX challenges_one_pending_per_channel ON challenges(channel_id)
-        WHERE status = 'pending' AND days_per_move IS NULL;
-    """,
+    CORRESPONDENCE,
     # 18: as SQLite's 21 (courtesy), more
     # time and draw offers on the game, and the members each member blocked. The live
     # pages are told of more time given and of a draw offer, as of a move (each page
@@ -317,12 +311,7 @@ MIGRATIONS: tuple[str, ...] = (
                            OR OLD.draw_offer_until IS DISTINCT FROM NEW.draw_offer_until)
         EXECUTE FUNCTION ttt_game_written();
     """,
-    # 19: as SQLite's 22, a member's running
-    # games by player (/ttt games).
-    """
-    CREATE INDEX games_running_by_x ON games(player_x) WHERE status = 'running';
-    CREATE INDEX games_running_by_o ON games(player_o) WHERE status = 'running';
-    """,
+    GAMES_BY_PLAYER,  # 19: as SQLite's 22, a member's running games by player (/ttt games)
     POSTGRES_REMINDERS,  # 20: "your move" reminders and their outbox (reminder_migrations.py)
     REMINDERS_LOCALE,  # 21: as SQLite's 24, the language a member chose reminders in
 )
