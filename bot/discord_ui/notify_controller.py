@@ -15,16 +15,10 @@ from bot.core.reminders.service import Reminders
 from bot.discord_ui import custom_ids
 from bot.discord_ui.custom_ids import NotifyClick
 from bot.discord_ui.render_common import Unlistened
-from bot.discord_ui.responder import Responder, expired
+from bot.discord_ui.responder import Responder, expired, locale_code
 from bot.i18n import text
 
 log = logging.getLogger(__name__)
-
-
-def locale_code(interaction: discord.Interaction) -> str | None:
-    """The member's own language (Discord's code, e.g. ``fr``), kept with their choice:
-    the DMs they asked for are written in it."""
-    return str(interaction.locale.value) if interaction.locale else None
 
 
 def describe(setting: ReminderSetting, locale: object) -> str:
@@ -59,7 +53,7 @@ class NotifyController:
                 hour=hour,
                 utc_offset=minutes,
                 warnings=warnings,
-                locale=locale_code(interaction),
+                locale=locale_code(interaction.locale),
             )
             await interaction.response.send_message(
                 describe(setting, interaction.locale), ephemeral=True
@@ -70,7 +64,7 @@ class NotifyController:
             if click.user_id != interaction.user.id:  # an offer is only ever shown to its member
                 raise Refusal("move.stale")
             setting = await self.reminders.choose(
-                interaction.user.id, "every", locale=locale_code(interaction)
+                interaction.user.id, "every", locale=locale_code(interaction.locale)
             )
             await interaction.response.edit_message(
                 content=describe(setting, interaction.locale), view=None

@@ -38,6 +38,12 @@ def public_locale(interaction: discord.Interaction) -> discord.Locale | None:
     return interaction.guild_locale if interaction.guild_id is not None else interaction.locale
 
 
+def locale_code(locale: discord.Locale | None) -> str | None:
+    """A language as stored with what keeps it (a game, a tournament, a member's choice
+    of reminders): Discord's code, e.g. ``fr``."""
+    return str(locale.value) if locale else None
+
+
 def is_guest(interaction: discord.Interaction) -> bool:
     """Whether only a member's own install of ttt reaches here: a DM or group DM between
     members, or a server that did not add ttt. The bot can then neither post nor edit in

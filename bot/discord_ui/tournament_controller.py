@@ -16,7 +16,14 @@ from bot.core.tournaments.signup import Setup
 from bot.core.tournaments.view import TournamentView
 from bot.discord_ui import render_tournament
 from bot.discord_ui.custom_ids import JoinClick, LeaveClick, ReadyClick
-from bot.discord_ui.responder import NO_MENTIONS, Responder, in_time, public_locale, role_ids
+from bot.discord_ui.responder import (
+    NO_MENTIONS,
+    Responder,
+    in_time,
+    locale_code,
+    public_locale,
+    role_ids,
+)
 from bot.discord_ui.tournament_publisher import TournamentPublisher
 from bot.i18n import text
 
@@ -47,7 +54,6 @@ class TournamentController:
     ) -> None:  # fmt: skip
         async with self.responder.answering(interaction):
             self.responder.require_channel_permissions(interaction)
-            locale = public_locale(interaction)
             setup = Setup(
                 name, format, size=size, variant=variant, best_of=best_of,
                 max_players=max_players, rounds=rounds,
@@ -57,7 +63,7 @@ class TournamentController:
             view = await self.tournaments.create(
                 setup, guild_id=interaction.guild_id or 0, channel_id=_channel(interaction),
                 organiser_id=interaction.user.id, may_manage=_may_manage(interaction),
-                locale=str(locale.value) if locale else None,
+                locale=locale_code(public_locale(interaction)),
             )  # fmt: skip
             t = view.tournament
             try:
